@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Idempotent set-up: system packages for the voice parts, then .venv with the package and its extras.
+# Usage: scripts/setup.sh [EXTRAS]   (EXTRAS defaults to "dev")
+set -euo pipefail
+cd "$(dirname "$0")/.."
+extras="${1:-dev}"
+
+system_packages=(libportaudio2 espeak-ng libespeak-ng1 alsa-utils python3-venv)
+missing=()
+for pkg in "${system_packages[@]}"; do
+    dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
+done
+if ((${#missing[@]})) && command -v apt-get >/dev/null 2>&1; then
+    if [ "$(id -u)" = 0 ]; then sudo=""; elif sudo -n true 2>/dev/null; then sudo="sudo"; else sudo="none"; fi
+    if [ "$sudo" = none ]; then
+        echo "voice-earl: some system packages are missing: ${missing[*]}"
+        echo "voice-earl: install them with:  sudo apt-get update && sudo apt-get install -y ${missing[*]}"
+        echo "voice-earl: continuing; the voice parts that need them will say so."
+    else
+        echo "voice-earl: installing system packages: ${missing[*]}"
+        $sudo apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+    fi
+fi
+
+python=${PYTHON:-python3}
+if [ ! -x .venv/bin/python ]; then
+    echo "voice-earl: creating .venv"
+    "$python" -m venv .venv
+fi
+# Reinstall only when the project description changed, so a second run is quick.
+stamp=".venv/.voice-earl-installed-$extras"
+if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
+    echo "voice-earl: installing the package with extras [$extras] into .venv"
+    .venv/bin/python -m pip install -q --upgrade pip
+    .venv/bin/python -m pip install -q -e ".[$extras]"
+    touch "$stamp"
+fi

@@ -1,0 +1,5 @@
+import sys
+
+from voice_earl.cli import main
+
+sys.exit(main())

@@ -1,0 +1,34 @@
+"""Logging to a rotating file under the user data directory, never over the game screen."""
+
+from __future__ import annotations
+
+import logging
+import logging.handlers
+import sys
+
+from voice_earl.paths import log_file
+
+
+def configure_logging(verbose: bool = False) -> None:
+    """Send the package's log records to the log file (and to stderr with ``-v``)."""
+    root = logging.getLogger("voice_earl")
+    root.setLevel(logging.DEBUG)
+    root.propagate = False
+    for handler in list(root.handlers):
+        root.removeHandler(handler)
+        handler.close()
+    formatter = logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        path = log_file()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        file_handler: logging.Handler = logging.handlers.RotatingFileHandler(
+            path, maxBytes=1_000_000, backupCount=3, encoding="utf-8"
+        )
+    except OSError:
+        file_handler = logging.NullHandler()  # an unwritable data dir must not stop the game
+    file_handler.setFormatter(formatter)
+    root.addHandler(file_handler)
+    if verbose:
+        stream = logging.StreamHandler(sys.stderr)
+        stream.setFormatter(formatter)
+        root.addHandler(stream)
