@@ -1,0 +1,17 @@
+"""Shared fixtures: tests never touch the real user data or config directories."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def isolated_user_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    data = tmp_path / "user-data"
+    monkeypatch.setenv("VOICE_EARL_DATA_DIR", str(data))
+    monkeypatch.setenv("VOICE_EARL_CONFIG_DIR", str(tmp_path / "user-config"))
+    monkeypatch.delenv("VOICE_EARL_MODEL", raising=False)
+    yield data

@@ -1,0 +1,1 @@
+"""Everything between a player's voice and a verdict on their formula."""
