@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 from types import ModuleType
@@ -74,6 +75,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except VoiceEarlError as error:
         print(f"voice-earl {args.command}: {error}", file=sys.stderr)
         return error.exit_code
+    except BrokenPipeError:
+        # The reader went away (`| head`): stop quietly, without a second error at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except KeyboardInterrupt:
         print(f"\nvoice-earl {args.command}: interrupted", file=sys.stderr)
         return 130

@@ -1,0 +1,78 @@
+"""Bot strategies. A strategy sees only its seat's view and the legal actions.
+
+>>> from voice_earl.cards import Card
+>>> from voice_earl.engine import Deal
+>>> from voice_earl.rules import HOYLE
+>>> hands = [[Card.parse(c) for c in ("7D", "QS", "QC", "QH")], [Card.parse("2S")], [Card.parse("3S")]]
+>>> deal = Deal.from_hands(HOYLE, hands, dealer=2)
+>>> MostStrategy().choose(deal.view(0), deal.legal_actions(), random.Random(0))
+Lead(player=0, rank=Rank.QUEEN, card=Card(rank=Rank.QUEEN, suit=Suit.SPADES), chant_ok=True)
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Protocol
+
+from voice_earl.engine import Action, Lead, SeatView
+from voice_earl.errors import UsageError
+
+
+class Strategy(Protocol):
+    name: str
+
+    def choose(self, view: SeatView, legal: Sequence[Action], rng: random.Random) -> Action: ...
+
+
+class RandomStrategy:
+    """Any legal action, uniformly."""
+
+    name = "random"
+
+    def choose(self, view: SeatView, legal: Sequence[Action], rng: random.Random) -> Action:
+        return legal[rng.randrange(len(legal))]
+
+
+class MostStrategy:
+    """Lead the rank held most often (the rules' tip: then you play its later cards too)."""
+
+    name = "most"
+
+    def choose(self, view: SeatView, legal: Sequence[Action], rng: random.Random) -> Action:
+        leads = [a for a in legal if isinstance(a, Lead)]
+        if not leads:
+            return legal[0]  # plays are forced; which suit does not matter
+        counts: dict[object, int] = {}
+        for action in leads:
+            counts[action.rank] = counts.get(action.rank, 0) + 1
+        return max(leads, key=lambda a: counts[a.rank])
+
+
+class FewestStrategy:
+    """Lead the rank held least often: a foil for comparing against ``most``."""
+
+    name = "fewest"
+
+    def choose(self, view: SeatView, legal: Sequence[Action], rng: random.Random) -> Action:
+        leads = [a for a in legal if isinstance(a, Lead)]
+        if not leads:
+            return legal[0]
+        counts: dict[object, int] = {}
+        for action in leads:
+            counts[action.rank] = counts.get(action.rank, 0) + 1
+        return min(leads, key=lambda a: counts[a.rank])
+
+
+STRATEGIES: dict[str, type[RandomStrategy] | type[MostStrategy] | type[FewestStrategy]] = {
+    "random": RandomStrategy,
+    "most": MostStrategy,
+    "fewest": FewestStrategy,
+}
+
+
+def strategy_by_name(name: str) -> Strategy:
+    try:
+        return STRATEGIES[name]()
+    except KeyError:
+        raise UsageError(f"unknown strategy {name!r}: use {', '.join(STRATEGIES)}") from None

@@ -1,0 +1,520 @@
+"""The rules engine for one deal: pure, no I/O, no clocks, no printing.
+
+A :class:`Deal` is the state of one deal (OpenSpiel's ``State``): ask it for
+:meth:`Deal.legal_actions`, and :meth:`Deal.apply` an action, which raises a specific
+:class:`IllegalAction` (a ``ValueError``) for each kind of illegal move and returns the
+events it caused. Randomness is never drawn here: the deck comes in already shuffled.
+
+The worked example of ``hoyle-profile.en.txt``: A leads the queen of spades, B and C
+follow with queens, and A's fourth queen completes the quartet, so A leads again.
+
+>>> from voice_earl.cards import Card
+>>> from voice_earl.rules import HOYLE
+>>> c = Card.parse
+>>> hands = [[c("QS"), c("QC"), c("7D")], [c("QH"), c("2S")], [c("QD"), c("3S")]]
+>>> deal = Deal.from_hands(HOYLE, hands, dealer=2)
+>>> deal.turn
+0
+>>> _ = deal.apply(Lead(0, Rank.QUEEN, c("QS")))
+>>> _ = deal.apply(Play(1, c("QH")))
+>>> _ = deal.apply(Play(2, c("QD")))
+>>> deal.formula_due()
+FormulaDue(player=0, position=4, rank=Rank.QUEEN)
+>>> [type(e).__name__ for e in deal.apply(Play(0, c("QC")))]
+['Played', 'QuartetCompleted']
+>>> deal.formula_due()
+FormulaDue(player=0, position=1, rank=None)
+>>> deal.apply(Play(0, c("7D")))
+Traceback (most recent call last):
+...
+voice_earl.engine.NoRankOpen: no rank is open: player 0 must lead
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from voice_earl.cards import RANKS, Card, Rank
+from voice_earl.events import (
+    DealStarted,
+    Event,
+    Forfeited,
+    FullCircle,
+    Led,
+    Misplayed,
+    Passed,
+    Penalised,
+    Played,
+    QuartetCompleted,
+    Won,
+)
+from voice_earl.rules import DeckMode, RulesProfile
+
+# ---------------------------------------------------------------------------- errors
+
+
+class IllegalAction(ValueError):
+    """An action the rules do not allow now. Each kind has its own subclass."""
+
+
+class GameOver(IllegalAction):
+    """The deal already has a winner."""
+
+
+class OutOfTurn(IllegalAction):
+    """It is another player's turn."""
+
+
+class WrongRank(IllegalAction):
+    """A card of another rank than the one open."""
+
+
+class PassWhileHolding(IllegalAction):
+    """A pass by a player who holds the rank open (virtual deck: the engine knows)."""
+
+
+class LeadDuringQuartet(IllegalAction):
+    """A lead while a quartet is still open."""
+
+
+class NoRankOpen(IllegalAction):
+    """A play or pass when no rank is open: the player must lead."""
+
+
+class CardNotHeld(IllegalAction):
+    """A card the player does not hold (virtual deck), or a play from an empty hand."""
+
+
+class RankFinished(IllegalAction):
+    """A lead of a rank whose four cards are all out already (physical deck)."""
+
+
+class NotSeated(IllegalAction):
+    """A player who does not take part in this deal."""
+
+
+# ---------------------------------------------------------------------------- actions
+
+
+@dataclass(frozen=True, slots=True)
+class Lead:
+    """Open a new rank. With a physical deck only the rank is known (``card`` is None).
+
+    ``chant_ok`` is False when the formula was bungled: under a profile with the chant
+    forfeit the card goes back to the player's hand.
+    """
+
+    player: int
+    rank: Rank
+    card: Card | None = None
+    chant_ok: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Play:
+    """Play a card of the open rank (``card`` is None with a physical deck)."""
+
+    player: int
+    card: Card | None = None
+    chant_ok: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Pass:
+    player: int
+
+
+@dataclass(frozen=True, slots=True)
+class Misplay:
+    """Physical deck: an illegal play the referee saw and the player took back."""
+
+    player: int
+
+
+Action = Lead | Play | Pass | Misplay
+
+
+@dataclass(frozen=True, slots=True)
+class FormulaDue:
+    """Which line the next card must be played with: position 1-4, and the rank (None at a lead)."""
+
+    player: int
+    position: int
+    rank: Rank | None
+
+
+@dataclass(frozen=True, slots=True)
+class SeatView:
+    """What the player in ``seat`` may know (the observer view)."""
+
+    seat: int
+    hand: tuple[Card, ...] | None  # None with a physical deck
+    visible_hands: tuple[tuple[Card, ...] | None, ...]  # others' hands only with open hands
+    hand_sizes: tuple[int, ...]
+    turn: int | None
+    due: FormulaDue | None
+    quartet: tuple[Rank, int] | None  # the open rank and how many of its cards are on the table
+    finished_ranks: tuple[Rank, ...]
+    winner: int | None
+
+
+def hand_sizes_for(players: int, dealer: int, seated: Sequence[int] | None = None) -> tuple[int, ...]:
+    """Cards per seat when the whole pack is dealt singly from the dealer's left.
+
+    >>> hand_sizes_for(3, dealer=2)
+    (18, 17, 17)
+    """
+    order = _deal_order(players, dealer, tuple(seated) if seated is not None else tuple(range(players)))
+    sizes = [0] * players
+    for i in range(52):
+        sizes[order[i % len(order)]] += 1
+    return tuple(sizes)
+
+
+def _deal_order(players: int, dealer: int, seated: tuple[int, ...]) -> tuple[int, ...]:
+    """Seated players clockwise, starting at the dealer's left."""
+    return tuple(s for k in range(1, players + 1) if (s := (dealer + k) % players) in seated)
+
+
+def deal_hands(
+    deck: Sequence[Card], players: int, dealer: int, seated: Sequence[int] | None = None
+) -> list[list[Card]]:
+    """Deal a shuffled deck one card at a time, clockwise from the dealer's left."""
+    order = _deal_order(players, dealer, tuple(seated) if seated is not None else tuple(range(players)))
+    hands: list[list[Card]] = [[] for _ in range(players)]
+    for i, card in enumerate(deck):
+        hands[order[i % len(order)]].append(card)
+    return hands
+
+
+# ---------------------------------------------------------------------------- the deal
+
+
+class Deal:
+    """One deal: hands, turn, the open quartet and the finished ranks.
+
+    Build it with :meth:`from_hands` (virtual deck) or :meth:`physical` (only sizes known).
+    """
+
+    def __init__(
+        self,
+        profile: RulesProfile,
+        *,
+        dealer: int,
+        hands: Sequence[Sequence[Card]] | None,
+        hand_sizes: Sequence[int],
+        seated: Sequence[int] | None = None,
+        number: int = 1,
+        players: Sequence[str] | None = None,
+    ) -> None:
+        count = len(hand_sizes)
+        self.profile = profile
+        self.number = number
+        self.dealer = dealer
+        self.players = tuple(players) if players is not None else tuple(f"Player {i + 1}" for i in range(count))
+        self.seated = tuple(seated) if seated is not None else tuple(range(count))
+        self.deck_mode = DeckMode.VIRTUAL if hands is not None else DeckMode.PHYSICAL
+        self.initial_hands = tuple(tuple(h) for h in hands) if hands is not None else None
+        self.hands: list[list[Card]] | None = [list(h) for h in hands] if hands is not None else None
+        self.sizes = list(hand_sizes)
+        # counts[seat][rank index]: how many of each rank a seat holds (virtual deck only)
+        self._counts = [[0] * 13 for _ in range(count)]
+        if self.hands is not None:
+            for seat, hand in enumerate(self.hands):
+                for card in hand:
+                    self._counts[seat][card.rank.index] += 1
+        self.out = [0] * 13  # cards of each rank played and not taken back
+        self.rank: Rank | None = None  # the open rank
+        self.in_quartet = 0  # cards of the open rank played since its lead
+        self.last_player: int | None = None  # last to play a card of the open rank
+        self.passes = 0  # passes in a row since the last card
+        self.winner: int | None = None
+        self.turn = self._next_seat(dealer)  # eldest hand leads
+        self.history: list[Action] = []
+        self._next = {s: self._next_seat(s) for s in self.seated}
+
+    # -- construction
+
+    @classmethod
+    def from_hands(
+        cls,
+        profile: RulesProfile,
+        hands: Sequence[Sequence[Card]],
+        *,
+        dealer: int,
+        seated: Sequence[int] | None = None,
+        number: int = 1,
+        players: Sequence[str] | None = None,
+    ) -> Deal:
+        """A virtual-deck deal from known hands."""
+        return cls(
+            profile,
+            dealer=dealer,
+            hands=hands,
+            hand_sizes=[len(h) for h in hands],
+            seated=seated,
+            number=number,
+            players=players,
+        )
+
+    @classmethod
+    def physical(
+        cls,
+        profile: RulesProfile,
+        players: int | Sequence[str],
+        *,
+        dealer: int,
+        seated: Sequence[int] | None = None,
+        number: int = 1,
+    ) -> Deal:
+        """A physical-deck deal: the laptop knows only how many cards each seat was dealt."""
+        names = [f"Player {i + 1}" for i in range(players)] if isinstance(players, int) else list(players)
+        sizes = hand_sizes_for(len(names), dealer, seated)
+        return cls(profile, dealer=dealer, hands=None, hand_sizes=sizes, seated=seated, number=number, players=names)
+
+    def started_event(self) -> DealStarted:
+        return DealStarted(
+            deal=self.number,
+            dealer=self.dealer,
+            players=self.players,
+            seated=self.seated,
+            hands=self.initial_hands,
+            hand_sizes=tuple(len(h) for h in self.initial_hands) if self.initial_hands else tuple(self.sizes),
+        )
+
+    def replayed(self, actions: Sequence[Action]) -> Deal:
+        """A fresh copy of this deal's start with ``actions`` applied (undo and replay use it)."""
+        fresh = Deal(
+            self.profile,
+            dealer=self.dealer,
+            hands=self.initial_hands,
+            hand_sizes=self.started_event().hand_sizes,
+            seated=self.seated,
+            number=self.number,
+            players=self.players,
+        )
+        for action in actions:
+            fresh.apply(action)
+        return fresh
+
+    def undo(self) -> Deal:
+        """The deal as it was before its last action (a deal with no action comes back unchanged)."""
+        return self.replayed(self.history[:-1])
+
+    # -- queries
+
+    @property
+    def over(self) -> bool:
+        return self.winner is not None
+
+    @property
+    def player_count(self) -> int:
+        return len(self.sizes)
+
+    def holds(self, seat: int, rank: Rank) -> bool:
+        """Whether ``seat`` holds a card of ``rank`` (virtual deck only)."""
+        return self._counts[seat][rank.index] > 0
+
+    def count_of(self, seat: int, rank: Rank) -> int:
+        return self._counts[seat][rank.index]
+
+    def finished_ranks(self) -> tuple[Rank, ...]:
+        return tuple(rank for rank in RANKS if self.out[rank.index] == 4)
+
+    def formula_due(self) -> FormulaDue | None:
+        """The line the next card must be played with, or None when the deal is over."""
+        if self.winner is not None:
+            return None
+        if self.rank is None:
+            return FormulaDue(self.turn, 1, None)
+        return FormulaDue(self.turn, self._position_of_next(self.rank), self.rank)
+
+    def _position_of_next(self, rank: Rank) -> int:
+        # The card that brings a rank's count to four is always the Earl, even in a quartet
+        # re-led after a full circle of passes (parlour), which may have fewer than four cards.
+        return 4 if self.out[rank.index] == 3 else self.in_quartet + 1
+
+    def legal_actions(self) -> tuple[Action, ...]:
+        """Every action the player whose turn it is may take. Empty when the deal is over."""
+        if self.winner is not None:
+            return ()
+        seat = self.turn
+        rank = self.rank
+        if self.hands is None:
+            if rank is None:
+                return tuple(Lead(seat, r) for r in RANKS if self.out[r.index] < 4)
+            return (Play(seat), Pass(seat))
+        hand = self.hands[seat]
+        if rank is None:
+            return tuple(Lead(seat, card.rank, card) for card in hand)
+        if self._counts[seat][rank.index]:
+            return tuple(Play(seat, card) for card in hand if card.rank is rank)
+        return (Pass(seat),)
+
+    def view(self, seat: int) -> SeatView:
+        """What the player in ``seat`` may see."""
+        open_hands = self.profile.open_hands
+        hands = self.hands
+        own = tuple(hands[seat]) if hands is not None else None
+        visible = tuple(
+            tuple(h) if hands is not None and (open_hands or i == seat) else None
+            for i, h in enumerate(hands if hands is not None else [[]] * self.player_count)
+        )
+        return SeatView(
+            seat=seat,
+            hand=own,
+            visible_hands=visible,
+            hand_sizes=tuple(self.sizes),
+            turn=None if self.over else self.turn,
+            due=self.formula_due(),
+            quartet=(self.rank, self.in_quartet) if self.rank is not None else None,
+            finished_ranks=self.finished_ranks(),
+            winner=self.winner,
+        )
+
+    # -- moves
+
+    def apply(self, action: Action) -> tuple[Event, ...]:
+        """Check and apply ``action``; return the events it caused.
+
+        Raises a subclass of :class:`IllegalAction` and changes nothing when it is illegal.
+        """
+        if self.winner is not None:
+            raise GameOver(f"deal {self.number} is over: player {self.winner} won")
+        if isinstance(action, Misplay):
+            return self._misplay(action)
+        if action.player not in self._next:
+            raise NotSeated(f"player {action.player} does not take part in this deal")
+        if action.player != self.turn:
+            raise OutOfTurn(f"it is player {self.turn}'s turn, not player {action.player}'s")
+        if isinstance(action, Pass):
+            events = self._pass(action)
+        elif isinstance(action, Lead):
+            events = self._lead(action)
+        else:
+            events = self._play(action)
+        self.history.append(action)
+        return events
+
+    def _misplay(self, action: Misplay) -> tuple[Event, ...]:
+        if action.player not in self._next:
+            raise NotSeated(f"player {action.player} does not take part in this deal")
+        self.history.append(action)
+        events: list[Event] = [Misplayed(self.number, action.player)]
+        if self.profile.forfeit_kitty:
+            events.append(Penalised(self.number, action.player, "misplay"))
+        return tuple(events)
+
+    def _pass(self, action: Pass) -> tuple[Event, ...]:
+        rank = self.rank
+        if rank is None:
+            raise NoRankOpen(f"no rank is open: player {action.player} must lead, not pass")
+        if self.hands is not None and self._counts[action.player][rank.index]:
+            raise PassWhileHolding(f"player {action.player} holds a {rank.word} and must play it")
+        self.passes += 1
+        self.turn = self._next[action.player]
+        if self.passes < len(self.seated):
+            return (Passed(self.number, action.player),)
+        return (Passed(self.number, action.player), self._full_circle(rank))
+
+    def _full_circle(self, rank: Rank) -> FullCircle:
+        # All 52 cards are in hands, so a full circle proves someone passed while holding the rank.
+        last = self.last_player if self.last_player is not None else self.turn
+        self.passes = 0
+        relead = self.profile.relead_stuck_rank
+        if relead:
+            self._close_quartet()
+            self.turn = last
+        return FullCircle(self.number, rank, last, relead)
+
+    def _lead(self, action: Lead) -> tuple[Event, ...]:
+        if self.rank is not None:
+            raise LeadDuringQuartet(
+                f"the {self.rank.plural.lower()} are still open: play a {self.rank.word} or pass"
+            )
+        rank = action.rank
+        if self.out[rank.index] == 4:
+            raise RankFinished(f"all four {rank.plural.lower()} are out already: lead another rank")
+        self._take(action.player, rank, action.card)
+        self.rank = rank
+        self.in_quartet = 0
+        led = Led(self.number, action.player, rank, action.card, chant_ok=action.chant_ok)
+        return self._after_card(action.player, rank, action.card, action.chant_ok, led)
+
+    def _play(self, action: Play) -> tuple[Event, ...]:
+        rank = self.rank
+        if rank is None:
+            raise NoRankOpen(f"no rank is open: player {action.player} must lead")
+        if action.card is not None and action.card.rank is not rank:
+            raise WrongRank(f"{action.card} is not a {rank.word}: the {rank.plural.lower()} are open")
+        position = self._position_of_next(rank)
+        self._take(action.player, rank, action.card)
+        played = Played(self.number, action.player, rank, action.card, position, action.chant_ok)
+        return self._after_card(action.player, rank, action.card, action.chant_ok, played)
+
+    def _take(self, seat: int, rank: Rank, card: Card | None) -> None:
+        """Move a card from a hand to the table, or refuse with CardNotHeld."""
+        if self.hands is not None:
+            if card is None:
+                raise CardNotHeld("a virtual deck needs the card, not only its rank")
+            if card.rank is not rank or card not in self.hands[seat]:
+                raise CardNotHeld(f"player {seat} does not hold {card}")
+            self.hands[seat].remove(card)
+            self._counts[seat][rank.index] -= 1
+        elif self.sizes[seat] == 0:
+            raise CardNotHeld(f"player {seat} has no cards left")
+        self.sizes[seat] -= 1
+        self.out[rank.index] += 1
+
+    def _give_back(self, seat: int, rank: Rank, card: Card | None) -> None:
+        if self.hands is not None and card is not None:
+            self.hands[seat].append(card)
+            self._counts[seat][rank.index] += 1
+        self.sizes[seat] += 1
+        self.out[rank.index] -= 1
+
+    def _after_card(self, seat: int, rank: Rank, card: Card | None, chant_ok: bool, event: Event) -> tuple[Event, ...]:
+        if not chant_ok and self.profile.chant_forfeit_applies:
+            return self._forfeit(seat, rank, card, event)
+        events: list[Event] = [event]
+        if not chant_ok and self.profile.forfeit_kitty and not self.profile.silent:
+            events.append(Penalised(self.number, seat, "chant"))
+        self.in_quartet += 1
+        self.last_player = seat
+        self.passes = 0
+        if self.out[rank.index] == 4:
+            events.append(QuartetCompleted(self.number, seat, rank))
+            self._close_quartet()
+            self.turn = seat  # the Earl leads the next rank
+        else:
+            self.turn = self._next[seat]
+        if self.sizes[seat] == 0:
+            self.winner = seat
+            events.append(Won(self.number, seat, tuple(self.sizes)))
+        return tuple(events)
+
+    def _forfeit(self, seat: int, rank: Rank, card: Card | None, event: Event) -> tuple[Event, ...]:
+        # Parlour: the card goes back, the quartet's position does not advance, the turn moves on.
+        self._give_back(seat, rank, card)
+        if isinstance(event, Led):
+            self._close_quartet()
+        self.passes = 0
+        self.turn = self._next[seat]
+        events: list[Event] = [event, Forfeited(self.number, seat, rank, card)]
+        if self.profile.forfeit_kitty:
+            events.append(Penalised(self.number, seat, "chant"))
+        return tuple(events)
+
+    def _close_quartet(self) -> None:
+        self.rank = None
+        self.in_quartet = 0
+        self.last_player = None
+
+    def _next_seat(self, seat: int) -> int:
+        count = len(self.sizes)
+        for k in range(1, count + 1):
+            candidate = (seat + k) % count
+            if candidate in self.seated:
+                return candidate
+        raise ValueError("no seated players")
