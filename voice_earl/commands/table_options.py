@@ -1,0 +1,76 @@
+"""Options shared by the table commands (play, practice, demo, drill)."""
+
+from __future__ import annotations
+
+import argparse
+
+from voice_earl.chants import ChantSet, chant_set
+from voice_earl.errors import UsageError
+from voice_earl.rules import PROFILES, MatchEnd, RulesProfile, Scoring, profile_by_name
+
+
+def add_rules_options(parser: argparse.ArgumentParser) -> None:
+    rules = parser.add_argument_group("rules")
+    rules.add_argument("--profile", choices=sorted(PROFILES), default=None,
+                       help="hoyle (default: 3-6 players, notional settlement, 6 deals) or parlour")
+    rules.add_argument("--deals", type=int, default=None, help="deals in the series (hoyle: 6)")
+    rules.add_argument("--chant", default=None, metavar="SET",
+                       help="earl (default), snip-snap-snorum, or a .toml file with your own wording")
+    rules.add_argument("--open-hands", action="store_true", help="show every hand (virtual deck)")
+    rules.add_argument("--scoring", choices=[s.value for s in Scoring], default=None,
+                       help="parlour: victory (count wins, default) or counters")
+    rules.add_argument("--stack", type=int, default=None, help="parlour counters: starting stack (20)")
+    rules.add_argument("--elimination", action="store_true", help="parlour counters: play until one holds counters")
+    rules.add_argument("--kitty", action="store_true", help="Forfeit Earl: a bungled chant costs a counter")
+    rules.add_argument("--seed", type=int, default=None, help="shuffle seed (the same seed deals the same cards)")
+
+
+def add_voice_options(parser: argparse.ArgumentParser, *, silent: bool = True) -> None:
+    voice = parser.add_argument_group("voice")
+    if silent:
+        voice.add_argument("--silent", action="store_true",
+                           help="Silent Earl: no microphone; keys do the work (space pass, enter play, rank key leads)")
+    voice.add_argument("--no-voice", action="store_true", help="the narrator prints instead of speaking")
+    voice.add_argument("--verbosity", choices=("quiet", "normal", "chatty"), default=None)
+    voice.add_argument("--voice", default=None, help="narrator voice (see `voice-earl doctor`)")
+    voice.add_argument("--rate", type=int, default=None, help="narrator speed, words per minute")
+    voice.add_argument("--recognizer", choices=("auto", "vosk", "pocketsphinx"), default=None)
+    voice.add_argument("--model", default=None, help="path to a vosk model directory")
+    voice.add_argument("--device", default=None, help="microphone: name or index")
+    voice.add_argument("--strictness", choices=("lenient", "normal", "strict"), default=None)
+
+
+def rules_profile(args: argparse.Namespace, default: str = "hoyle") -> RulesProfile:
+    """The profile named on the command line, with its switches applied."""
+    profile = profile_by_name(args.profile or default)
+    changes: dict[str, object] = {}
+    if getattr(args, "silent", False):
+        changes["silent"] = True
+    if args.open_hands:
+        changes["open_hands"] = True
+    if args.chant:
+        changes["chant"] = args.chant
+    parlour_only = {"scoring": args.scoring, "stack": args.stack, "elimination": args.elimination or None,
+                    "kitty": args.kitty or None}
+    given = [f"--{name}" for name, value in parlour_only.items() if value is not None]
+    if given and profile.name != "parlour":
+        raise UsageError(f"{', '.join(given)} belong to the parlour profile: add --profile parlour")
+    if args.scoring:
+        changes["scoring"] = Scoring(args.scoring)
+    if args.stack is not None:
+        if args.stack < 1:
+            raise UsageError(f"--stack must be at least 1, not {args.stack}")
+        changes["starting_stack"] = args.stack
+    if args.elimination:
+        changes["match_end"] = MatchEnd.ELIMINATION
+        changes.setdefault("scoring", Scoring.COUNTERS)
+    if args.kitty:
+        changes["forfeit_kitty"] = True
+        changes.setdefault("scoring", Scoring.COUNTERS)
+    if args.deals is not None and args.deals < 1:
+        raise UsageError(f"--deals must be at least 1, not {args.deals}")
+    return profile.with_changes(**changes) if changes else profile
+
+
+def chant_of(profile: RulesProfile) -> ChantSet:
+    return chant_set(profile.chant)
