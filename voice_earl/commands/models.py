@@ -1,17 +1,200 @@
-"""`voice-earl models` (not built yet)."""
+"""`voice-earl models`: list, check, fetch and install vosk speech models."""
 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from voice_earl.errors import VoiceEarlError
 
-HELP = "models (coming soon)"
+if TYPE_CHECKING:
+    from voice_earl.listening.models import ListedModel, ModelLayout, ProgressCallback
+
+HELP = "list, check, fetch and install vosk speech models"
+_DEFAULT_NAME = "vosk-model-small-en-us-0.15"  # listening.models.DEFAULT_MODEL, kept import-free for --help
+
+_CHECKSUM_NOTES = {
+    "pinned": "matches the checksum pinned for this model",
+    "given": "matches the --sha256 you gave",
+    "not verified": "no published checksum to compare with: check it against the download page",
+}
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    pass
+    actions = parser.add_subparsers(dest="models_action", metavar="ACTION")
+    actions.add_parser(
+        "list",
+        help="show installed models and which recognizer 'auto' picks (the default)",
+        description="Show installed vosk models, pocketsphinx's bundled model and which one 'auto' uses.",
+    )
+    check = actions.add_parser(
+        "check",
+        help="check that a directory is a usable vosk model",
+        description="Check a directory against the official vosk model layout.",
+    )
+    check.add_argument("path", type=Path, help="the model directory")
+
+    fetch = actions.add_parser(
+        "fetch",
+        help=f"download and install a vosk model (default {_DEFAULT_NAME}); needs internet",
+        description=(
+            "Download a vosk model from alphacephei.com, verify it and install it. The only command "
+            "that uses the internet. Models other than the default have no pinned checksum: give "
+            "--sha256 to verify one, otherwise its computed checksum is shown for you to compare."
+        ),
+    )
+    fetch.add_argument("name", nargs="?", default=_DEFAULT_NAME, help=f"model name (default {_DEFAULT_NAME})")
+    fetch.add_argument("--url", help="download from this address instead of the official one")
+    fetch.add_argument("--sha256", metavar="HEX", help="the archive's expected SHA-256 checksum")
+    _add_install_options(fetch)
+
+    install = actions.add_parser(
+        "install",
+        help="install a model from a .zip downloaded by hand",
+        description="Install a vosk model from a local .zip, with the same checks as 'fetch'.",
+    )
+    install.add_argument("archive", type=Path, metavar="FILE.zip", help="the downloaded model archive")
+    install.add_argument("--name", help="install under this name (default: the archive's top folder)")
+    install.add_argument("--sha256", metavar="HEX", help="the archive's expected SHA-256 checksum")
+    _add_install_options(install)
+
+
+def _add_install_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--dest", type=Path, metavar="DIR", help="install into DIR (default: user data dir)")
+    parser.add_argument("--force", action="store_true", help="replace the model if it is already installed")
 
 
 def run(args: argparse.Namespace) -> int:
-    raise VoiceEarlError("'models' is not available yet")
+    action = args.models_action or "list"
+    if action == "check":
+        return _check(args.path)
+    if action == "fetch":
+        return _fetch(args)
+    if action == "install":
+        return _install(args)
+    return _list()
+
+
+def _list() -> int:
+    from voice_earl.listening import models
+
+    listed = models.list_models()
+    print("Vosk models:")
+    if not listed:
+        print("  none installed - run 'voice-earl models fetch' (or see models/README.md)")
+    for entry in listed:
+        _print_listed(entry)
+    looked = [str(directory) for directory, _source in models.model_directories()]
+    print(f"  (looked in {', '.join(looked)} and ${models.MODEL_ENV_VAR})")
+    print("Pocketsphinx model (always available):")
+    bundled = models.pocketsphinx_model_path()
+    print(f"  en-us  bundled with pocketsphinx, {models.human_size(_tree_bytes(bundled))}")
+    print(f"      {bundled}")
+    try:
+        recognizer, reason = models.auto_recognizer_choice()
+    except VoiceEarlError as error:
+        print(f"Recognizer 'auto': cannot choose - {error}")
+        return 1
+    print(f"Recognizer 'auto' uses {recognizer}: {reason}")
+    return 0
+
+
+def _print_listed(entry: ListedModel) -> None:
+    print(f"  {entry.name}  ({entry.source})")
+    print(f"      {entry.layout.path}")
+    print(f"      {_layout_summary(entry.layout)}")
+    if entry.receipt is not None:
+        print(f"      installed {entry.receipt.installed_at} from {entry.receipt.origin}")
+
+
+def _layout_summary(layout: ModelLayout) -> str:
+    from voice_earl.listening.models import human_size
+
+    if not layout.valid:
+        return "NOT USABLE: " + "; ".join(layout.problems)
+    words = "yes" if layout.has_words_list else "no"
+    return f"{human_size(layout.size_bytes)} · {layout.graph_kind} · words list: {words}"
+
+
+def _tree_bytes(path: Path) -> int:
+    return sum(file.stat().st_size for file in path.rglob("*") if file.is_file())
+
+
+def _check(path: Path) -> int:
+    from voice_earl.listening.models import check_model_layout
+
+    layout = check_model_layout(path)
+    print(f"{path}: {'usable vosk model' if layout.valid else 'not a usable vosk model'}")
+    print(f"  {_layout_summary(layout)}")
+    return 0 if layout.valid else 1
+
+
+def _fetch(args: argparse.Namespace) -> int:
+    from voice_earl.listening.models import ModelAlreadyInstalled, fetch_model
+
+    try:
+        with _download_progress(args.name) as progress:
+            path = fetch_model(
+                args.name, url=args.url, sha256=args.sha256, dest_dir=args.dest, progress=progress, force=args.force
+            )
+    except ModelAlreadyInstalled as already:
+        print(already)
+        return 0
+    _report_installed(path)
+    return 0
+
+
+def _install(args: argparse.Namespace) -> int:
+    from voice_earl.listening.models import ModelAlreadyInstalled, install_model_archive
+
+    try:
+        path = install_model_archive(
+            args.archive, name=args.name, sha256=args.sha256, dest_dir=args.dest, force=args.force
+        )
+    except ModelAlreadyInstalled as already:
+        print(already)
+        return 0
+    _report_installed(path)
+    return 0
+
+
+def _report_installed(path: Path) -> None:
+    from voice_earl.listening.models import check_model_layout, read_install_receipt
+
+    print(f"Installed {path.name} in {path}")
+    print(f"  {_layout_summary(check_model_layout(path))}")
+    receipt = read_install_receipt(path)
+    if receipt is not None:
+        print(f"  archive SHA-256 {receipt.sha256} ({_CHECKSUM_NOTES.get(receipt.checksum, receipt.checksum)})")
+
+
+@contextmanager
+def _download_progress(name: str) -> Iterator[ProgressCallback]:
+    """A rich progress bar on stderr: bytes, speed and time left."""
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        DownloadColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+        TransferSpeedColumn,
+    )
+
+    columns = (
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        DownloadColumn(),
+        TransferSpeedColumn(),
+        TimeRemainingColumn(),
+    )
+    with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task(name, total=None)
+
+        def update(done: int, total: int | None) -> None:
+            bar.update(task, completed=done, total=total)
+
+        yield update
