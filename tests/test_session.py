@@ -131,7 +131,7 @@ def test_hoyle_stumble_costs_nothing_but_parlour_takes_the_card_back() -> None:
 def test_practice_human_against_bots() -> None:
     settings = TableSettings(seats("You", "Bot A", "Bot B", bots=("Bot A", "Bot B")), HOYLE, DeckMode.VIRTUAL,
                              deals=1, seed=8)
-    bot = BotSource(MostStrategy(), random.Random(3))
+    bot = BotSource(MostStrategy(), 3)
     human = Reciter(random.Random(5))
     session, events = run(settings, {0: human, 1: bot, 2: bot})
     assert session.series.over
@@ -242,7 +242,7 @@ def test_keyboard_refuses_impossible_moves_with_reasons() -> None:
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_resume_after_stop_continues_to_the_same_end(seed: int) -> None:
     settings = TableSettings(seats("Ann", "Ben", "Cy"), HOYLE, DeckMode.VIRTUAL, deals=2, seed=seed)
-    bot = BotSource(MostStrategy(), random.Random(0))
+    bot = BotSource(MostStrategy(), 0)
     full, _ = run(settings, dict.fromkeys(range(3), bot))
     cut = len(full.moves) // 3
     resumed = TableSession(settings, {}, moves=full.moves[:cut])

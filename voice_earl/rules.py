@@ -133,3 +133,29 @@ def profile_by_name(name: str) -> RulesProfile:
         return PROFILES[name]
     except KeyError:
         raise UsageError(f"unknown profile {name!r}: use one of {', '.join(PROFILES)}") from None
+
+
+def profile_to_dict(profile: RulesProfile) -> dict[str, object]:
+    """Every field as plain JSON values (enums by value), for saved series.
+
+    >>> profile_from_dict(profile_to_dict(PARLOUR)) == PARLOUR
+    True
+    """
+    return {
+        f.name: (value.value if isinstance(value, enum.Enum) else value)
+        for f in dataclasses.fields(profile)
+        for value in [getattr(profile, f.name)]
+    }
+
+
+def profile_from_dict(data: dict[str, object]) -> RulesProfile:
+    """The inverse of :func:`profile_to_dict`; unknown keys are refused."""
+    known = {f.name for f in dataclasses.fields(RulesProfile)}
+    unknown = set(data) - known
+    if unknown:
+        raise ValueError(f"unknown rules field(s): {', '.join(sorted(unknown))}")
+    values: dict[str, object] = dict(data)
+    values["scoring"] = Scoring(values["scoring"])
+    if "match_end" in values:
+        values["match_end"] = MatchEnd(values["match_end"])
+    return RulesProfile(**values)  # type: ignore[arg-type]

@@ -257,6 +257,7 @@ class TableSession:
             context=self.context_for(due),
             legal=deal.legal_actions(),
             view=deal.view(due.player),
+            move_number=len(self.moves),
             reminded=reminded,
             paused=self.paused,
         )

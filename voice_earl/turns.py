@@ -86,6 +86,7 @@ class TurnRequest:
     context: ListenContext
     legal: tuple[Action, ...]
     view: SeatView
+    move_number: int = 0  # moves applied so far in the series (bots seed their choice with it)
     reminded: bool = False
     paused: bool = False
 
@@ -189,17 +190,22 @@ class KeyPresses:
 @dataclass
 class BotSource:
     """A bot seat: its strategy picks the action; ``recite`` (optional) says its line aloud and
-    returns what the listener heard, so bots can go through the real voice pipeline."""
+    returns what the listener heard, so bots can go through the real voice pipeline.
+
+    Each choice draws from a generator seeded with ``seed`` and the move number, so a series
+    resumed after a crash makes the same choices as one never interrupted.
+    """
 
     strategy: Strategy
-    rng: random.Random
+    seed: int | str
     chant_errors: float = 0.0
     recite: Callable[[TurnRequest, Action, bool], Heard | None] | None = None
 
     def next_input(self, request: TurnRequest) -> TurnInput:
+        rng = random.Random(f"{self.seed}:{request.move_number}")
         legal = request.legal
-        action = legal[0] if len(legal) == 1 else self.strategy.choose(request.view, legal, self.rng)
-        bungle = isinstance(action, Lead | Play) and self.rng.random() < self.chant_errors
+        action = legal[0] if len(legal) == 1 else self.strategy.choose(request.view, legal, rng)
+        bungle = isinstance(action, Lead | Play) and rng.random() < self.chant_errors
         heard = self.recite(request, action, bungle) if self.recite is not None else None
         return BotMove(action, heard)
 

@@ -1,17 +1,60 @@
-"""`voice-earl play` (not built yet)."""
+"""`voice-earl play`: the laptop referees a table of players, by voice or in silence."""
 
 from __future__ import annotations
 
 import argparse
+import secrets
+import sys
 
-from voice_earl.errors import VoiceEarlError
+from voice_earl.commands.table_options import add_rules_options, add_voice_options, chant_of, rules_profile
+from voice_earl.errors import UsageError
+from voice_earl.rules import DeckMode
+from voice_earl.session import Seat, TableSettings
 
-HELP = "play (coming soon)"
+HELP = "play a series at the table: the laptop listens, judges and narrates"
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    pass
+    parser.add_argument("--players", nargs="+", metavar="NAME", help="names in seat order, clockwise")
+    parser.add_argument("--deck", choices=[d.value for d in DeckMode], default=None,
+                        help="physical (default): you deal a real pack and the laptop referees; "
+                             "virtual: the laptop deals on screen")
+    parser.add_argument("--resume", action="store_true", help="go on with the last unfinished series")
+    add_rules_options(parser)
+    add_voice_options(parser)
 
 
 def run(args: argparse.Namespace) -> int:
-    raise VoiceEarlError("'play' is not available yet")
+    from voice_earl.play_modes import run_table_mode
+
+    return run_table_mode(args, table_settings(args), mode="play")
+
+
+def table_settings(args: argparse.Namespace) -> TableSettings:
+    names = args.players or ask_players()
+    if len(set(names)) != len(names):
+        raise UsageError("two players have the same name: give each a different one")
+    profile = rules_profile(args)
+    profile.check_players(len(names))
+    deck = DeckMode(args.deck or "physical")
+    if deck is DeckMode.PHYSICAL and args.open_hands:
+        raise UsageError("--open-hands needs --deck virtual: with a real pack the laptop cannot see the cards")
+    return TableSettings(
+        seats=tuple(Seat(name) for name in names),
+        profile=profile,
+        deck=deck,
+        deals=args.deals,
+        seed=args.seed if args.seed is not None else secrets.randbelow(2**31),
+        chant=chant_of(profile),
+    )
+
+
+def ask_players() -> list[str]:
+    """Ask for the names at a terminal; elsewhere say how to give them."""
+    if not sys.stdin.isatty():
+        raise UsageError("name the players: voice-earl play --players Ann Ben Cy")
+    answer = input("Who is playing? Names in seat order, clockwise, separated by spaces: ")
+    names = answer.split()
+    if not names:
+        raise UsageError("no players named: voice-earl play --players Ann Ben Cy")
+    return names

@@ -1,17 +1,46 @@
-"""`voice-earl practice` (not built yet)."""
+"""`voice-earl practice`: you against bots on a virtual deck, reciting your own formulas."""
 
 from __future__ import annotations
 
 import argparse
+import secrets
 
-from voice_earl.errors import VoiceEarlError
+from voice_earl.bots import STRATEGIES
+from voice_earl.commands.table_options import add_rules_options, add_voice_options, chant_of, rules_profile
+from voice_earl.errors import UsageError
+from voice_earl.rules import DeckMode
+from voice_earl.session import Seat, SeatKind, TableSettings
+from voice_earl.simulate import NAMES
 
-HELP = "practice (coming soon)"
+HELP = "practise against bots: your hand on screen, you recite, bots answer aloud"
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    pass
+    parser.add_argument("--bots", type=int, default=2, help="how many bots (default 2)")
+    parser.add_argument("--name", default="You", help="your name at the table")
+    parser.add_argument("--strategy", choices=sorted(STRATEGIES), default="most", help="how the bots play")
+    add_rules_options(parser)
+    add_voice_options(parser)
 
 
 def run(args: argparse.Namespace) -> int:
-    raise VoiceEarlError("'practice' is not available yet")
+    from voice_earl.play_modes import run_table_mode
+
+    return run_table_mode(args, practice_settings(args), mode="practice")
+
+
+def practice_settings(args: argparse.Namespace) -> TableSettings:
+    profile = rules_profile(args)
+    if args.bots < 1:
+        raise UsageError(f"--bots must be at least 1, not {args.bots}")
+    profile.check_players(args.bots + 1)
+    bot_names = [n for n in NAMES if n != args.name][: args.bots]
+    seats = (Seat(args.name), *(Seat(f"{n} (bot)", SeatKind.BOT) for n in bot_names))
+    return TableSettings(
+        seats=seats,
+        profile=profile,
+        deck=DeckMode.VIRTUAL,
+        deals=args.deals,
+        seed=args.seed if args.seed is not None else secrets.randbelow(2**31),
+        chant=chant_of(profile),
+    )

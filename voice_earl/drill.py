@@ -1,0 +1,122 @@
+"""The formula drill: a random position and rank, you recite, it scores and explains.
+
+The drill is pure apart from its two injected functions: ``recite`` (what the player said,
+and how long they took) and ``show`` (a line for the player).
+
+>>> import random
+>>> answers = iter(["There's a Five as good as he", "there's the best of all the three"])
+>>> drill = Drill(random.Random(4))
+>>> prompt = drill.next_prompt()
+>>> prompt.position, prompt.rank.word
+(2, 'Five')
+>>> drill.judge(prompt, next(answers), seconds=1.5).verdict.value
+'correct'
+>>> drill.streak
+1
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from voice_earl.cards import RANKS, Rank
+from voice_earl.chants import EARL, POSITIONS, ChantSet
+from voice_earl.listening.context import ListenContext
+from voice_earl.listening.verdicts import Judgement, Strictness, Verdict, judge
+
+ORDINALS = ("first", "second", "third", "fourth")
+
+
+@dataclass(frozen=True)
+class Prompt:
+    position: int
+    rank: Rank
+
+    @property
+    def text(self) -> str:
+        if self.position == 1:
+            return f"Lead the {self.rank.plural.lower()}"
+        return f"{self.rank.plural}, {ORDINALS[self.position - 1]} card"
+
+    def context(self, chant: ChantSet) -> ListenContext:
+        return ListenContext(self.position, (self.rank,), chant)
+
+
+@dataclass
+class LineStats:
+    attempts: int = 0
+    correct: int = 0
+    seconds: float = 0.0
+
+    @property
+    def accuracy(self) -> float:
+        return self.correct / self.attempts if self.attempts else 0.0
+
+    @property
+    def mean_seconds(self) -> float:
+        return self.seconds / self.attempts if self.attempts else 0.0
+
+
+@dataclass
+class Drill:
+    rng: random.Random
+    chant: ChantSet = EARL
+    strictness: Strictness = Strictness.NORMAL
+    streak: int = 0
+    best_streak: int = 0
+    per_line: dict[int, LineStats] = field(default_factory=lambda: {p: LineStats() for p in POSITIONS})
+
+    def next_prompt(self) -> Prompt:
+        return Prompt(self.rng.choice(POSITIONS), self.rng.choice(RANKS))
+
+    def judge(self, prompt: Prompt, transcript: str, seconds: float) -> Judgement:
+        judgement = judge(transcript, prompt.context(self.chant), self.strictness)
+        stats = self.per_line[prompt.position]
+        stats.attempts += 1
+        stats.seconds += seconds
+        if judgement.verdict is Verdict.CORRECT:
+            stats.correct += 1
+            self.streak += 1
+            self.best_streak = max(self.best_streak, self.streak)
+        else:
+            self.streak = 0
+        return judgement
+
+    def summary(self) -> list[str]:
+        lines = [f"{'line':<44}{'tries':>6}{'right':>7}{'mean s':>8}"]
+        for position, stats in self.per_line.items():
+            label = self.chant.line(position, Rank.QUEEN).replace("Queen", "RANK")
+            lines.append(f"{position}. {label:<41}{stats.attempts:>6}{stats.accuracy:>7.0%}{stats.mean_seconds:>8.1f}")
+        lines.append(f"best streak: {self.best_streak}")
+        return lines
+
+
+def run_drill(
+    drill: Drill,
+    rounds: int,
+    recite: Callable[[Prompt], tuple[str, float] | None],
+    show: Callable[[str], None],
+) -> Drill:
+    """``rounds`` prompts (0: until ``recite`` returns None)."""
+    done = 0
+    while rounds == 0 or done < rounds:
+        prompt = drill.next_prompt()
+        show(f"\n{prompt.text}")
+        answer = recite(prompt)
+        if answer is None:
+            break
+        transcript, seconds = answer
+        judgement = drill.judge(prompt, transcript, seconds)
+        show(feedback_line(judgement, drill.streak, seconds))
+        done += 1
+    return drill
+
+
+def feedback_line(judgement: Judgement, streak: int, seconds: float) -> str:
+    if judgement.verdict is Verdict.CORRECT:
+        return f"  correct ({judgement.score}) in {seconds:.1f}s · streak {streak}"
+    said = f"heard '{judgement.heard}'" if judgement.heard else "heard nothing"
+    detail = judgement.feedback() or f"the line is '{judgement.expected}'"
+    return f"  {judgement.verdict.value.replace('_', ' ')}: {said}; {detail}"

@@ -1,0 +1,152 @@
+"""Keeping a series safe: every game-log record journalled as it happens, and resume.
+
+The journal is a session listener: each record the engine produces is appended to the
+database in its own transaction, an undo truncates the journal, and a finished series is
+closed. Resuming loads the records, turns them back into moves and replays them through
+the engine with the same seed, so the table continues exactly where it stopped.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from voice_earl.chants import chant_set
+from voice_earl.errors import VoiceEarlError
+from voice_earl.gamelog import actions_of
+from voice_earl.listening.verdicts import Verdict
+from voice_earl.rules import DeckMode, profile_from_dict, profile_to_dict
+from voice_earl.session import (
+    FormulaJudged,
+    Move,
+    RulesApplied,
+    Seat,
+    SeatKind,
+    SessionEnded,
+    TableEvent,
+    TableSession,
+    TableSettings,
+    Undone,
+)
+from voice_earl.storage import Mode, Store, Utterance
+
+log = logging.getLogger(__name__)
+
+HEARD_FIELDS = ("heard", "verdict", "score", "latency_ms")
+
+
+def settings_record(settings: TableSettings, mode: str) -> dict[str, Any]:
+    """What a saved series needs to be rebuilt: seats, rules, deck, seed."""
+    return {
+        "players": list(settings.names),
+        "bots": [seat.kind is SeatKind.BOT for seat in settings.seats],
+        "profile": profile_to_dict(settings.profile),
+        "profile_name": settings.profile.name,
+        "deck": settings.deck.value,
+        "deals": settings.deals,
+        "seed": settings.seed,
+        "chant": settings.profile.chant,
+        "first_dealer": settings.first_dealer,
+        "mode": mode,
+    }
+
+
+def settings_from_record(record: Mapping[str, Any]) -> TableSettings:
+    try:
+        profile = profile_from_dict(dict(record["profile"]))
+        bots = record.get("bots") or [False] * len(record["players"])
+        seats = tuple(
+            Seat(name, SeatKind.BOT if bot else SeatKind.HUMAN) for name, bot in zip(record["players"], bots, strict=True)
+        )
+        return TableSettings(
+            seats=seats,
+            profile=profile,
+            deck=DeckMode(record["deck"]),
+            deals=record.get("deals"),
+            seed=int(record["seed"]),
+            chant=chant_set(profile.chant),
+            first_dealer=record.get("first_dealer"),
+        )
+    except (KeyError, TypeError, ValueError) as error:
+        raise VoiceEarlError(f"the saved series cannot be read back ({error})") from None
+
+
+def moves_from_records(records: Sequence[Mapping[str, Any]]) -> list[Move]:
+    """The moves of a journalled series, with what was heard for each."""
+    return [
+        Move(action, {k: records[i][k] for k in HEARD_FIELDS if k in records[i]})
+        for i, action in actions_of(records)
+    ]
+
+
+class Journal:
+    """Appends each record to the store as it happens; truncates on undo; closes at the end."""
+
+    def __init__(self, store: Store, series_id: int, session: TableSession, mode: str) -> None:
+        self.store = store
+        self.series_id = series_id
+        self.session = session
+        self.mode = Mode(mode) if mode in {m.value for m in Mode} else Mode.PLAY
+        self.saved = 0
+
+    def catch_up(self) -> None:
+        """Journal the records the session holds that the store does not have yet."""
+        for seq in range(self.saved, len(self.session.records)):
+            self.store.append_event(self.series_id, seq, self.session.records[seq])
+        self.saved = len(self.session.records)
+
+    def __call__(self, event: TableEvent) -> None:
+        if isinstance(event, RulesApplied):
+            self.catch_up()
+        elif isinstance(event, Undone):
+            self.store.truncate_events(self.series_id, event.records_kept)
+            self.saved = event.records_kept
+        elif isinstance(event, FormulaJudged):
+            self._utterance(event)
+        elif isinstance(event, SessionEnded) and event.finished:
+            self.store.finish_series(self.series_id)
+
+    def _utterance(self, event: FormulaJudged) -> None:
+        if self.session.settings.seats[event.seat].kind is SeatKind.BOT:
+            return
+        judgement = event.heard.judgement
+        if judgement.verdict is Verdict.PASS:
+            return
+        self.store.record_utterance(
+            Utterance(
+                mode=self.mode,
+                position=judgement.position,
+                rank=judgement.rank,
+                expected=judgement.expected,
+                heard=judgement.heard,
+                verdict=judgement.verdict.value,
+                score=judgement.score,
+                latency_ms=None if event.heard.latency_ms is None else round(event.heard.latency_ms),
+                series_id=self.series_id,
+            )
+        )
+
+
+def start_journal(store: Store, session: TableSession, mode: str) -> Journal:
+    """A new saved series for ``session``."""
+    series_id = store.open_series(settings_record(session.settings, mode))
+    journal = Journal(store, series_id, session, mode)
+    return journal
+
+
+def resume_point(store: Store) -> tuple[int, TableSettings, list[Move], list[dict[str, Any]]]:
+    """The newest unfinished series: its id, settings, moves and records."""
+    unfinished = store.unfinished_series()
+    if not unfinished:
+        raise VoiceEarlError("there is no unfinished series to resume: start one with `voice-earl play`")
+    series_id = unfinished[0].id
+    settings_data, records = store.load_series(series_id)
+    settings = settings_from_record(settings_data)
+    return series_id, settings, moves_from_records(records), records
+
+
+def check_replay(session: TableSession, records: Sequence[Mapping[str, Any]]) -> None:
+    """The replayed session must reproduce the journal exactly, or we refuse to go on."""
+    if list(session.records) != list(records):
+        raise VoiceEarlError("the saved series does not replay to the same game; it was left untouched")

@@ -1,0 +1,92 @@
+"""Running `play` and `practice`: choose the inputs, open the table, offer silent mode when
+the voice cannot start."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import logging
+import sys
+from collections.abc import Mapping
+
+from voice_earl.errors import VoiceEarlError
+from voice_earl.narrator import Verbosity
+from voice_earl.rules import DeckMode
+from voice_earl.session import SeatKind, TableSettings
+from voice_earl.table_app import NarratorOptions, keyboard_input, open_table
+from voice_earl.turns import InputSource
+
+log = logging.getLogger(__name__)
+
+
+def narrator_options(args: argparse.Namespace) -> NarratorOptions:
+    return NarratorOptions(
+        speak=not args.no_voice,
+        voice=args.voice,
+        rate=args.rate,
+        verbosity=Verbosity.parse(args.verbosity or "normal"),
+    )
+
+
+def _complain(text: str) -> None:
+    print(text, file=sys.stderr)
+
+
+def human_input(
+    args: argparse.Namespace, settings: TableSettings, stack: contextlib.ExitStack[bool | None]
+) -> tuple[InputSource, str, bool]:
+    """The humans' input source, its key help, and whether the game is silent.
+
+    When no microphone or recognizer can start, offer Silent Earl instead of failing.
+    """
+    if not args.silent:
+        try:
+            from voice_earl.voice_input import open_voice_input
+
+            source, keys = stack.enter_context(open_voice_input(args, settings))
+            return source, keys, False
+        except VoiceEarlError as error:
+            if not offer_silent(str(error)):
+                raise
+    source, keys = keyboard_input(sys.stdin, _complain)
+    return source, keys, True
+
+
+def offer_silent(problem: str) -> bool:
+    """Ask (at a terminal) whether to play Silent Earl instead; elsewhere say so and go on."""
+    print(f"voice-earl: {problem}", file=sys.stderr)
+    if not sys.stdin.isatty():
+        print("voice-earl: playing Silent Earl instead (one command per line: play, pass, lead Q, undo, quit)",
+              file=sys.stderr)
+        return True
+    answer = input("Play Silent Earl instead, with the keyboard? [Y/n] ").strip().lower()
+    return answer in ("", "y", "yes")
+
+
+def run_table_mode(args: argparse.Namespace, settings: TableSettings, mode: str) -> int:
+    """Play or practice: humans by voice (or keys), bots by strategy."""
+    from voice_earl.bots import strategy_by_name
+    from voice_earl.turns import BotSource
+
+    with contextlib.ExitStack() as stack:
+        human, keys, silent = human_input(args, settings, stack)
+        if silent and not settings.profile.silent:
+            settings = TableSettings(**{**settings.__dict__, "profile": settings.profile.with_changes(silent=True)})
+        strategy = getattr(args, "strategy", "most")
+        inputs: Mapping[int, InputSource] = {
+            seat: (BotSource(strategy_by_name(strategy), f"bots:{settings.seed}") if s.kind is SeatKind.BOT else human)
+            for seat, s in enumerate(settings.seats)
+        }
+        open_hands = settings.profile.open_hands and settings.deck is DeckMode.VIRTUAL
+        humans = {seat for seat, s in enumerate(settings.seats) if s.kind is SeatKind.HUMAN}
+
+        def show_hands(seat: int) -> bool:
+            # Practice shows the single human their own hand; open hands show everyone's.
+            return open_hands or (mode == "practice" and seat in humans and len(humans) == 1)
+
+        with open_table(settings, inputs, narration=narrator_options(args), show_hands=show_hands, keys=keys) as table:
+            if settings.profile.is_crowded(len(settings.seats)):
+                table.view.narrate(f"{len(settings.seats)} players: a crowded table, but it works.")
+            ended = table.run()
+    log.info("%s ended: %s", mode, "finished" if ended.finished else "stopped")
+    return 0
