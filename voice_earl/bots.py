@@ -12,6 +12,7 @@ Lead(player=0, rank=Rank.QUEEN, card=Card(rank=Rank.QUEEN, suit=Suit.SPADES), ch
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Sequence
 from typing import Protocol
 
@@ -43,10 +44,8 @@ class MostStrategy:
         leads = [a for a in legal if isinstance(a, Lead)]
         if not leads:
             return legal[0]  # plays are forced; which suit does not matter
-        counts: dict[object, int] = {}
-        for action in leads:
-            counts[action.rank] = counts.get(action.rank, 0) + 1
-        return max(leads, key=lambda a: counts[a.rank])
+        counts = _rank_counts(leads)
+        return max(leads, key=lambda a: counts[id(a.rank)])
 
 
 class FewestStrategy:
@@ -58,10 +57,14 @@ class FewestStrategy:
         leads = [a for a in legal if isinstance(a, Lead)]
         if not leads:
             return legal[0]
-        counts: dict[object, int] = {}
-        for action in leads:
-            counts[action.rank] = counts.get(action.rank, 0) + 1
-        return min(leads, key=lambda a: counts[a.rank])
+        counts = _rank_counts(leads)
+        return min(leads, key=lambda a: counts[id(a.rank)])
+
+
+def _rank_counts(leads: Sequence[Lead]) -> Counter[int]:
+    """How many leads there are of each rank, keyed by the rank's identity (ranks are singletons,
+    and hashing an enum member runs Python code: bots choose often)."""
+    return Counter([id(action.rank) for action in leads])
 
 
 STRATEGIES: dict[str, type[RandomStrategy] | type[MostStrategy] | type[FewestStrategy]] = {

@@ -32,6 +32,7 @@ voice_earl.engine.NoRankOpen: no rank is open: player 0 must lead
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -50,6 +51,10 @@ from voice_earl.events import (
     Won,
 )
 from voice_earl.rules import DeckMode, RulesProfile
+
+# Rank index by identity: enum members are singletons, and hashing an enum member runs
+# Python code, which the hot paths below would pay on every card.
+_RANK_INDEX: dict[int, int] = {id(rank): i for i, rank in enumerate(RANKS)}
 
 # ---------------------------------------------------------------------------- errors
 
@@ -217,14 +222,17 @@ class Deal:
         self.deck_mode = DeckMode.VIRTUAL if hands is not None else DeckMode.PHYSICAL
         self.initial_hands = tuple(tuple(h) for h in hands) if hands is not None else None
         self.hands: list[list[Card]] | None = [list(h) for h in hands] if hands is not None else None
+        self.initial_sizes = tuple(hand_sizes)
         self.sizes = list(hand_sizes)
         # counts[seat][rank index]: how many of each rank a seat holds (virtual deck only)
         self._counts = [[0] * 13 for _ in range(count)]
         if self.hands is not None:
             for seat, hand in enumerate(self.hands):
+                held = self._counts[seat]
                 for card in hand:
-                    self._counts[seat][card.rank.index] += 1
+                    held[_RANK_INDEX[id(card.rank)]] += 1
         self.out = [0] * 13  # cards of each rank played and not taken back
+        self._finished: tuple[Rank, ...] = ()
         self.rank: Rank | None = None  # the open rank
         self.in_quartet = 0  # cards of the open rank played since its lead
         self.last_player: int | None = None  # last to play a card of the open rank
@@ -233,6 +241,10 @@ class Deal:
         self.turn = self._next_seat(dealer)  # eldest hand leads
         self.history: list[Action] = []
         self._next = {s: self._next_seat(s) for s in self.seated}
+        self._passed = {s: (Passed(number, s),) for s in self.seated}  # the same event every circle
+        # Per seat, the Lead of each card met so far, keyed by the card object's identity (a
+        # hand holds its cards alive): a hand's leads are offered again and again.
+        self._leads: list[dict[int, Lead]] = [{} for _ in range(count)]
 
     # -- construction
 
@@ -280,7 +292,7 @@ class Deal:
             players=self.players,
             seated=self.seated,
             hands=self.initial_hands,
-            hand_sizes=tuple(len(h) for h in self.initial_hands) if self.initial_hands else tuple(self.sizes),
+            hand_sizes=self.initial_sizes,
         )
 
     def replayed(self, actions: Sequence[Action]) -> Deal:
@@ -289,7 +301,7 @@ class Deal:
             self.profile,
             dealer=self.dealer,
             hands=self.initial_hands,
-            hand_sizes=self.started_event().hand_sizes,
+            hand_sizes=self.initial_sizes,
             seated=self.seated,
             number=self.number,
             players=self.players,
@@ -314,26 +326,26 @@ class Deal:
 
     def holds(self, seat: int, rank: Rank) -> bool:
         """Whether ``seat`` holds a card of ``rank`` (virtual deck only)."""
-        return self._counts[seat][rank.index] > 0
+        return self._counts[seat][_RANK_INDEX[id(rank)]] > 0
 
     def count_of(self, seat: int, rank: Rank) -> int:
-        return self._counts[seat][rank.index]
+        return self._counts[seat][_RANK_INDEX[id(rank)]]
 
     def finished_ranks(self) -> tuple[Rank, ...]:
-        return tuple(rank for rank in RANKS if self.out[rank.index] == 4)
+        return self._finished
 
     def formula_due(self) -> FormulaDue | None:
         """The line the next card must be played with, or None when the deal is over."""
         if self.winner is not None:
             return None
         if self.rank is None:
-            return FormulaDue(self.turn, 1, None)
+            return _lead_due(self.turn)
         return FormulaDue(self.turn, self._position_of_next(self.rank), self.rank)
 
     def _position_of_next(self, rank: Rank) -> int:
         # The card that brings a rank's count to four is always the Earl, even in a quartet
         # re-led after a full circle of passes (parlour), which may have fewer than four cards.
-        return 4 if self.out[rank.index] == 3 else self.in_quartet + 1
+        return 4 if self.out[_RANK_INDEX[id(rank)]] == 3 else self.in_quartet + 1
 
     def legal_actions(self) -> tuple[Action, ...]:
         """Every action the player whose turn it is may take. Empty when the deal is over."""
@@ -343,34 +355,39 @@ class Deal:
         rank = self.rank
         if self.hands is None:
             if rank is None:
-                return tuple(Lead(seat, r) for r in RANKS if self.out[r.index] < 4)
-            return (Play(seat), Pass(seat))
-        hand = self.hands[seat]
+                return tuple(Lead(seat, r) for r, out in zip(RANKS, self.out, strict=True) if out < 4)
+            return _physical_moves(seat)
         if rank is None:
-            return tuple(Lead(seat, card.rank, card) for card in hand)
-        if self._counts[seat][rank.index]:
-            return tuple(Play(seat, card) for card in hand if card.rank is rank)
-        return (Pass(seat),)
+            leads = self._leads[seat]
+            return tuple(leads.get(id(card)) or self._new_lead(seat, card) for card in self.hands[seat])
+        if self._counts[seat][_RANK_INDEX[id(rank)]]:
+            return tuple(Play(seat, card) for card in self.hands[seat] if card.rank is rank)
+        return _pass_only(seat)
+
+    def _new_lead(self, seat: int, card: Card) -> Lead:
+        lead = self._leads[seat][id(card)] = Lead(seat, card.rank, card)
+        return lead
 
     def view(self, seat: int) -> SeatView:
         """What the player in ``seat`` may see."""
-        open_hands = self.profile.open_hands
         hands = self.hands
-        own = tuple(hands[seat]) if hands is not None else None
-        visible = tuple(
-            tuple(h) if hands is not None and (open_hands or i == seat) else None
-            for i, h in enumerate(hands if hands is not None else [[]] * self.player_count)
-        )
+        visible: list[tuple[Card, ...] | None] = [None] * len(self.sizes)
+        own = None
+        if hands is not None:
+            own = tuple(hands[seat])
+            if self.profile.open_hands:
+                visible = [tuple(hand) for hand in hands]
+            visible[seat] = own
         return SeatView(
-            seat=seat,
-            hand=own,
-            visible_hands=visible,
-            hand_sizes=tuple(self.sizes),
-            turn=None if self.over else self.turn,
-            due=self.formula_due(),
-            quartet=(self.rank, self.in_quartet) if self.rank is not None else None,
-            finished_ranks=self.finished_ranks(),
-            winner=self.winner,
+            seat,
+            own,
+            tuple(visible),
+            tuple(self.sizes),
+            None if self.winner is not None else self.turn,
+            self.formula_due(),
+            (self.rank, self.in_quartet) if self.rank is not None else None,
+            self._finished,
+            self.winner,
         )
 
     # -- moves
@@ -384,16 +401,16 @@ class Deal:
             raise GameOver(f"deal {self.number} is over: player {self.winner} won")
         if isinstance(action, Misplay):
             return self._misplay(action)
-        if action.player not in self._next:
-            raise NotSeated(f"player {action.player} does not take part in this deal")
         if action.player != self.turn:
+            if action.player not in self._next:
+                raise NotSeated(f"player {action.player} does not take part in this deal")
             raise OutOfTurn(f"it is player {self.turn}'s turn, not player {action.player}'s")
-        if isinstance(action, Pass):
-            events = self._pass(action)
-        elif isinstance(action, Lead):
-            events = self._lead(action)
-        else:
+        if isinstance(action, Play):
             events = self._play(action)
+        elif isinstance(action, Pass):
+            events = self._pass(action)
+        else:
+            events = self._lead(action)
         self.history.append(action)
         return events
 
@@ -410,13 +427,13 @@ class Deal:
         rank = self.rank
         if rank is None:
             raise NoRankOpen(f"no rank is open: player {action.player} must lead, not pass")
-        if self.hands is not None and self._counts[action.player][rank.index]:
+        if self.hands is not None and self._counts[action.player][_RANK_INDEX[id(rank)]]:
             raise PassWhileHolding(f"player {action.player} holds a {rank.word} and must play it")
         self.passes += 1
         self.turn = self._next[action.player]
         if self.passes < len(self.seated):
-            return (Passed(self.number, action.player),)
-        return (Passed(self.number, action.player), self._full_circle(rank))
+            return self._passed[action.player]
+        return (*self._passed[action.player], self._full_circle(rank))
 
     def _full_circle(self, rank: Rank) -> FullCircle:
         # All 52 cards are in hands, so a full circle proves someone passed while holding the rank.
@@ -434,65 +451,76 @@ class Deal:
                 f"the {self.rank.plural.lower()} are still open: play a {self.rank.word} or pass"
             )
         rank = action.rank
-        if self.out[rank.index] == 4:
+        index = _RANK_INDEX[id(rank)]
+        if self.out[index] == 4:
             raise RankFinished(f"all four {rank.plural.lower()} are out already: lead another rank")
-        self._take(action.player, rank, action.card)
+        seat, card = action.player, action.card
+        self._take(seat, rank, index, card)
         self.rank = rank
         self.in_quartet = 0
-        led = Led(self.number, action.player, rank, action.card, chant_ok=action.chant_ok)
-        return self._after_card(action.player, rank, action.card, action.chant_ok, led)
+        led = Led(self.number, seat, rank, card, 1, action.chant_ok)
+        return self._after_card(seat, rank, index, card, action.chant_ok, led)
 
     def _play(self, action: Play) -> tuple[Event, ...]:
         rank = self.rank
+        seat, card = action.player, action.card
         if rank is None:
-            raise NoRankOpen(f"no rank is open: player {action.player} must lead")
-        if action.card is not None and action.card.rank is not rank:
-            raise WrongRank(f"{action.card} is not a {rank.word}: the {rank.plural.lower()} are open")
-        position = self._position_of_next(rank)
-        self._take(action.player, rank, action.card)
-        played = Played(self.number, action.player, rank, action.card, position, action.chant_ok)
-        return self._after_card(action.player, rank, action.card, action.chant_ok, played)
+            raise NoRankOpen(f"no rank is open: player {seat} must lead")
+        if card is not None and card.rank is not rank:
+            raise WrongRank(f"{card} is not a {rank.word}: the {rank.plural.lower()} are open")
+        index = _RANK_INDEX[id(rank)]
+        position = 4 if self.out[index] == 3 else self.in_quartet + 1  # as _position_of_next
+        self._take(seat, rank, index, card)
+        played = Played(self.number, seat, rank, card, position, action.chant_ok)
+        return self._after_card(seat, rank, index, card, action.chant_ok, played)
 
-    def _take(self, seat: int, rank: Rank, card: Card | None) -> None:
+    def _take(self, seat: int, rank: Rank, index: int, card: Card | None) -> None:
         """Move a card from a hand to the table, or refuse with CardNotHeld."""
         if self.hands is not None:
             if card is None:
                 raise CardNotHeld("a virtual deck needs the card, not only its rank")
-            if card.rank is not rank or card not in self.hands[seat]:
+            if card.rank is not rank or not self._counts[seat][index]:
                 raise CardNotHeld(f"player {seat} does not hold {card}")
-            self.hands[seat].remove(card)
-            self._counts[seat][rank.index] -= 1
+            try:
+                self.hands[seat].remove(card)
+            except ValueError:
+                raise CardNotHeld(f"player {seat} does not hold {card}") from None
+            self._counts[seat][index] -= 1
         elif self.sizes[seat] == 0:
             raise CardNotHeld(f"player {seat} has no cards left")
         self.sizes[seat] -= 1
-        self.out[rank.index] += 1
+        self.out[index] += 1
 
     def _give_back(self, seat: int, rank: Rank, card: Card | None) -> None:
         if self.hands is not None and card is not None:
             self.hands[seat].append(card)
-            self._counts[seat][rank.index] += 1
+            self._counts[seat][_RANK_INDEX[id(rank)]] += 1
         self.sizes[seat] += 1
-        self.out[rank.index] -= 1
+        self.out[_RANK_INDEX[id(rank)]] -= 1
 
-    def _after_card(self, seat: int, rank: Rank, card: Card | None, chant_ok: bool, event: Event) -> tuple[Event, ...]:
-        if not chant_ok and self.profile.chant_forfeit_applies:
-            return self._forfeit(seat, rank, card, event)
-        events: list[Event] = [event]
-        if not chant_ok and self.profile.forfeit_kitty and not self.profile.silent:
-            events.append(Penalised(self.number, seat, "chant"))
+    def _after_card(
+        self, seat: int, rank: Rank, index: int, card: Card | None, chant_ok: bool, event: Event
+    ) -> tuple[Event, ...]:
+        events: tuple[Event, ...] = (event,)
+        if not chant_ok:
+            if self.profile.chant_forfeit_applies:
+                return self._forfeit(seat, rank, card, event)
+            if self.profile.forfeit_kitty and not self.profile.silent:
+                events += (Penalised(self.number, seat, "chant"),)
         self.in_quartet += 1
         self.last_player = seat
         self.passes = 0
-        if self.out[rank.index] == 4:
-            events.append(QuartetCompleted(self.number, seat, rank))
+        if self.out[index] == 4:
+            events += (QuartetCompleted(self.number, seat, rank),)
+            self._finished = tuple(r for r, out in zip(RANKS, self.out, strict=True) if out == 4)
             self._close_quartet()
             self.turn = seat  # the Earl leads the next rank
         else:
             self.turn = self._next[seat]
         if self.sizes[seat] == 0:
             self.winner = seat
-            events.append(Won(self.number, seat, tuple(self.sizes)))
-        return tuple(events)
+            events += (Won(self.number, seat, tuple(self.sizes)),)
+        return events
 
     def _forfeit(self, seat: int, rank: Rank, card: Card | None, event: Event) -> tuple[Event, ...]:
         # Parlour: the card goes back, the quartet's position does not advance, the turn moves on.
@@ -518,3 +546,21 @@ class Deal:
             if candidate in self.seated:
                 return candidate
         raise ValueError("no seated players")
+
+
+# Immutable values that depend only on the seat, shared by every deal.
+
+
+@functools.cache
+def _pass_only(seat: int) -> tuple[Pass]:
+    return (Pass(seat),)
+
+
+@functools.cache
+def _physical_moves(seat: int) -> tuple[Play, Pass]:
+    return (Play(seat), Pass(seat))
+
+
+@functools.cache
+def _lead_due(seat: int) -> FormulaDue:
+    return FormulaDue(seat, 1, None)

@@ -56,9 +56,8 @@ def settings_from_record(record: Mapping[str, Any]) -> TableSettings:
     try:
         profile = profile_from_dict(dict(record["profile"]))
         bots = record.get("bots") or [False] * len(record["players"])
-        seats = tuple(
-            Seat(name, SeatKind.BOT if bot else SeatKind.HUMAN) for name, bot in zip(record["players"], bots, strict=True)
-        )
+        kinds = [SeatKind.BOT if bot else SeatKind.HUMAN for bot in bots]
+        seats = tuple(Seat(name, kind) for name, kind in zip(record["players"], kinds, strict=True))
         return TableSettings(
             seats=seats,
             profile=profile,

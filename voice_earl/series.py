@@ -82,7 +82,10 @@ class Series:
         self.planned_deals = deals if deals is not None else (profile.series_deals or 1)
         if self.planned_deals < 1:
             raise ValueError("a series needs at least one deal")
-        self.dealer = first_dealer if first_dealer is not None else rng.randrange(len(players))
+        # The lot for the first dealer is drawn even when the dealer is given, so that the
+        # shuffles a seed deals do not depend on it (replay passes the logged dealer).
+        lot = rng.randrange(len(players))
+        self.dealer = first_dealer if first_dealer is not None else lot
         start = profile.starting_stack if profile.scoring is Scoring.COUNTERS else 0
         self.totals = [start] * len(players)
         self.deal: Deal | None = None

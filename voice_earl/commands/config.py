@@ -1,17 +1,58 @@
-"""`voice-earl config` (not built yet)."""
+"""`voice-earl config`: where the settings file is, what it holds, and changing it."""
 
 from __future__ import annotations
 
 import argparse
+import sys
 
-from voice_earl.errors import VoiceEarlError
+from voice_earl import config
+from voice_earl.config import KEYS, LoadedSettings, toml_value
 
-HELP = "config (coming soon)"
+HELP = "show or change the default settings (config.toml)"
+
+KEY_HELP = (
+    "keys: players (comma-separated names), profile (hoyle|parlour), deck (physical|virtual), "
+    "chant (earl|snip-snap-snorum|path.toml), strictness (lenient|normal|strict), "
+    "recognizer (auto|vosk|pocketsphinx), model (path), input_device (index or name), "
+    "verbosity (quiet|normal|chatty), language (en|nl|it), narrator.voice, narrator.rate (80-450 words per minute)"
+)
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    pass
+    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    actions.add_parser("path", help="print where the config file is")
+    actions.add_parser("show", help="print every setting and where it comes from")
+    set_parser = actions.add_parser("set", help="set KEY to VALUE", epilog=KEY_HELP)
+    set_parser.add_argument("key", metavar="KEY", help="a dotted key such as profile or narrator.rate")
+    set_parser.add_argument("value", metavar="VALUE", help="the new value")
+    unset_parser = actions.add_parser("unset", help="remove KEY so its default applies", epilog=KEY_HELP)
+    unset_parser.add_argument("key", metavar="KEY")
 
 
 def run(args: argparse.Namespace) -> int:
-    raise VoiceEarlError("'config' is not available yet")
+    path = config.config_path()
+    if args.action == "path":
+        print(path)
+    elif args.action == "show":
+        _show(config.load_settings())
+    elif args.action == "set":
+        stored = config.set_value(args.key, args.value)
+        print(f"{args.key} = {toml_value(stored)}  (saved in {path})")
+    else:
+        if config.unset_value(args.key):
+            print(f"{args.key} removed: its default applies  ({path})")
+        else:
+            print(f"{args.key} was not set: its default applies")
+    return 0
+
+
+def _show(loaded: LoadedSettings) -> None:
+    exists = loaded.path.exists()
+    print(f"# {loaded.path}" + ("" if exists else " (not created yet: every value is a default)"))
+    for key in KEYS:
+        value = getattr(loaded.settings, key.field)
+        origin = "from the config file" if key.name in loaded.from_file else "default"
+        text = "(not set)" if value is None else toml_value(value)
+        print(f"{key.name + ' = ' + text:<44} # {origin}")
+    for problem in loaded.problems:
+        print(f"warning: {problem}", file=sys.stderr)

@@ -50,10 +50,20 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--deals", type=_positive, default=None, help="deals in the series (default: the profile's)")
     parser.add_argument("--seed", type=int, default=1, help="the same seed gives the same game")
     parser.add_argument("--profile", choices=sorted(PROFILES), default="hoyle")
-    parser.add_argument("--chant-errors", type=_probability, default=0.0, metavar="P",
-                        help="chance that a bot bungles a formula (exercises the parlour forfeit)")
-    parser.add_argument("--strategies", type=_strategies, default=("most",), metavar="S[,S...]",
-                        help=f"strategies cycled over the seats: {', '.join(STRATEGIES)}")
+    parser.add_argument(
+        "--chant-errors",
+        type=_probability,
+        default=0.0,
+        metavar="P",
+        help="chance that a bot bungles a formula (exercises the parlour forfeit)",
+    )
+    parser.add_argument(
+        "--strategies",
+        type=_strategies,
+        default=("most",),
+        metavar="S[,S...]",
+        help=f"strategies cycled over the seats: {', '.join(STRATEGIES)}",
+    )
     parser.add_argument("--jsonl", action="store_true", help="print the game log, one JSON object per line")
     parser.add_argument("--moves", action="store_true", help="show every move in the readable output")
 
@@ -111,7 +121,7 @@ class ReadableLog:
         if not self.moves:
             return None
         if isinstance(event, Led):
-            return f"  {n[event.player]} leads {event.card}: \"There's as good as {event.rank.word} can be\""
+            return f'  {n[event.player]} leads {event.card}: "There\'s as good as {event.rank.word} can be"'
         if isinstance(event, Played):
             return f"  {n[event.player]} plays {event.card} (card {event.position})"
         if isinstance(event, Passed):
@@ -128,11 +138,15 @@ def print_summary(result: SimulationResult, out: TextIO) -> None:
     print(header, file=out)
     for seat, entry in enumerate(result.seats):
         place = result.places[seat] if result.places else ""
-        print(f"{seat:<5}{entry.name:<8}{entry.strategy:<10}{entry.wins:>6}{entry.win_rate:>10.1%}"
-              f"{entry.mean_settlement:>13.2f}{entry.total:>8}{place:>7}", file=out)
+        print(
+            f"{seat:<5}{entry.name:<8}{entry.strategy:<10}{entry.wins:>6}{entry.win_rate:>10.1%}"
+            f"{entry.mean_settlement:>13.2f}{entry.total:>8}{place:>7}",
+            file=out,
+        )
     if len(result.by_strategy) > 1:
         print(f"\n{'strategy':<10}{'deals':>7}{'wins':>6}{'win rate':>10}{'mean settle':>13}", file=out)
         for name, entry in result.by_strategy.items():
-            print(f"{name:<10}{entry.deals:>7}{entry.wins:>6}{entry.win_rate:>10.1%}{entry.mean_settlement:>13.2f}",
-                  file=out)
-
+            print(
+                f"{name:<10}{entry.deals:>7}{entry.wins:>6}{entry.win_rate:>10.1%}{entry.mean_settlement:>13.2f}",
+                file=out,
+            )
