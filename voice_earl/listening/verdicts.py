@@ -1,0 +1,310 @@
+"""Verdicts: how a transcript compares with the line due.
+
+>>> from voice_earl.cards import Rank
+>>> queens = ListenContext(2, (Rank.QUEEN,))
+>>> judge("There's a Queen as good as he", queens).verdict
+<Verdict.CORRECT: 'correct'>
+>>> judge("there's a king as good as he", queens).feedback()
+'you said King, but the rank is Queen'
+>>> judge("there's the best of all the three", queens).feedback()
+"that is the third card's line; the second card says 'There's a Queen as good as he'"
+>>> judge("there's a queen as good as me", queens, Strictness.STRICT).feedback()
+"you said 'as good as me', the line ends 'as good as he'"
+>>> lead = ListenContext(1, (Rank.SEVEN, Rank.KING))
+>>> j = judge("there's as good a 7 can be", lead)
+>>> j.verdict.value, j.rank, j.expected
+('correct', Rank.SEVEN, "There's as good a Seven can be")
+>>> judge("there's as good as eleven can be", lead).verdict.value
+'unclear'
+
+How a verdict is reached (``score`` is the weighted word match of
+:mod:`voice_earl.listening.align`, 0-100; ``threshold`` depends on the strictness):
+
+1. nothing left after :func:`normalise` -> ``silent``;
+2. pass words and small words only ("pass", "I pass") -> ``pass`` (kept tight on purpose:
+   table talk that merely contains "pass" is not a pass);
+3. the due line scores at least the threshold, no worse than any other line: its rank word
+   decides: the due rank (at a lead: one of ``context.ranks``) -> ``correct``; another rank
+   -> ``wrong_rank``; no rank word where the rank goes -> ``unclear`` (``lenient`` lets a
+   missing rank pass at positions 2-4, where the rank is known, but never a different one);
+4. another position's line scores at least the threshold -> ``wrong_line``;
+5. otherwise -> ``unclear`` (below 50 no line counts as heard: ``heard_position`` is None).
+
+Thresholds: ``lenient`` 60 (about two whole words wrong in a seven-word line), ``normal`` 75
+(one word wrong, or a couple of small words dropped), ``strict`` 90 (one small word, or a
+near-miss spelling of a word, such as "coventree").
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Literal
+
+from rapidfuzz.distance import Levenshtein
+
+from voice_earl.cards import Rank
+from voice_earl.chants import POSITIONS, ChantSet
+from voice_earl.listening.align import SMALL_WORDS, Alignment, align
+from voice_earl.listening.context import PASS_WORDS, ListenContext
+from voice_earl.listening.text import RANK_BY_WORD, RANK_HOMOPHONES, SLOT, normalise, template_words
+
+__all__ = ["DiffOp", "Judgement", "ListenContext", "Strictness", "Verdict", "judge", "normalise"]
+
+
+class Verdict(enum.Enum):
+    CORRECT = "correct"
+    WRONG_LINE = "wrong_line"  # another position's line
+    WRONG_RANK = "wrong_rank"  # the due line naming another rank (at a lead: a rank not open)
+    PASS = "pass"
+    UNCLEAR = "unclear"  # nothing close enough, or no rank word heard where it is needed
+    SILENT = "silent"  # nothing left after normalisation
+
+
+class Strictness(enum.Enum):
+    LENIENT = "lenient"
+    NORMAL = "normal"
+    STRICT = "strict"
+
+    @property
+    def threshold(self) -> int:
+        """The lowest score at which a line (or a pass) counts as heard."""
+        return _THRESHOLDS[self]
+
+
+_THRESHOLDS = {Strictness.LENIENT: 60, Strictness.NORMAL: 75, Strictness.STRICT: 90}
+
+DiffKind = Literal["equal", "replace", "insert", "delete"]
+
+
+@dataclass(frozen=True)
+class DiffOp:
+    """One stretch of the word diff, seen from the speaker: ``insert`` is words said that the line
+    does not have, ``delete`` is words of the line that were not said."""
+
+    kind: DiffKind
+    said: tuple[str, ...]
+    due: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Judgement:
+    verdict: Verdict
+    heard: str  # the transcript, normalised
+    score: int  # 0-100: how closely the words matched the line heard (the rank word is judged apart)
+    position: int  # the position due
+    rank: Rank | None  # the due rank, or at a lead the rank heard (None if no rank was heard)
+    heard_position: int | None  # the position whose line the transcript came closest to (None: none close)
+    heard_rank: Rank | None  # the rank word heard where that line names its rank
+    expected: str  # the due line as displayed, for ``rank`` ("RANK" when a lead's rank is unknown)
+    diff: tuple[DiffOp, ...]  # what was said against ``expected``, word by word
+
+    @property
+    def accepted(self) -> bool:
+        return self.verdict is Verdict.CORRECT
+
+    def feedback(self) -> str:
+        """One sentence for the player; "" when there is nothing to correct (correct, or a pass)."""
+        if self.verdict in (Verdict.CORRECT, Verdict.PASS):
+            return ""
+        if self.verdict is Verdict.SILENT:
+            return f"nothing was heard; the line is '{self.expected}'"
+        if self.verdict is Verdict.WRONG_RANK and self.heard_rank is not None:
+            if self.position == 1:
+                return f"you said {self.heard_rank.word}, which is not a rank you can lead now"
+            due = self.rank.word if self.rank is not None else "another"
+            return f"you said {self.heard_rank.word}, but the rank is {due}"
+        if self.verdict is Verdict.WRONG_LINE and self.heard_position is not None:
+            return (
+                f"that is the {_CARD_NAMES[self.heard_position]}'s line; "
+                f"the {_CARD_NAMES[self.position]} says '{self.expected}'"
+            )
+        if self.heard_position is None:
+            return f"that did not sound like the line '{self.expected}'"
+        return _diff_sentence(self.diff) or f"that was not clear; the line is '{self.expected}'"
+
+
+_CARD_NAMES = {1: "lead", 2: "second card", 3: "third card", 4: "fourth card"}
+# Shown in place of the rank when a lead's rank was not heard.
+UNKNOWN_RANK = "RANK"
+
+
+@dataclass(frozen=True)
+class _Wording:
+    position: int
+    text: str  # display text, "{rank}" where the rank goes
+    words: tuple[str, ...]  # normalised, SLOT where the rank goes
+
+
+@dataclass(frozen=True)
+class _Heard:
+    wording: _Wording
+    alignment: Alignment
+
+    @property
+    def rank(self) -> Rank | None:
+        filler = self.alignment.filler
+        if filler is None:
+            return None
+        return RANK_BY_WORD.get(filler) or RANK_HOMOPHONES.get(filler)
+
+
+@lru_cache(maxsize=32)
+def _wordings(chant: ChantSet) -> tuple[_Wording, ...]:
+    return tuple(
+        _Wording(position, text, template_words(text))
+        for position in POSITIONS
+        for text in (chant.lines[position - 1], *chant.alternates[position - 1])
+    )
+
+
+_PASS_SET = frozenset(normalise(word) for word in PASS_WORDS)
+# Below this score nothing was close: no line is reported as heard.
+NOTHING_CLOSE = 50
+
+
+def judge(transcript: str, context: ListenContext, strictness: Strictness = Strictness.NORMAL) -> Judgement:
+    """Judge what the recognizer heard against the line ``context`` has due.
+
+    Well under a millisecond for a typical context: one small edit-distance table per wording.
+    """
+    heard = normalise(transcript)
+    said = tuple(heard.split())
+    wordings = _wordings(context.chant)
+    first = next(w for w in wordings if w.position == context.position)
+    if not said:
+        return _judgement(Verdict.SILENT, said, context, first, context.due_rank, 0, None, None)
+    if _only_pass_words(said):
+        return _judgement(Verdict.PASS, said, context, first, context.due_rank, 100, None, None)
+
+    best_by_position: dict[int, _Heard] = {}
+    for wording in wordings:
+        match = _Heard(wording, align(said, wording.words))
+        current = best_by_position.get(wording.position)
+        if current is None or match.alignment.score > current.alignment.score:
+            best_by_position[wording.position] = match
+    due = best_by_position[context.position]
+    best = max(best_by_position.values(), key=lambda h: (h.alignment.score, h is due))
+    score = best.alignment.score
+    if best is due and score >= strictness.threshold:
+        verdict, rank = _judge_rank(due, context, strictness)
+    elif score >= strictness.threshold:
+        verdict, rank = Verdict.WRONG_LINE, _settled_rank(best.rank, context)
+    elif score >= NOTHING_CLOSE:
+        verdict, rank = Verdict.UNCLEAR, _settled_rank(best.rank, context)
+    else:
+        return _judgement(Verdict.UNCLEAR, said, context, due.wording, context.due_rank, score, None, None)
+    return _judgement(verdict, said, context, due.wording, rank, score, best.wording.position, best.rank)
+
+
+def _only_pass_words(said: tuple[str, ...]) -> bool:
+    """"pass", "I pass", "pass, pass": a pass word and small words only."""
+    words = [word for word in said if word not in SMALL_WORDS]
+    return bool(words) and all(word in _PASS_SET for word in words)
+
+
+def _judge_rank(due: _Heard, context: ListenContext, strictness: Strictness) -> tuple[Verdict, Rank | None]:
+    """The due line was heard: now its rank word decides."""
+    if not due.alignment.has_slot:
+        # A custom lead wording without {rank} cannot settle a lead's rank by itself.
+        return (Verdict.CORRECT if context.due_rank is not None else Verdict.UNCLEAR), context.due_rank
+    heard = due.rank
+    if heard is None:
+        missing = due.alignment.filler is None
+        if missing and strictness is Strictness.LENIENT and context.position > 1:
+            return Verdict.CORRECT, context.due_rank
+        return Verdict.UNCLEAR, context.due_rank
+    if heard in context.ranks:
+        return Verdict.CORRECT, heard
+    return Verdict.WRONG_RANK, heard if context.position == 1 else context.due_rank
+
+
+def _settled_rank(heard: Rank | None, context: ListenContext) -> Rank | None:
+    if context.position == 1 and heard in context.ranks:
+        return heard
+    return context.due_rank
+
+
+def _judgement(
+    verdict: Verdict,
+    said: tuple[str, ...],
+    context: ListenContext,
+    due: _Wording,
+    rank: Rank | None,
+    score: int,
+    heard_position: int | None,
+    heard_rank: Rank | None,
+) -> Judgement:
+    rank_word = rank.word if rank is not None else UNKNOWN_RANK
+    slot_word = rank_word.lower() if rank is not None else UNKNOWN_RANK
+    due_words = tuple(slot_word if word == SLOT else word for word in due.words)
+    return Judgement(
+        verdict=verdict,
+        heard=" ".join(said),
+        score=score,
+        position=context.position,
+        rank=rank,
+        heard_position=heard_position,
+        heard_rank=heard_rank,
+        expected=due.text.replace(SLOT, rank_word),
+        diff=word_diff(said, due_words),
+    )
+
+
+def word_diff(said: tuple[str, ...], due: tuple[str, ...]) -> tuple[DiffOp, ...]:
+    """Word-level diff, neighbouring changes merged into one stretch.
+
+    >>> [op.kind for op in word_diff(("as", "good", "me"), ("as", "good", "as", "he"))]
+    ['equal', 'replace']
+    """
+    ops: list[DiffOp] = []
+    for opcode in Levenshtein.opcodes(list(said), list(due)):
+        part_said = said[opcode.src_start : opcode.src_end]
+        part_due = due[opcode.dest_start : opcode.dest_end]
+        if opcode.tag != "equal" and ops and ops[-1].kind != "equal":
+            part_said, part_due = ops[-1].said + part_said, ops[-1].due + part_due
+            ops.pop()
+        ops.append(DiffOp(_kind(opcode.tag, part_said, part_due), part_said, part_due))
+    return tuple(ops)
+
+
+def _kind(tag: str, said: tuple[str, ...], due: tuple[str, ...]) -> DiffKind:
+    if tag == "equal":
+        return "equal"
+    if said and due:
+        return "replace"
+    return "insert" if said else "delete"
+
+
+# How many matching words to quote before a change, so the player can place it.
+_CONTEXT_WORDS = 3
+
+
+def _diff_sentence(diff: tuple[DiffOp, ...]) -> str:
+    """"you said 'as good as me', the line ends 'as good as he'" for the first change."""
+    for index, op in enumerate(diff):
+        if op.kind == "equal":
+            continue
+        before = diff[index - 1].due[-_CONTEXT_WORDS:] if index > 0 else ()
+        after: tuple[str, ...] = ()
+        if op.kind != "replace" and index + 1 < len(diff):
+            after = diff[index + 1].due[:1]
+        said = " ".join((*before, *op.said, *after))
+        due = " ".join((*before, *op.due, *after))
+        due_start = sum(len(o.due) for o in diff[:index]) - len(before)
+        due_end = due_start + len(before) + len(op.due) + len(after)
+        due_total = sum(len(o.due) for o in diff)
+        where = _where(due_start == 0, due_end == due_total)
+        if not said or not due:
+            return f"the line {where} '{due}'" if due else f"'{said}' is not in the line"
+        return f"you said '{said}', the line {where} '{due}'"
+    return ""
+
+
+def _where(at_start: bool, at_end: bool) -> str:
+    if at_start and at_end:
+        return "is"
+    if at_start:
+        return "starts"
+    return "ends" if at_end else "goes"
