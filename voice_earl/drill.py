@@ -71,8 +71,13 @@ class Drill:
     def next_prompt(self) -> Prompt:
         return Prompt(self.rng.choice(POSITIONS), self.rng.choice(RANKS))
 
+    def judge_only(self, prompt: Prompt, transcript: str) -> Judgement:
+        """The verdict, without counting it."""
+        return judge(transcript, prompt.context(self.chant), self.strictness)
+
     def judge(self, prompt: Prompt, transcript: str, seconds: float) -> Judgement:
-        judgement = judge(transcript, prompt.context(self.chant), self.strictness)
+        """The verdict, counted in the streak and the per-line statistics."""
+        judgement = self.judge_only(prompt, transcript)
         stats = self.per_line[prompt.position]
         stats.attempts += 1
         stats.seconds += seconds

@@ -8,11 +8,14 @@ import contextlib
 import logging
 import sys
 from collections.abc import Mapping
+from typing import Any
 
 from voice_earl.errors import VoiceEarlError
+from voice_earl.journal import Journal, check_replay, resume_point, start_journal
 from voice_earl.narrator import Verbosity
 from voice_earl.rules import DeckMode
-from voice_earl.session import SeatKind, TableSettings
+from voice_earl.session import Listener, Move, SeatKind, TableSession, TableSettings
+from voice_earl.storage import Store, StoreCorrupt
 from voice_earl.table_app import NarratorOptions, keyboard_input, open_table
 from voice_earl.turns import InputSource
 
@@ -63,12 +66,29 @@ def offer_silent(problem: str) -> bool:
     return answer in ("", "y", "yes")
 
 
-def run_table_mode(args: argparse.Namespace, settings: TableSettings, mode: str) -> int:
-    """Play or practice: humans by voice (or keys), bots by strategy."""
+def open_store() -> Store:
+    """The database, for journalling. A damaged file is moved aside (with a message) and a new one begun."""
+    try:
+        return Store.open()
+    except StoreCorrupt as error:
+        print(f"voice-earl: {error}", file=sys.stderr)
+        return Store.open()
+
+
+def run_table_mode(args: argparse.Namespace, settings: TableSettings | None, mode: str) -> int:
+    """Play or practice: humans by voice (or keys), bots by strategy. ``settings`` None: resume."""
     from voice_earl.bots import strategy_by_name
     from voice_earl.turns import BotSource
 
     with contextlib.ExitStack() as stack:
+        store = stack.enter_context(open_store())
+        moves: list[Move] = []
+        records: list[dict[str, Any]] = []
+        series_id: int | None = None
+        if settings is None:
+            series_id, settings, moves, records = resume_point(store)
+            print(f"Resuming series {series_id}: {', '.join(settings.names)}, {len(moves)} moves in.",
+                  file=sys.stderr)
         human, keys, silent = human_input(args, settings, stack)
         if silent and not settings.profile.silent:
             settings = TableSettings(**{**settings.__dict__, "profile": settings.profile.with_changes(silent=True)})
@@ -84,7 +104,19 @@ def run_table_mode(args: argparse.Namespace, settings: TableSettings, mode: str)
             # Practice shows the single human their own hand; open hands show everyone's.
             return open_hands or (mode == "practice" and seat in humans and len(humans) == 1)
 
-        with open_table(settings, inputs, narration=narrator_options(args), show_hands=show_hands, keys=keys) as table:
+        journal_box: list[Journal] = []
+
+        def journal(session: TableSession) -> list[Listener]:
+            if series_id is None:
+                journal_box.append(start_journal(store, session, mode))
+            else:
+                check_replay(session, records)
+                journal_box.append(Journal(store, series_id, session, mode))
+                journal_box[0].saved = len(records)
+            return [journal_box[0]]
+
+        with open_table(settings, inputs, narration=narrator_options(args), show_hands=show_hands, keys=keys,
+                        moves=moves, extra_listeners=journal) as table:
             if settings.profile.is_crowded(len(settings.seats)):
                 table.view.narrate(f"{len(settings.seats)} players: a crowded table, but it works.")
             ended = table.run()

@@ -63,7 +63,7 @@ def open_table(
     keys: str,
     moves: Sequence[Move] = (),
     jsonl: TextIO | None = None,
-    extra_listeners: Sequence[Listener] = (),
+    extra_listeners: Callable[[TableSession], Sequence[Listener]] = lambda session: (),
     screen: TableScreen | None = None,
 ) -> Iterator[Table]:
     """Build the session and its adapters; close the narrator and the screen on the way out."""
@@ -78,7 +78,8 @@ def open_table(
         speak=narration.speak,
         printer=view.narrate,
     )
-    listeners: list[Listener] = [Narration(session, narrator), view, *extra_listeners]
+    # The journal (among the extras) comes first: a record is safe before it is announced.
+    listeners: list[Listener] = [*extra_listeners(session), Narration(session, narrator), view]
     if jsonl is not None:
         listeners.append(JsonlLog(jsonl))
     session.listeners = listeners

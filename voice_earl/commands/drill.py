@@ -1,17 +1,69 @@
-"""`voice-earl drill` (not built yet)."""
+"""`voice-earl drill`: the formulas alone, scored with word-level feedback."""
 
 from __future__ import annotations
 
 import argparse
+import random
+import sys
+import time
 
-from voice_earl.errors import VoiceEarlError
+from voice_earl.chants import chant_set
+from voice_earl.drill import Drill, Prompt, run_drill
+from voice_earl.listening.verdicts import Strictness
 
-HELP = "drill (coming soon)"
+HELP = "practise the four formulas alone: a random position and rank, you recite, it scores"
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    pass
+    parser.add_argument("--rounds", type=int, default=10, help="how many prompts (0: until you quit)")
+    parser.add_argument("--typed", action="store_true", help="type the lines instead of saying them")
+    parser.add_argument("--chant", default=None, help="earl (default), snip-snap-snorum, or a .toml file")
+    parser.add_argument("--strictness", choices=[s.value for s in Strictness], default=None)
+    parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument("--recognizer", choices=("auto", "vosk", "pocketsphinx"), default=None)
+    parser.add_argument("--model", default=None, help="path to a vosk model directory")
+    parser.add_argument("--device", default=None, help="microphone: name or index")
 
 
 def run(args: argparse.Namespace) -> int:
-    raise VoiceEarlError("'drill' is not available yet")
+    from voice_earl.commands.table_options import apply_config
+    from voice_earl.storage import Mode, Store, Utterance
+
+    apply_config(args)
+    drill = Drill(random.Random(args.seed), chant_set(args.chant), Strictness(args.strictness))
+    with Store.open() as store:
+        recite = typed_recital if args.typed else voice_recital(args)
+
+        def recite_and_keep(prompt: Prompt) -> tuple[str, float] | None:
+            answer = recite(prompt)
+            if answer is not None:
+                judgement = drill.judge_only(prompt, answer[0])
+                store.record_utterance(Utterance(
+                    mode=Mode.DRILL, position=prompt.position, rank=prompt.rank, expected=judgement.expected,
+                    heard=judgement.heard, verdict=judgement.verdict.value, score=judgement.score,
+                    latency_ms=round(answer[1] * 1000), strictness=args.strictness,
+                ))
+            return answer
+
+        print("Say the line for each prompt. Ctrl-C or an empty line (typed) stops.")
+        run_drill(drill, args.rounds, recite_and_keep, print)
+    print()
+    print("\n".join(drill.summary()))
+    return 0
+
+
+def typed_recital(prompt: Prompt) -> tuple[str, float] | None:
+    started = time.monotonic()
+    try:
+        line = input("> ")
+    except EOFError:
+        return None
+    if not line.strip() and sys.stdin.isatty():
+        return None
+    return line, time.monotonic() - started
+
+
+def voice_recital(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    from voice_earl.voice_input import drill_recital
+
+    return drill_recital(args)

@@ -6,7 +6,13 @@ import argparse
 import secrets
 import sys
 
-from voice_earl.commands.table_options import add_rules_options, add_voice_options, chant_of, rules_profile
+from voice_earl.commands.table_options import (
+    add_rules_options,
+    add_voice_options,
+    apply_config,
+    chant_of,
+    rules_profile,
+)
 from voice_earl.errors import UsageError
 from voice_earl.rules import DeckMode
 from voice_earl.session import Seat, TableSettings
@@ -27,7 +33,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from voice_earl.play_modes import run_table_mode
 
-    return run_table_mode(args, table_settings(args), mode="play")
+    apply_config(args)
+    return run_table_mode(args, None if args.resume else table_settings(args), mode="play")
 
 
 def table_settings(args: argparse.Namespace) -> TableSettings:

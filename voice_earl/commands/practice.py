@@ -6,7 +6,13 @@ import argparse
 import secrets
 
 from voice_earl.bots import STRATEGIES
-from voice_earl.commands.table_options import add_rules_options, add_voice_options, chant_of, rules_profile
+from voice_earl.commands.table_options import (
+    add_rules_options,
+    add_voice_options,
+    apply_config,
+    chant_of,
+    rules_profile,
+)
 from voice_earl.errors import UsageError
 from voice_earl.rules import DeckMode
 from voice_earl.session import Seat, SeatKind, TableSettings
@@ -26,6 +32,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from voice_earl.play_modes import run_table_mode
 
+    apply_config(args)
     return run_table_mode(args, practice_settings(args), mode="practice")
 
 

@@ -74,3 +74,36 @@ def rules_profile(args: argparse.Namespace, default: str = "hoyle") -> RulesProf
 
 def chant_of(profile: RulesProfile) -> ChantSet:
     return chant_set(profile.chant)
+
+
+def apply_config(args: argparse.Namespace) -> argparse.Namespace:
+    """Fill the options not given on the command line from the config file (flags win).
+
+    Problems in the file are reported on stderr and the rest of it still applies.
+    """
+    import sys
+
+    from voice_earl.config import effective_settings
+
+    loaded = effective_settings(args)
+    for problem in loaded.problems:
+        print(f"voice-earl: config: {problem}", file=sys.stderr)
+    s = loaded.settings
+    defaults = {
+        "players": list(s.players) or None,
+        "profile": s.profile,
+        "deck": s.deck,
+        "chant": s.chant,
+        "strictness": s.strictness,
+        "recognizer": s.recognizer,
+        "model": str(s.model) if s.model is not None else None,
+        "device": s.input_device,
+        "voice": s.narrator_voice,
+        "rate": s.narrator_rate,
+        "verbosity": s.verbosity,
+        "lang": s.language,
+    }
+    for name, value in defaults.items():
+        if hasattr(args, name) and getattr(args, name) in (None, []):
+            setattr(args, name, value)
+    return args
