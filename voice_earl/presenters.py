@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import TextIO
 
 from voice_earl import narrator as say
+from voice_earl.engine import FormulaDue
 from voice_earl.events import (
     Event,
     FullCircle,
@@ -184,7 +185,7 @@ class ScreenView:
             in_quartet=deal.in_quartet,
             finished_ranks=tuple(rank.value for rank in deal.finished_ranks()),
             due_player=settings.names[due.player] if due is not None else None,
-            due_line=session.formula_line(due) if due is not None and not settings.silent else None,
+            due_line=self._due_line(due),
             due_hint=say.turn(settings.names[due.player], due.rank, due.position).line if due is not None else "",
             heard=heard.heard if heard is not None else None,
             verdict=heard.verdict.value if heard is not None else None,
@@ -193,6 +194,14 @@ class ScreenView:
             status=self.status,
             keys=self.keys,
         )
+
+    def _due_line(self, due: FormulaDue | None) -> str | None:
+        """The formula in large text; in Silent Earl, whose turn and what is due instead."""
+        if due is None:
+            return None
+        if self.session.settings.silent:
+            return say.turn(self.session.settings.names[due.player], due.rank, due.position).line
+        return self.session.formula_line(due)
 
     def _title(self) -> str:
         session = self.session
