@@ -10,9 +10,11 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
+from voice_earl.commands.table_options import activate_language
 from voice_earl.errors import VoiceEarlError
+from voice_earl.i18n import _, current_language, narrator_voice_for
 from voice_earl.journal import Journal, check_replay, resume_point, start_journal
-from voice_earl.narrator import Verbosity
+from voice_earl.narrator import Narrator, Verbosity
 from voice_earl.rules import DeckMode
 from voice_earl.session import Listener, Move, SeatKind, TableSession, TableSettings
 from voice_earl.storage import Store, StoreCorrupt
@@ -23,9 +25,11 @@ log = logging.getLogger(__name__)
 
 
 def narrator_options(args: argparse.Namespace) -> NarratorOptions:
+    speak = not args.no_voice
     return NarratorOptions(
-        speak=not args.no_voice,
-        voice=args.voice,
+        speak=speak,
+        # Without a voice chosen, the narrator speaks the table's language when espeak-ng can.
+        voice=args.voice or (narrator_voice_for(current_language()) if speak else None),
         rate=args.rate,
         verbosity=Verbosity.parse(args.verbosity or "normal"),
     )
@@ -46,8 +50,8 @@ def human_input(
         try:
             from voice_earl.voice_input import open_voice_input
 
-            source, keys = stack.enter_context(open_voice_input(args, settings))
-            return source, keys, False
+            voice, voice_keys = stack.enter_context(open_voice_input(args, settings))
+            return voice, voice_keys, False
         except VoiceEarlError as error:
             if not offer_silent(str(error)):
                 raise
@@ -55,15 +59,24 @@ def human_input(
     return source, keys, True
 
 
+def _couple_voice_and_narrator(source: InputSource, narrator: Narrator) -> None:
+    """Half-duplex: the microphone is muted while the narrator speaks; a key cuts the narrator short."""
+    from voice_earl.voice_input import VoiceInput, mute_while_speaking
+
+    if isinstance(source, VoiceInput):
+        narrator.on_speaking(mute_while_speaking(source.listener))
+        source.on_key = narrator.interrupt
+
+
 def offer_silent(problem: str) -> bool:
     """Ask (at a terminal) whether to play Silent Earl instead; elsewhere say so and go on."""
     print(f"voice-earl: {problem}", file=sys.stderr)
     if not sys.stdin.isatty():
-        print("voice-earl: playing Silent Earl instead (one command per line: play, pass, lead Q, undo, quit)",
+        print("voice-earl: " + _("playing Silent Earl instead (one command per line: play, pass, lead Q, undo, quit)"),
               file=sys.stderr)
         return True
-    answer = input("Play Silent Earl instead, with the keyboard? [Y/n] ").strip().lower()
-    return answer in ("", "y", "yes")
+    answer = input(_("Play Silent Earl instead, with the keyboard? [Y/n] ")).strip().lower()
+    return answer in ("", "y", "yes", _("y"), _("yes"))
 
 
 def open_store() -> Store:
@@ -80,6 +93,7 @@ def run_table_mode(args: argparse.Namespace, settings: TableSettings | None, mod
     from voice_earl.bots import strategy_by_name
     from voice_earl.turns import BotSource
 
+    activate_language(args)
     with contextlib.ExitStack() as stack:
         store = stack.enter_context(open_store())
         moves: list[Move] = []
@@ -87,7 +101,8 @@ def run_table_mode(args: argparse.Namespace, settings: TableSettings | None, mod
         series_id: int | None = None
         if settings is None:
             series_id, settings, moves, records = resume_point(store)
-            print(f"Resuming series {series_id}: {', '.join(settings.names)}, {len(moves)} moves in.",
+            resuming = _("Resuming series {series}: {players}, {moves} moves in.")
+            print(resuming.format(series=series_id, players=", ".join(settings.names), moves=len(moves)),
                   file=sys.stderr)
         human, keys, silent = human_input(args, settings, stack)
         if silent and not settings.profile.silent:
@@ -117,8 +132,10 @@ def run_table_mode(args: argparse.Namespace, settings: TableSettings | None, mod
 
         with open_table(settings, inputs, narration=narrator_options(args), show_hands=show_hands, keys=keys,
                         moves=moves, extra_listeners=journal) as table:
+            _couple_voice_and_narrator(human, table.narrator)
             if settings.profile.is_crowded(len(settings.seats)):
-                table.view.narrate(f"{len(settings.seats)} players: a crowded table, but it works.")
+                crowded = _("{count} players: a crowded table, but it works.")
+                table.view.narrate(crowded.format(count=len(settings.seats)))
             ended = table.run()
     log.info("%s ended: %s", mode, "finished" if ended.finished else "stopped")
     return 0

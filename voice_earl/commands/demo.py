@@ -1,17 +1,86 @@
-"""`voice-earl demo` (not built yet)."""
+"""`voice-earl demo`: bots play a whole deal by voice, through the real listener, with no sound card."""
 
 from __future__ import annotations
 
 import argparse
+import sys
 
-from voice_earl.errors import VoiceEarlError
+from voice_earl.rules import PROFILES
 
-HELP = "demo (coming soon)"
+HELP = "watch bots play a deal by voice: synthesized formulas go through the real recognizer"
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    pass
+    parser.add_argument("--players", type=int, default=3, help="how many bots (default 3)")
+    parser.add_argument("--seed", type=int, default=1, help="the same seed deals the same cards")
+    parser.add_argument("--profile", choices=sorted(PROFILES), default="hoyle")
+    parser.add_argument("--jsonl", action="store_true",
+                        help="write the game log to stdout (with heard, verdict, score, latency_ms); the screen "
+                             "goes to stderr")
+    parser.add_argument("--chant-errors", type=float, default=0.0, metavar="P",
+                        help="chance that a bot says the wrong line on purpose")
+    parser.add_argument("--speak", action="store_true", help="let the narrator speak too (needs a sound card)")
+    parser.add_argument("--recognizer", choices=("auto", "vosk", "pocketsphinx"), default=None)
+    parser.add_argument("--model", default=None, help="path to a vosk model directory")
+    parser.add_argument("--strictness", choices=("lenient", "normal", "strict"), default="normal")
 
 
 def run(args: argparse.Namespace) -> int:
-    raise VoiceEarlError("'demo' is not available yet")
+    from rich.console import Console
+
+    from voice_earl.bots import MostStrategy
+    from voice_earl.chants import EARL
+    from voice_earl.engine import Action, Lead, Pass
+    from voice_earl.errors import UsageError
+    from voice_earl.listening.verdicts import Strictness
+    from voice_earl.narrator import Verbosity
+    from voice_earl.rules import DeckMode, profile_by_name
+    from voice_earl.screen import TableScreen
+    from voice_earl.session import Seat, SeatKind, TableSettings
+    from voice_earl.simulate import NAMES
+    from voice_earl.speech import bot_voices
+    from voice_earl.table_app import NarratorOptions, open_table
+    from voice_earl.turns import BotSource, Heard, TurnRequest
+    from voice_earl.voice_input import open_listener, synthesized_recital
+
+    profile = profile_by_name(args.profile)
+    profile.check_players(args.players)
+    if not 0.0 <= args.chant_errors <= 1.0:
+        raise UsageError(f"--chant-errors is a probability between 0 and 1, not {args.chant_errors}")
+    settings = TableSettings(
+        seats=tuple(Seat(name, SeatKind.BOT) for name in NAMES[: args.players]),
+        profile=profile,
+        deck=DeckMode.VIRTUAL,
+        deals=1,
+        seed=args.seed,
+        chant=EARL,
+    )
+    screen = TableScreen(Console(file=sys.stderr)) if args.jsonl else TableScreen()
+    with screen.progress("loading the recognizer"):
+        listener, reason = open_listener(args.recognizer, args.model)
+    screen.print_line(f"Listening with {reason}")
+    strictness = Strictness(args.strictness)
+    voices = bot_voices(args.players)
+    reciters = [synthesized_recital(listener, voice, strictness) for voice in voices]
+
+    def recite(request: TurnRequest, action: Action, bungle: bool) -> Heard:
+        text = _line_for(request, action, bungle)
+        return reciters[request.seat](request.context, text)
+
+    def _line_for(request: TurnRequest, action: Action, bungle: bool) -> str:
+        if isinstance(action, Pass):
+            return "pass"
+        rank = action.rank if isinstance(action, Lead) else request.due.rank
+        assert rank is not None
+        position = request.due.position
+        if bungle:
+            position = 3 if position != 3 else 2  # another position's line
+        return EARL.line(position, rank)
+
+    bots = {seat: BotSource(MostStrategy(), f"demo:{args.seed}", args.chant_errors, recite)
+            for seat in range(args.players)}
+    narration = NarratorOptions(speak=args.speak, verbosity=Verbosity.NORMAL)
+    with open_table(settings, bots, narration=narration, show_hands=lambda seat: True,
+                    keys="Ctrl-C stops", jsonl=sys.stdout if args.jsonl else None, screen=screen) as table:
+        table.run()
+    return 0

@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import random
 import sys
 import time
+from collections.abc import Callable
 
 from voice_earl.chants import chant_set
+from voice_earl.commands.table_options import add_language_option
 from voice_earl.drill import Drill, Prompt, run_drill
 from voice_earl.listening.verdicts import Strictness
+
+Recital = Callable[[Prompt], "tuple[str, float] | None"]
 
 HELP = "practise the four formulas alone: a random position and rank, you recite, it scores"
 
@@ -23,16 +28,19 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--recognizer", choices=("auto", "vosk", "pocketsphinx"), default=None)
     parser.add_argument("--model", default=None, help="path to a vosk model directory")
     parser.add_argument("--device", default=None, help="microphone: name or index")
+    add_language_option(parser)
 
 
 def run(args: argparse.Namespace) -> int:
-    from voice_earl.commands.table_options import apply_config
+    from voice_earl.commands.table_options import activate_language, apply_config
+    from voice_earl.i18n import _
     from voice_earl.storage import Mode, Store, Utterance
 
     apply_config(args)
+    activate_language(args)
     drill = Drill(random.Random(args.seed), chant_set(args.chant), Strictness(args.strictness))
-    with Store.open() as store:
-        recite = typed_recital if args.typed else voice_recital(args)
+    with Store.open() as store, contextlib.ExitStack() as stack:
+        recite = typed_recital if args.typed else stack.enter_context(voice_recital(args))
 
         def recite_and_keep(prompt: Prompt) -> tuple[str, float] | None:
             answer = recite(prompt)
@@ -45,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
                 ))
             return answer
 
-        print("Say the line for each prompt. Ctrl-C or an empty line (typed) stops.")
+        print(_("Say the line for each prompt. Ctrl-C or an empty line (typed) stops."))
         run_drill(drill, args.rounds, recite_and_keep, print)
     print()
     print("\n".join(drill.summary()))
@@ -63,7 +71,7 @@ def typed_recital(prompt: Prompt) -> tuple[str, float] | None:
     return line, time.monotonic() - started
 
 
-def voice_recital(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+def voice_recital(args: argparse.Namespace) -> contextlib.AbstractContextManager[Recital]:
     from voice_earl.voice_input import drill_recital
 
     return drill_recital(args)

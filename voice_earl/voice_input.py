@@ -1,0 +1,215 @@
+"""The voice as a turn input: microphone -> listener -> verdict, with keys alongside.
+
+:class:`VoiceInput` listens with the turn's context grammar, stops after a silence timeout
+(the session reminds once, then waits), lets a key interrupt (undo, repeat, pause, quit, and
+Silent Earl's space / Enter / rank keys as a fallback), and, when the microphone vanishes,
+offers to retry or to go on in silent mode. :func:`synthesized_recital` sends a bot's line
+through the same listener without a sound card (the demo).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import sys
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+import numpy as np
+
+from voice_earl.drill import Prompt
+from voice_earl.listening.audio import AudioChunk, DeviceLostError, Microphone, pcm_chunks
+from voice_earl.listening.context import ListenContext
+from voice_earl.listening.listener import Listener, judge_utterance
+from voice_earl.listening.recognizer import ListenEvent, Recognizer, SpeechStarted, choose_recognizer, load_recognizer
+from voice_earl.listening.verdicts import Strictness
+from voice_earl.terminal import cbreak, key_waiting
+from voice_earl.turns import (
+    Command,
+    Heard,
+    KeyCommand,
+    LineCommands,
+    Silence,
+    TurnInput,
+    TurnRequest,
+    key_command,
+)
+
+log = logging.getLogger(__name__)
+
+VOICE_KEYS = "speak your line · u undo · r repeat · p pause · q quit · space/enter/rank keys work too"
+
+
+class Clock:
+    """Monotonic time; tests pass a fake one."""
+
+    def now(self) -> float:
+        return time.monotonic()
+
+
+@dataclass
+class VoiceInput:
+    """Humans at the table, by voice. ``keys`` is the terminal to poll for key presses (or None)."""
+
+    listener: Listener
+    chunks: Callable[[], Iterable[AudioChunk]]
+    strictness: Strictness = Strictness.NORMAL
+    silence_timeout_s: float = 20.0
+    keys: TextIO | None = None
+    clock: Clock | None = None
+    on_lost: Callable[[str], bool] | None = None  # asked "retry?" when the microphone vanishes
+    fallback: LineCommands | None = None  # silent mode after the microphone is gone
+    on_key: Callable[[], None] | None = None  # a key was pressed (the narrator stops talking)
+    lost: bool = False
+
+    def next_input(self, request: TurnRequest) -> TurnInput:
+        if self.lost and self.fallback is not None:
+            return self.fallback.next_input(request)
+        while True:
+            try:
+                return self._listen(request)
+            except DeviceLostError as error:
+                if self.on_lost is not None and self.on_lost(str(error)):
+                    continue
+                self.lost = True
+                if self.fallback is None:
+                    raise
+                return self.fallback.next_input(request)
+
+    def _listen(self, request: TurnRequest) -> TurnInput:
+        clock = self.clock or Clock()
+        started = clock.now()
+        pressed: list[str] = []
+        heard_speech: list[bool] = []
+
+        def on_event(event: ListenEvent) -> None:
+            if isinstance(event, SpeechStarted):
+                heard_speech.append(True)
+
+        def bounded() -> Iterator[AudioChunk]:
+            for chunk in self.chunks():
+                if chunk.captured_at is not None and chunk.captured_at < started:
+                    continue  # captured before this turn began
+                if self.keys is not None and key_waiting(self.keys):
+                    key = self.keys.read(1)
+                    if key:
+                        pressed.append(key)
+                        if self.on_key is not None:
+                            self.on_key()
+                        return
+                yield chunk
+                if not heard_speech and clock.now() - started >= self.silence_timeout_s:
+                    return
+
+        utterance = self.listener.listen(bounded(), request.context, on_event=on_event)
+        if pressed:
+            at_lead = request.due.rank is None
+            command = key_command(pressed[0], at_lead)
+            return command if command is not None else KeyCommand(Command.REPEAT)
+        judgement = judge_utterance(utterance, request.context, self.strictness)
+        if not utterance.text and utterance.speech_start is None:
+            return Silence(clock.now() - started)
+        return Heard(judgement, latency_ms=utterance.latency_ms)
+
+
+def ask_retry(stream: TextIO) -> Callable[[str], bool]:
+    """At a terminal: 'r' retries the microphone, anything else goes on in silent mode."""
+
+    def ask(problem: str) -> bool:
+        print(f"\nvoice-earl: {problem}", file=sys.stderr)
+        if not stream.isatty():
+            return False
+        print("Press r to retry the microphone, or s to go on in silent mode.", file=sys.stderr)
+        with cbreak(stream):
+            answer = stream.read(1).lower()
+        return answer == "r"
+
+    return ask
+
+
+def open_listener(recognizer_kind: str | None, model: str | None) -> tuple[Listener, str]:
+    """Load the recognizer (once per run) and say which one and why."""
+    choice = choose_recognizer(recognizer_kind or "auto", Path(model) if model else None)
+    recognizer: Recognizer = load_recognizer(choice)
+    for notice in recognizer.take_notices():
+        log.warning(notice)
+    return Listener(recognizer), choice.reason
+
+
+@contextlib.contextmanager
+def open_voice_input(args: object, settings: object) -> Iterator[tuple[VoiceInput, str]]:
+    """The microphone and the listener for `play` and `practice`. Raises VoiceEarlError when
+    either cannot start, so the caller can offer silent mode."""
+    recognizer_kind = getattr(args, "recognizer", None)
+    model = getattr(args, "model", None)
+    device = getattr(args, "device", None)
+    listener, reason = open_listener(recognizer_kind, model)
+    print(f"voice-earl: listening with {reason}", file=sys.stderr)
+    microphone = Microphone(device)
+    with microphone:
+        keys = sys.stdin if sys.stdin.isatty() else None
+        source = VoiceInput(
+            listener=listener,
+            chunks=microphone.chunks,
+            strictness=Strictness(getattr(args, "strictness", None) or "normal"),
+            keys=keys,
+            on_lost=ask_retry(sys.stdin),
+            fallback=LineCommands(sys.stdin, lambda text: print(text, file=sys.stderr)),
+        )
+        if keys is not None:
+            with cbreak(keys):
+                yield source, VOICE_KEYS
+        else:
+            yield source, VOICE_KEYS
+
+
+def mute_while_speaking(listener: Listener) -> Callable[[bool], None]:
+    """A narrator callback: the microphone is muted while the narrator speaks (half-duplex)."""
+    stack = contextlib.ExitStack()
+
+    def on_speaking(speaking: bool) -> None:
+        if speaking:
+            stack.enter_context(listener.muted())
+        else:
+            stack.close()
+
+    return on_speaking
+
+
+def synthesized_recital(
+    listener: Listener, voice: str | None, strictness: Strictness = Strictness.NORMAL
+) -> Callable[[ListenContext, str], Heard]:
+    """Say ``text`` with a synthetic voice and hear it through the real listener, in 40 ms chunks."""
+    from voice_earl.speech import render, to_16k_mono
+
+    def recite(context: ListenContext, text: str) -> Heard:
+        audio = to_16k_mono(render(text, voice=voice))
+        lead_in = np.zeros(16000 // 5, dtype=np.int16)
+        tail = np.zeros(16000, dtype=np.int16)  # a second of silence lets end-of-speech decide
+        samples = np.concatenate([lead_in, np.asarray(audio.samples, dtype=np.int16), tail])
+        utterance = listener.listen(pcm_chunks(samples), context)
+        return Heard(judge_utterance(utterance, context, strictness), latency_ms=utterance.latency_ms)
+
+    return recite
+
+
+@contextlib.contextmanager
+def drill_recital(args: object) -> Iterator[Callable[[Prompt], tuple[str, float] | None]]:
+    """The drill's microphone: listen for one line per prompt."""
+    from voice_earl.chants import chant_set
+
+    listener, reason = open_listener(getattr(args, "recognizer", None), getattr(args, "model", None))
+    print(f"voice-earl: listening with {reason}", file=sys.stderr)
+    chant = chant_set(getattr(args, "chant", None) or "earl")
+    with Microphone(getattr(args, "device", None)) as microphone:
+
+        def recite(prompt: Prompt) -> tuple[str, float] | None:
+            started = time.monotonic()
+            fresh = (c for c in microphone.chunks() if c.captured_at is None or c.captured_at >= started)
+            utterance = listener.listen(fresh, prompt.context(chant))
+            return utterance.text, time.monotonic() - started
+
+        yield recite
