@@ -21,6 +21,8 @@ from voice_earl.errors import UsageError
 
 
 class Strategy(Protocol):
+    """Chooses among ``legal``, which is what ``Deal.legal_actions()`` offers: all leads, or none."""
+
     name: str
 
     def choose(self, view: SeatView, legal: Sequence[Action], rng: random.Random) -> Action: ...
@@ -41,11 +43,11 @@ class MostStrategy:
     name = "most"
 
     def choose(self, view: SeatView, legal: Sequence[Action], rng: random.Random) -> Action:
-        leads = [a for a in legal if isinstance(a, Lead)]
-        if not leads:
+        if not isinstance(legal[0], Lead):
             return legal[0]  # plays are forced; which suit does not matter
-        counts = _rank_counts(leads)
-        return max(leads, key=lambda a: counts[id(a.rank)])
+        ranks = _rank_ids(legal)
+        counts = Counter(ranks)
+        return legal[ranks.index(max(ranks, key=counts.__getitem__))]  # the first lead of the first best rank
 
 
 class FewestStrategy:
@@ -54,17 +56,17 @@ class FewestStrategy:
     name = "fewest"
 
     def choose(self, view: SeatView, legal: Sequence[Action], rng: random.Random) -> Action:
-        leads = [a for a in legal if isinstance(a, Lead)]
-        if not leads:
+        if not isinstance(legal[0], Lead):
             return legal[0]
-        counts = _rank_counts(leads)
-        return min(leads, key=lambda a: counts[id(a.rank)])
+        ranks = _rank_ids(legal)
+        counts = Counter(ranks)
+        return legal[ranks.index(min(ranks, key=counts.__getitem__))]
 
 
-def _rank_counts(leads: Sequence[Lead]) -> Counter[int]:
-    """How many leads there are of each rank, keyed by the rank's identity (ranks are singletons,
-    and hashing an enum member runs Python code: bots choose often)."""
-    return Counter([id(action.rank) for action in leads])
+def _rank_ids(leads: Sequence[Action]) -> list[int]:
+    """The rank of each lead, as the rank's identity: ranks are singletons, and hashing an enum
+    member runs Python code, which bots would pay on every choice."""
+    return [id(action.rank) for action in leads if isinstance(action, Lead)]
 
 
 STRATEGIES: dict[str, type[RandomStrategy] | type[MostStrategy] | type[FewestStrategy]] = {

@@ -33,10 +33,11 @@ voice_earl.engine.NoRankOpen: no rank is open: player 0 must lead
 from __future__ import annotations
 
 import functools
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from voice_earl.cards import RANKS, Card, Rank
+from voice_earl.cards import RANKS, Card, Rank, full_deck
 from voice_earl.events import (
     DealStarted,
     Event,
@@ -188,8 +189,8 @@ def deal_hands(
     """Deal a shuffled deck one card at a time, clockwise from the dealer's left."""
     order = _deal_order(players, dealer, tuple(seated) if seated is not None else tuple(range(players)))
     hands: list[list[Card]] = [[] for _ in range(players)]
-    for i, card in enumerate(deck):
-        hands[order[i % len(order)]].append(card)
+    for k, seat in enumerate(order):
+        hands[seat] = list(deck[k :: len(order)])  # card i goes to order[i % len(order)]
     return hands
 
 
@@ -200,6 +201,7 @@ class Deal:
     """One deal: hands, turn, the open quartet and the finished ranks.
 
     Build it with :meth:`from_hands` (virtual deck) or :meth:`physical` (only sizes known).
+    Its attributes are for reading: a deal changes only through :meth:`apply`.
     """
 
     def __init__(
@@ -224,27 +226,44 @@ class Deal:
         self.hands: list[list[Card]] | None = [list(h) for h in hands] if hands is not None else None
         self.initial_sizes = tuple(hand_sizes)
         self.sizes = list(hand_sizes)
-        # counts[seat][rank index]: how many of each rank a seat holds (virtual deck only)
-        self._counts = [[0] * 13 for _ in range(count)]
+        # Virtual deck: per seat, lists kept in step with the hand, so that a move finds its card
+        # at once and the legal moves come ready-made (the hot paths of bot games and replays).
+        self._ids: list[list[int]] = [[] for _ in range(count)]  # id() of each card in the hand
+        self._hand_leads: list[list[Lead]] = [[] for _ in range(count)]  # the Lead of each card in the hand
+        # per rank index, the Play of each card of that rank in the hand, in hand order
+        self._rank_plays: list[list[list[Play]]] = [[[] for _ in RANKS] for _ in range(count)]
         if self.hands is not None:
             for seat, hand in enumerate(self.hands):
-                held = self._counts[seat]
-                for card in hand:
-                    held[_RANK_INDEX[id(card.rank)]] += 1
+                self._track(seat, hand)
         self.out = [0] * 13  # cards of each rank played and not taken back
         self._finished: tuple[Rank, ...] = ()
+        self._finished_mask = [False] * 13  # by rank index
         self.rank: Rank | None = None  # the open rank
+        self._rank_index = 0  # the open rank's index, when a rank is open
         self.in_quartet = 0  # cards of the open rank played since its lead
         self.last_player: int | None = None  # last to play a card of the open rank
         self.passes = 0  # passes in a row since the last card
         self.winner: int | None = None
         self.turn = self._next_seat(dealer)  # eldest hand leads
         self.history: list[Action] = []
-        self._next = {s: self._next_seat(s) for s in self.seated}
+        ring = sorted(set(self.seated))
+        self._next = {s: ring[(i + 1) % len(ring)] for i, s in enumerate(ring)}  # the next seated clockwise
         self._passed = {s: (Passed(number, s),) for s in self.seated}  # the same event every circle
-        # Per seat, the Lead of each card met so far, keyed by the card object's identity (a
-        # hand holds its cards alive): a hand's leads are offered again and again.
-        self._leads: list[dict[int, Lead]] = [{} for _ in range(count)]
+
+    def _track(self, seat: int, cards: Sequence[Card]) -> None:
+        """Add ``cards``, just put in the seat's hand, to the lists kept in step with it."""
+        pack_leads, pack_plays = _pack_moves(seat)
+        ids, leads, rank_plays = self._ids[seat], self._hand_leads[seat], self._rank_plays[seat]
+        for card in cards:
+            key = id(card)
+            i = _PACK_INDEX.get(key)
+            if i is None:  # not one of the shared card instances
+                lead, play = Lead(seat, card.rank, card), Play(seat, card)
+            else:
+                lead, play = pack_leads[i], pack_plays[i]
+            ids.append(key)
+            leads.append(lead)
+            rank_plays[_RANK_INDEX[id(card.rank)]].append(play)
 
     # -- construction
 
@@ -326,10 +345,10 @@ class Deal:
 
     def holds(self, seat: int, rank: Rank) -> bool:
         """Whether ``seat`` holds a card of ``rank`` (virtual deck only)."""
-        return self._counts[seat][_RANK_INDEX[id(rank)]] > 0
+        return bool(self._rank_plays[seat][_RANK_INDEX[id(rank)]])
 
     def count_of(self, seat: int, rank: Rank) -> int:
-        return self._counts[seat][_RANK_INDEX[id(rank)]]
+        return len(self._rank_plays[seat][_RANK_INDEX[id(rank)]])
 
     def finished_ranks(self) -> tuple[Rank, ...]:
         return self._finished
@@ -358,15 +377,11 @@ class Deal:
                 return tuple(Lead(seat, r) for r, out in zip(RANKS, self.out, strict=True) if out < 4)
             return _physical_moves(seat)
         if rank is None:
-            leads = self._leads[seat]
-            return tuple(leads.get(id(card)) or self._new_lead(seat, card) for card in self.hands[seat])
-        if self._counts[seat][_RANK_INDEX[id(rank)]]:
-            return tuple(Play(seat, card) for card in self.hands[seat] if card.rank is rank)
+            return tuple(self._hand_leads[seat])
+        plays = self._rank_plays[seat][self._rank_index]
+        if plays:
+            return tuple(plays)
         return _pass_only(seat)
-
-    def _new_lead(self, seat: int, card: Card) -> Lead:
-        lead = self._leads[seat][id(card)] = Lead(seat, card.rank, card)
-        return lead
 
     def view(self, seat: int) -> SeatView:
         """What the player in ``seat`` may see."""
@@ -427,7 +442,7 @@ class Deal:
         rank = self.rank
         if rank is None:
             raise NoRankOpen(f"no rank is open: player {action.player} must lead, not pass")
-        if self.hands is not None and self._counts[action.player][_RANK_INDEX[id(rank)]]:
+        if self.hands is not None and self._rank_plays[action.player][self._rank_index]:
             raise PassWhileHolding(f"player {action.player} holds a {rank.word} and must play it")
         self.passes += 1
         self.turn = self._next[action.player]
@@ -457,6 +472,7 @@ class Deal:
         seat, card = action.player, action.card
         self._take(seat, rank, index, card)
         self.rank = rank
+        self._rank_index = index
         self.in_quartet = 0
         led = Led(self.number, seat, rank, card, 1, action.chant_ok)
         return self._after_card(seat, rank, index, card, action.chant_ok, led)
@@ -468,7 +484,7 @@ class Deal:
             raise NoRankOpen(f"no rank is open: player {seat} must lead")
         if card is not None and card.rank is not rank:
             raise WrongRank(f"{card} is not a {rank.word}: the {rank.plural.lower()} are open")
-        index = _RANK_INDEX[id(rank)]
+        index = self._rank_index
         position = 4 if self.out[index] == 3 else self.in_quartet + 1  # as _position_of_next
         self._take(seat, rank, index, card)
         played = Played(self.number, seat, rank, card, position, action.chant_ok)
@@ -479,13 +495,21 @@ class Deal:
         if self.hands is not None:
             if card is None:
                 raise CardNotHeld("a virtual deck needs the card, not only its rank")
-            if card.rank is not rank or not self._counts[seat][index]:
+            plays = self._rank_plays[seat][index]
+            if card.rank is not rank or not plays:
                 raise CardNotHeld(f"player {seat} does not hold {card}")
+            hand, ids = self.hands[seat], self._ids[seat]
             try:
-                self.hands[seat].remove(card)
+                position = ids.index(id(card))  # by identity: the card legal_actions() offered is the one held
             except ValueError:
-                raise CardNotHeld(f"player {seat} does not hold {card}") from None
-            self._counts[seat][index] -= 1
+                position = _position_of_equal(hand, card, seat)
+            held = hand.pop(position)
+            del ids[position]
+            del self._hand_leads[seat][position]
+            for i, play in enumerate(plays):
+                if play.card is held:
+                    del plays[i]
+                    break
         elif self.sizes[seat] == 0:
             raise CardNotHeld(f"player {seat} has no cards left")
         self.sizes[seat] -= 1
@@ -494,7 +518,7 @@ class Deal:
     def _give_back(self, seat: int, rank: Rank, card: Card | None) -> None:
         if self.hands is not None and card is not None:
             self.hands[seat].append(card)
-            self._counts[seat][_RANK_INDEX[id(rank)]] += 1
+            self._track(seat, (card,))
         self.sizes[seat] += 1
         self.out[_RANK_INDEX[id(rank)]] -= 1
 
@@ -512,7 +536,8 @@ class Deal:
         self.passes = 0
         if self.out[index] == 4:
             events += (QuartetCompleted(self.number, seat, rank),)
-            self._finished = tuple(r for r, out in zip(RANKS, self.out, strict=True) if out == 4)
+            self._finished_mask[index] = True
+            self._finished = tuple(itertools.compress(RANKS, self._finished_mask))
             self._close_quartet()
             self.turn = seat  # the Earl leads the next rank
         else:
@@ -548,7 +573,25 @@ class Deal:
         raise ValueError("no seated players")
 
 
+def _position_of_equal(hand: list[Card], card: Card, seat: int) -> int:
+    """Where a card equal to ``card`` lies in ``hand`` (an equal card, not the same object)."""
+    try:
+        return hand.index(card)
+    except ValueError:
+        raise CardNotHeld(f"player {seat} does not hold {card}") from None
+
+
 # Immutable values that depend only on the seat, shared by every deal.
+
+
+_PACK_INDEX: dict[int, int] = {id(card): i for i, card in enumerate(full_deck())}  # the shared instances
+
+
+@functools.cache
+def _pack_moves(seat: int) -> tuple[tuple[Lead, ...], tuple[Play, ...]]:
+    """The seat's Lead and Play of every card of the pack, in ``full_deck()`` order."""
+    pack = full_deck()
+    return tuple(Lead(seat, card.rank, card) for card in pack), tuple(Play(seat, card) for card in pack)
 
 
 @functools.cache

@@ -103,14 +103,14 @@ class ReplayError(ValueError):
 def actions_of(records: Sequence[Mapping[str, Any]]) -> list[tuple[int, Action]]:
     """The player actions in a log, with the index of the record each comes from.
 
-    A ``lead``/``play`` followed by a ``forfeit`` of the same player becomes an action with
-    ``chant_ok=False``; so does one followed by a chant ``penalty``.
+    A ``lead``/``play`` marked ``"chant": "bungled"``, or followed by a ``forfeit`` or a chant
+    ``penalty`` of the same player, becomes an action with ``chant_ok=False``.
     """
     actions: list[tuple[int, Action]] = []
     for i, record in enumerate(records):
         kind = record.get("event")
         if kind in ("lead", "play"):
-            bungled = _followed_by_bungle(records, i)
+            bungled = record.get("chant") == "bungled" or _followed_by_bungle(records, i)
             card = Card.parse(record["card"]) if record.get("card") else None
             rank = card.rank if card is not None else Rank.parse(str(record["rank"]))
             if kind == "lead":

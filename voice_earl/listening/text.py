@@ -79,8 +79,8 @@ def normalise(text: str) -> str:
     text = _ALT_PRONUNCIATION.sub("", text)
     text = _CONTRACTED_IS.sub(r"\1 is", text)
     text = text.replace("'", "")
+    text = _NOT_A_WORD_CHAR.sub(" ", text)  # before numbers: "0_" must split like "0 "
     text = _NUMBER.sub(_spell_number, text)
-    text = _NOT_A_WORD_CHAR.sub(" ", text)
     text = _SPLIT_THERES.sub("there is", " ".join(text.split()))
     words = (_SINGULAR.get(word, word) for word in text.split() if word not in _HESITATIONS)
     return " ".join(words)

@@ -1,0 +1,142 @@
+#!/usr/bin/env python3
+"""Engine speed: 4-player deals between ``most`` bots, against a minimal baseline loop.
+
+The engine side drives :class:`voice_earl.engine.Deal` directly, the way ``simulate`` does
+(legal actions, the seat's view for real choices, apply), without turning events into log
+records. The baseline plays the same rules with the same policy (lead the rank held most,
+forced plays take the first matching card) using plain ints and lists: no objects, no events.
+Both shuffle with the same seeds, so they play the very same deals.
+
+Usage: .venv/bin/python scripts/bench_engine.py [--deals N] [--repeats R] [--players P]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import time
+from collections.abc import Callable
+
+from voice_earl.bots import MostStrategy
+from voice_earl.cards import full_deck
+from voice_earl.engine import Deal, deal_hands
+from voice_earl.rules import HOYLE
+
+GOAL = 0.3  # the engine should reach at least this fraction of the baseline's speed
+
+
+def engine_deals(deals: int, players: int, seed: int) -> int:
+    """Play ``deals`` deals through the engine; return the number of actions applied."""
+    rng = random.Random(seed)
+    bot = MostStrategy()
+    deck = list(full_deck())
+    actions = 0
+    for number in range(deals):
+        rng.shuffle(deck)
+        dealer = number % players
+        deal = Deal.from_hands(HOYLE, deal_hands(deck, players, dealer), dealer=dealer)
+        while deal.winner is None:
+            legal = deal.legal_actions()
+            action = legal[0] if len(legal) == 1 else bot.choose(deal.view(deal.turn), legal, rng)
+            deal.apply(action)
+            actions += 1
+    return actions
+
+
+def baseline_deals(deals: int, players: int, seed: int) -> int:
+    """The same deals and policy with plain ints (card = rank * 4 + suit, as in ``full_deck``)."""
+    rng = random.Random(seed)
+    deck = list(range(52))
+    actions = 0
+    for number in range(deals):
+        rng.shuffle(deck)
+        dealer = number % players
+        hands: list[list[int]] = [[] for _ in range(players)]
+        for i, card in enumerate(deck):
+            hands[(dealer + 1 + i) % players].append(card)
+        counts = [[0] * 13 for _ in range(players)]
+        for seat in range(players):
+            for card in hands[seat]:
+                counts[seat][card >> 2] += 1
+        out = [0] * 13
+        turn = (dealer + 1) % players
+        rank = -1
+        while True:
+            hand = hands[turn]
+            held = counts[turn]
+            if rank < 0:
+                best = hand[0]
+                for card in hand:
+                    if held[card >> 2] > held[best >> 2]:
+                        best = card
+                card = best
+                rank = card >> 2
+            elif held[rank]:
+                card = next(c for c in hand if c >> 2 == rank)
+            else:
+                turn = (turn + 1) % players
+                actions += 1
+                continue
+            hand.remove(card)
+            held[rank] -= 1
+            out[rank] += 1
+            actions += 1
+            if not hand:
+                break
+            if out[rank] == 4:
+                rank = -1  # the Earl leads again
+            else:
+                turn = (turn + 1) % players
+    return actions
+
+
+def timings(deals: int, players: int, repeats: int) -> dict[str, tuple[list[float], int]]:
+    """CPU seconds per repeat and actions per repeat, for the engine and the baseline.
+
+    The two alternate within each repeat so that both see the same machine load; CPU time
+    (not wall time) keeps other processes on a shared machine out of the figures.
+    """
+    runs: dict[str, Callable[[int, int, int], int]] = {"engine": engine_deals, "baseline": baseline_deals}
+    results: dict[str, tuple[list[float], int]] = {name: ([], 0) for name in runs}
+    for _ in range(repeats):
+        for name, run in runs.items():
+            start = time.process_time()
+            actions = run(deals, players, 2026)
+            results[name][0].append(time.process_time() - start)
+            results[name] = (results[name][0], actions)
+    return results
+
+
+def row(name: str, seconds: list[float], deals: int, actions: int) -> str:
+    rates = sorted(deals / s for s in seconds)
+    q1, median, q3 = statistics.quantiles(rates, n=4) if len(rates) > 1 else (rates[0],) * 3
+    return (f"{name:<10}{median:>12,.0f}{rates[0]:>12,.0f}{rates[-1]:>12,.0f}{q3 - q1:>10,.0f}"
+            f"{actions / deals:>14.1f}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--deals", type=int, default=2000, help="deals per repeat (default 2000)")
+    parser.add_argument("--repeats", type=int, default=7, help="repeats (default 7)")
+    parser.add_argument("--players", type=int, default=4, help="players (default 4)")
+    args = parser.parse_args()
+    HOYLE.check_players(args.players)
+    results = timings(args.deals, args.players, args.repeats)
+    engine_seconds, engine_actions = results["engine"]
+    base_seconds, base_actions = results["baseline"]
+    if engine_actions != base_actions:
+        print(f"warning: the engine took {engine_actions} actions, the baseline {base_actions}", file=sys.stderr)
+    print(f"{args.players}-player deals, `most` bots, {args.repeats} repeats of {args.deals} deals (CPU time)")
+    print(f"{'':<10}{'deals/s':>12}{'min':>12}{'max':>12}{'IQR':>10}{'actions/deal':>14}")
+    print(row("engine", engine_seconds, args.deals, engine_actions))
+    print(row("baseline", base_seconds, args.deals, base_actions))
+    ratio = statistics.median(base_seconds) / statistics.median(engine_seconds)
+    verdict = "meets" if ratio >= GOAL else "misses"
+    print(f"engine/baseline speed: {ratio:.2f}x ({verdict} the {GOAL}x goal)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
