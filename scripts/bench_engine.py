@@ -2,8 +2,8 @@
 """Engine speed: 4-player deals between ``most`` bots, against a minimal baseline loop.
 
 The engine side drives :class:`voice_earl.engine.Deal` directly, the way ``simulate`` does
-(legal actions, the seat's view for real choices, apply), without turning events into log
-records. The baseline plays the same rules with the same policy (lead the rank held most,
+(legal actions, the seat's view when the strategy reads it, apply), with logging off: the deal
+records no events. The baseline plays the same rules with the same policy (lead the rank held most,
 forced plays take the first matching card) using plain ints and lists: no objects, no events.
 Both shuffle with the same seeds, so they play the very same deals.
 
@@ -36,10 +36,13 @@ def engine_deals(deals: int, players: int, seed: int) -> int:
     for number in range(deals):
         rng.shuffle(deck)
         dealer = number % players
-        deal = Deal.from_hands(HOYLE, deal_hands(deck, players, dealer), dealer=dealer)
+        deal = Deal.from_hands(HOYLE, deal_hands(deck, players, dealer), dealer=dealer, record=False)
         while deal.winner is None:
             legal = deal.legal_actions()
-            action = legal[0] if len(legal) == 1 else bot.choose(deal.view(deal.turn), legal, rng)
+            if len(legal) == 1:
+                action = legal[0]
+            else:
+                action = bot.choose(deal.view(deal.turn) if bot.uses_view else None, legal, rng)
             deal.apply(action)
             actions += 1
     return actions

@@ -593,3 +593,24 @@ def test_parlour_plays_2_to_13_crowded_above_8(count: int) -> None:
 def test_parlour_refuses_other_player_counts(count: int) -> None:
     with pytest.raises(UsageError, match="2 to 13"):
         PARLOUR.check_players(count)
+
+
+def test_a_deal_without_records_plays_exactly_like_one_with_records() -> None:
+    import random as _random
+
+    from voice_earl.bots import MostStrategy
+    from voice_earl.cards import full_deck
+    from voice_earl.engine import deal_hands
+
+    deck = list(full_deck())
+    _random.Random(3).shuffle(deck)
+    hands = deal_hands(deck, 4, 1)
+    quiet = Deal.from_hands(HOYLE, hands, dealer=1, record=False)
+    loud = Deal.from_hands(HOYLE, hands, dealer=1)
+    bot = MostStrategy()
+    while not loud.over:
+        legal = loud.legal_actions()
+        action = bot.choose(None, legal, _random.Random(0))
+        assert loud.apply(action)
+        assert quiet.apply(action) == ()
+    assert quiet.winner == loud.winner and quiet.sizes == loud.sizes and quiet.out == loud.out

@@ -21,19 +21,25 @@ from voice_earl.errors import UsageError
 
 
 class Strategy(Protocol):
-    """Chooses among ``legal``, which is what ``Deal.legal_actions()`` offers: all leads, or none."""
+    """Chooses among ``legal``, which is what ``Deal.legal_actions()`` offers: all leads, or none.
+
+    ``uses_view`` False: the caller may pass no view; it is built only for strategies that
+    read it, which keeps bot games fast.
+    """
 
     name: str
+    uses_view: bool
 
-    def choose(self, view: SeatView, legal: Sequence[Action], rng: random.Random) -> Action: ...
+    def choose(self, view: SeatView | None, legal: Sequence[Action], rng: random.Random) -> Action: ...
 
 
 class RandomStrategy:
     """Any legal action, uniformly."""
 
     name = "random"
+    uses_view = False
 
-    def choose(self, view: SeatView, legal: Sequence[Action], rng: random.Random) -> Action:
+    def choose(self, view: SeatView | None, legal: Sequence[Action], rng: random.Random) -> Action:
         return legal[rng.randrange(len(legal))]
 
 
@@ -41,8 +47,9 @@ class MostStrategy:
     """Lead the rank held most often (the rules' tip: then you play its later cards too)."""
 
     name = "most"
+    uses_view = False
 
-    def choose(self, view: SeatView, legal: Sequence[Action], rng: random.Random) -> Action:
+    def choose(self, view: SeatView | None, legal: Sequence[Action], rng: random.Random) -> Action:
         if not isinstance(legal[0], Lead):
             return legal[0]  # plays are forced; which suit does not matter
         ranks = _rank_ids(legal)
@@ -54,8 +61,9 @@ class FewestStrategy:
     """Lead the rank held least often: a foil for comparing against ``most``."""
 
     name = "fewest"
+    uses_view = False
 
-    def choose(self, view: SeatView, legal: Sequence[Action], rng: random.Random) -> Action:
+    def choose(self, view: SeatView | None, legal: Sequence[Action], rng: random.Random) -> Action:
         if not isinstance(legal[0], Lead):
             return legal[0]
         ranks = _rank_ids(legal)

@@ -23,10 +23,9 @@ from dataclasses import dataclass, field
 
 from voice_earl.cards import RANKS, Rank
 from voice_earl.chants import EARL, POSITIONS, ChantSet
+from voice_earl.i18n import _, rank_plural
 from voice_earl.listening.context import ListenContext
 from voice_earl.listening.verdicts import Judgement, Strictness, Verdict, judge
-
-ORDINALS = ("first", "second", "third", "fourth")
 
 
 @dataclass(frozen=True)
@@ -36,9 +35,11 @@ class Prompt:
 
     @property
     def text(self) -> str:
+        ranks = rank_plural(self.rank)
         if self.position == 1:
-            return f"Lead the {self.rank.plural.lower()}"
-        return f"{self.rank.plural}, {ORDINALS[self.position - 1]} card"
+            return _("Lead the {ranks}").format(ranks=ranks.lower())
+        text = {2: _("{ranks}, second card"), 3: _("{ranks}, third card"), 4: _("{ranks}, fourth card")}[self.position]
+        return text.format(ranks=ranks)
 
     def context(self, chant: ChantSet) -> ListenContext:
         return ListenContext(self.position, (self.rank,), chant)
@@ -90,11 +91,11 @@ class Drill:
         return judgement
 
     def summary(self) -> list[str]:
-        lines = [f"{'line':<44}{'tries':>6}{'right':>7}{'mean s':>8}"]
+        lines = [f"{_('line'):<44}{_('tries'):>6}{_('right'):>7}{_('mean s'):>8}"]
         for position, stats in self.per_line.items():
             label = self.chant.line(position, Rank.QUEEN).replace("Queen", "RANK")
             lines.append(f"{position}. {label:<41}{stats.attempts:>6}{stats.accuracy:>7.0%}{stats.mean_seconds:>8.1f}")
-        lines.append(f"best streak: {self.best_streak}")
+        lines.append(_("best streak: {streak}").format(streak=self.best_streak))
         return lines
 
 
@@ -121,7 +122,20 @@ def run_drill(
 
 def feedback_line(judgement: Judgement, streak: int, seconds: float) -> str:
     if judgement.verdict is Verdict.CORRECT:
-        return f"  correct ({judgement.score}) in {seconds:.1f}s · streak {streak}"
-    said = f"heard '{judgement.heard}'" if judgement.heard else "heard nothing"
-    detail = judgement.feedback() or f"the line is '{judgement.expected}'"
-    return f"  {judgement.verdict.value.replace('_', ' ')}: {said}; {detail}"
+        text = _("correct ({score}) in {seconds}s · streak {streak}")
+        return "  " + text.format(score=judgement.score, seconds=f"{seconds:.1f}", streak=streak)
+    said = _("heard '{heard}'").format(heard=judgement.heard) if judgement.heard else _("heard nothing")
+    detail = judgement.feedback() or _("the line is '{line}'").format(line=judgement.expected)
+    return f"  {verdict_name(judgement.verdict)}: {said}; {detail}"
+
+
+def verdict_name(verdict: Verdict) -> str:
+    """``wrong line``, in the current language."""
+    return {
+        Verdict.CORRECT: _("correct"),
+        Verdict.WRONG_LINE: _("wrong line"),
+        Verdict.WRONG_RANK: _("wrong rank"),
+        Verdict.PASS: _("pass"),
+        Verdict.UNCLEAR: _("unclear"),
+        Verdict.SILENT: _("silent"),
+    }[verdict]

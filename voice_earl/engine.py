@@ -214,8 +214,10 @@ class Deal:
         seated: Sequence[int] | None = None,
         number: int = 1,
         players: Sequence[str] | None = None,
+        record: bool = True,
     ) -> None:
         count = len(hand_sizes)
+        self.record = record  # False: apply() returns no events (bot games with logging off)
         self.profile = profile
         self.number = number
         self.dealer = dealer
@@ -248,7 +250,8 @@ class Deal:
         self.history: list[Action] = []
         ring = sorted(set(self.seated))
         self._next = {s: ring[(i + 1) % len(ring)] for i, s in enumerate(ring)}  # the next seated clockwise
-        self._passed = {s: (Passed(number, s),) for s in self.seated}  # the same event every circle
+        # the same event every circle; none when not recording
+        self._passed: dict[int, tuple[Event, ...]] = {s: (Passed(number, s),) if record else () for s in self.seated}
 
     def _track(self, seat: int, cards: Sequence[Card]) -> None:
         """Add ``cards``, just put in the seat's hand, to the lists kept in step with it."""
@@ -277,6 +280,7 @@ class Deal:
         seated: Sequence[int] | None = None,
         number: int = 1,
         players: Sequence[str] | None = None,
+        record: bool = True,
     ) -> Deal:
         """A virtual-deck deal from known hands."""
         return cls(
@@ -287,6 +291,7 @@ class Deal:
             seated=seated,
             number=number,
             players=players,
+            record=record,
         )
 
     @classmethod
@@ -474,7 +479,7 @@ class Deal:
         self.rank = rank
         self._rank_index = index
         self.in_quartet = 0
-        led = Led(self.number, seat, rank, card, 1, action.chant_ok)
+        led = Led(self.number, seat, rank, card, 1, action.chant_ok) if self.record else None
         return self._after_card(seat, rank, index, card, action.chant_ok, led)
 
     def _play(self, action: Play) -> tuple[Event, ...]:
@@ -487,7 +492,7 @@ class Deal:
         index = self._rank_index
         position = 4 if self.out[index] == 3 else self.in_quartet + 1  # as _position_of_next
         self._take(seat, rank, index, card)
-        played = Played(self.number, seat, rank, card, position, action.chant_ok)
+        played = Played(self.number, seat, rank, card, position, action.chant_ok) if self.record else None
         return self._after_card(seat, rank, index, card, action.chant_ok, played)
 
     def _take(self, seat: int, rank: Rank, index: int, card: Card | None) -> None:
@@ -523,19 +528,21 @@ class Deal:
         self.out[_RANK_INDEX[id(rank)]] -= 1
 
     def _after_card(
-        self, seat: int, rank: Rank, index: int, card: Card | None, chant_ok: bool, event: Event
+        self, seat: int, rank: Rank, index: int, card: Card | None, chant_ok: bool, event: Led | Played | None
     ) -> tuple[Event, ...]:
-        events: tuple[Event, ...] = (event,)
+        record = event is not None
+        events: tuple[Event, ...] = (event,) if event is not None else ()
         if not chant_ok:
             if self.profile.chant_forfeit_applies:
                 return self._forfeit(seat, rank, card, event)
-            if self.profile.forfeit_kitty and not self.profile.silent:
+            if self.profile.forfeit_kitty and not self.profile.silent and record:
                 events += (Penalised(self.number, seat, "chant"),)
         self.in_quartet += 1
         self.last_player = seat
         self.passes = 0
         if self.out[index] == 4:
-            events += (QuartetCompleted(self.number, seat, rank),)
+            if record:
+                events += (QuartetCompleted(self.number, seat, rank),)
             self._finished_mask[index] = True
             self._finished = tuple(itertools.compress(RANKS, self._finished_mask))
             self._close_quartet()
@@ -544,16 +551,19 @@ class Deal:
             self.turn = self._next[seat]
         if self.sizes[seat] == 0:
             self.winner = seat
-            events += (Won(self.number, seat, tuple(self.sizes)),)
+            if record:
+                events += (Won(self.number, seat, tuple(self.sizes)),)
         return events
 
-    def _forfeit(self, seat: int, rank: Rank, card: Card | None, event: Event) -> tuple[Event, ...]:
+    def _forfeit(self, seat: int, rank: Rank, card: Card | None, event: Led | Played | None) -> tuple[Event, ...]:
         # Parlour: the card goes back, the quartet's position does not advance, the turn moves on.
         self._give_back(seat, rank, card)
-        if isinstance(event, Led):
+        if self.rank is rank and self.in_quartet == 0:  # a forfeited lead opens nothing
             self._close_quartet()
         self.passes = 0
         self.turn = self._next[seat]
+        if event is None:
+            return ()
         events: list[Event] = [event, Forfeited(self.number, seat, rank, card)]
         if self.profile.forfeit_kitty:
             events.append(Penalised(self.number, seat, "chant"))

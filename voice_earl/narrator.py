@@ -23,6 +23,7 @@ The builder functions make the announcements:
 from __future__ import annotations
 
 import enum
+import functools
 import logging
 import queue
 import threading
@@ -33,12 +34,12 @@ from voice_earl import speech
 from voice_earl.cards import Rank
 from voice_earl.chants import EARL, ChantSet
 from voice_earl.errors import UsageError, VoiceEarlError
+from voice_earl.i18n import _, rank_plural
 from voice_earl.playback import AudioOutput, OutputUnavailable, open_output
 
 log = logging.getLogger(__name__)
 
 _CLOSE_TIMEOUT_S = 2.0
-_ORDINALS = {1: "first", 2: "second", 3: "third", 4: "fourth"}
 
 
 class Verbosity(enum.IntEnum):
@@ -82,63 +83,80 @@ class Announcement:
 def turn(player: str, rank: Rank | None, position: int) -> Announcement:
     """Whose turn and what is due: a lead (``rank`` None, position 1) or the nth card of ``rank``."""
     if rank is None or position == 1:
-        return Announcement(Kind.TURN, f"{player}, your lead", f"{player} to lead", Verbosity.NORMAL)
+        return Announcement(
+            Kind.TURN, _("{player}, your lead").format(player=player), _("{player} to lead").format(player=player),
+            Verbosity.NORMAL,
+        )
     if position not in (2, 3, 4):
         raise ValueError(f"position must be 1-4, not {position}")
+    spoken = {
+        2: _("{player}: {ranks}, second card"),
+        3: _("{player}: {ranks}, third card"),
+        4: _("{player}: {ranks}, fourth card"),
+    }[position]
     return Announcement(
         Kind.TURN,
-        f"{player}: {rank.plural.lower()}, {_ORDINALS[position]} card",
-        f"{player}: {rank.plural}, card {position} of 4",
+        spoken.format(player=player, ranks=rank_plural(rank).lower()),
+        _("{player}: {ranks}, card {position} of 4").format(player=player, ranks=rank_plural(rank), position=position),
         Verbosity.NORMAL,
     )
 
 
 def passed(player: str) -> Announcement:
-    return Announcement(Kind.PASS, f"{player} passes", f"{player} passes", Verbosity.CHATTY)
+    text = _("{player} passes").format(player=player)
+    return Announcement(Kind.PASS, text, text, Verbosity.CHATTY)
 
 
 def quartet(player: str, rank: Rank, chant: ChantSet = EARL) -> Announcement:
     """The fourth card completed ``rank``; its player leads again."""
     return Announcement(
         Kind.QUARTET,
-        f"{chant.line(4, rank)}! {player} leads",
-        f"{rank.plural} complete - {player} leads",
+        _("{line}! {player} leads").format(line=chant.line(4, rank), player=player),
+        _("{ranks} complete - {player} leads").format(ranks=rank_plural(rank), player=player),
         Verbosity.NORMAL,
     )
 
 
 def wrong_line(player: str, expected: str, heard: str = "", takes_back: bool = False) -> Announcement:
     """A formula heard but not the one due; ``takes_back`` when the card goes back (parlour)."""
-    penalty = " Take the card back." if takes_back else ""
-    heard_part = f'heard "{heard}"' if heard else "wrong line"
-    return Announcement(
-        Kind.WRONG,
-        f"{player}, the line is: {expected}.{penalty}",
-        f'{player}: {heard_part} - the line is "{expected}"{" (card back)" if takes_back else ""}',
-        Verbosity.QUIET,
-    )
+    text = _("{player}, the line is: {line}.").format(player=player, line=expected)
+    heard_part = _('heard "{heard}"').format(heard=heard) if heard else _("wrong line")
+    line = _('{player}: {heard} - the line is "{line}"').format(player=player, heard=heard_part, line=expected)
+    return Announcement(Kind.WRONG, _with_penalty(text, takes_back), _with_card_back(line, takes_back),
+                        Verbosity.QUIET)
 
 
 def unclear(player: str, expected: str, takes_back: bool = False) -> Announcement:
     """Nothing recognizable was heard."""
-    penalty = " Take the card back." if takes_back else ""
-    return Announcement(
-        Kind.UNCLEAR,
-        f"Sorry {player}, I didn't catch that. Say: {expected}.{penalty}",
-        f'{player}: not heard clearly - say "{expected}"{" (card back)" if takes_back else ""}',
-        Verbosity.QUIET,
-    )
+    text = _("Sorry {player}, I didn't catch that. Say: {line}.").format(player=player, line=expected)
+    line = _('{player}: not heard clearly - say "{line}"').format(player=player, line=expected)
+    return Announcement(Kind.UNCLEAR, _with_penalty(text, takes_back), _with_card_back(line, takes_back),
+                        Verbosity.QUIET)
+
+
+def _with_penalty(text: str, takes_back: bool) -> str:
+    return text + " " + _("Take the card back.") if takes_back else text
+
+
+def _with_card_back(line: str, takes_back: bool) -> str:
+    return line + " " + _("(card back)") if takes_back else line
 
 
 def winner(player: str, deal: int | None = None) -> Announcement:
-    what = f"deal {deal}" if deal is not None else "the deal"
-    return Announcement(Kind.WINNER, f"{player} is out and wins {what}!", f"{player} wins {what}", Verbosity.QUIET)
+    if deal is None:
+        text = _("{player} is out and wins the deal!").format(player=player)
+        line = _("{player} wins the deal").format(player=player)
+    else:
+        text = _("{player} is out and wins deal {deal}!").format(player=player, deal=deal)
+        line = _("{player} wins deal {deal}").format(player=player, deal=deal)
+    return Announcement(Kind.WINNER, text, line, Verbosity.QUIET)
 
 
 def settlement(winner: str, payments: Sequence[tuple[str, int]]) -> Announcement:
     """What each opponent pays the winner: ``Ann takes 8: Ben pays 3, Cy pays 5``."""
-    total = sum(amount for _, amount in payments)
-    text = f"{winner} takes {total}: " + ", ".join(f"{name} pays {amount}" for name, amount in payments)
+    total = sum(amount for _name, amount in payments)
+    pays = ", ".join(_("{player} pays {amount}").format(player=name, amount=amount) for name, amount in payments)
+    text = _("{winner} takes {total}: {payments}").format(winner=winner, total=total, payments=pays)
     return Announcement(Kind.SETTLEMENT, text, text, Verbosity.QUIET)
 
 
@@ -147,27 +165,38 @@ def standings(totals: Sequence[tuple[str, int]], after_deal: int | None = None, 
     ordered = sorted(totals, key=lambda entry: -entry[1])
     if final:
         return _final_standings(ordered)
-    heading = f"after deal {after_deal}" if after_deal is not None else "so far"
-    return Announcement(
-        Kind.STANDINGS,
-        f"{heading.capitalize()}: " + ", ".join(f"{name} {_spoken_number(total)}" for name, total in ordered),
-        f"Standings {heading}: " + " · ".join(f"{name} {total}" for name, total in ordered),
-        Verbosity.NORMAL,
-    )
+    spoken = ", ".join(f"{name} {_spoken_number(total)}" for name, total in ordered)
+    printed = " · ".join(f"{name} {total}" for name, total in ordered)
+    if after_deal is None:
+        text = _("So far: {standings}").format(standings=spoken)
+        line = _("Standings so far: {standings}").format(standings=printed)
+    else:
+        text = _("After deal {deal}: {standings}").format(deal=after_deal, standings=spoken)
+        line = _("Standings after deal {deal}: {standings}").format(deal=after_deal, standings=printed)
+    return Announcement(Kind.STANDINGS, text, line, Verbosity.NORMAL)
 
 
 def _final_standings(ordered: list[tuple[str, int]]) -> Announcement:
-    ranked = [(1 + sum(other > total for _, other in ordered), name, total) for name, total in ordered]
+    ranked = [(1 + sum(other > total for _name, other in ordered), name, total) for name, total in ordered]
     groups: dict[int, list[str]] = {}
-    for place, name, _ in ranked:
+    for place, name, _total in ranked:
         groups.setdefault(place, []).append(name)
     score = dict(ordered)
     spoken = " ".join(
-        f"{_ordinal(place).capitalize()}, {' and '.join(names)} with {_spoken_number(score[names[0]])}."
+        _("{place}, {players} with {score}.").format(
+            place=_ordinal(place).capitalize(),
+            players=functools.reduce(lambda a, b: _("{first} and {second}").format(first=a, second=b), names),
+            score=_spoken_number(score[names[0]]),
+        )
         for place, names in groups.items()
     )
     printed = " · ".join(f"{place}. {name} {total}" for place, name, total in ranked)
-    return Announcement(Kind.STANDINGS, f"Final standings. {spoken}", f"Final: {printed}", Verbosity.QUIET)
+    return Announcement(
+        Kind.STANDINGS,
+        _("Final standings. {standings}").format(standings=spoken),
+        _("Final: {standings}").format(standings=printed),
+        Verbosity.QUIET,
+    )
 
 
 def notice(text: str, line: str | None = None, min_verbosity: Verbosity = Verbosity.NORMAL) -> Announcement:
@@ -176,12 +205,13 @@ def notice(text: str, line: str | None = None, min_verbosity: Verbosity = Verbos
 
 
 def _spoken_number(value: int) -> str:
-    return f"minus {-value}" if value < 0 else str(value)
+    return _("minus {number}").format(number=-value) if value < 0 else str(value)
 
 
 def _ordinal(place: int) -> str:
-    words = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
-    return words[place - 1] if place <= len(words) else f"number {place}"
+    words = (_("first"), _("second"), _("third"), _("fourth"), _("fifth"), _("sixth"), _("seventh"), _("eighth"),
+             _("ninth"), _("tenth"))
+    return words[place - 1] if place <= len(words) else _("number {place}").format(place=place)
 
 
 # --- The narrator -----------------------------------------------------------------------------
@@ -234,7 +264,7 @@ class Narrator:
             chosen = output if output is not None else open_output(device)
             speech.check_voice(self.voice)  # an unknown voice is the user's to fix: UnknownVoice propagates
         except (OutputUnavailable, speech.SpeechError) as error:
-            self._notice(f"{error}: announcements are printed only")
+            self._notice(_("{problem}: announcements are printed only").format(problem=error))
             return None
         return chosen
 
@@ -310,7 +340,9 @@ class Narrator:
                 self._give_up_speaking(str(error))
             except Exception as error:  # the game goes on with printed lines, whatever went wrong
                 log.exception("narrator failed to speak %r", item.announcement.text)
-                self._give_up_speaking(f"speech failed ({type(error).__name__}: {error})")
+                self._give_up_speaking(
+                    _("speech failed ({error})").format(error=f"{type(error).__name__}: {error}")
+                )
             finally:
                 with self._idle:
                     self._pending -= 1
@@ -346,13 +378,13 @@ class Narrator:
                 return
             self._output = None
             self._cancel.set()  # drop what is queued: it can no longer be spoken
-        self._notice(f"{reason}: announcements are printed only from now on")
+        self._notice(_("{problem}: announcements are printed only from now on").format(problem=reason))
 
     def _notice_cli_fallback(self) -> None:
         if not self._cli_noticed and speech.active_backend() is speech.Backend.ESPEAK_CLI:
             self._cli_noticed = True
-            self._notice("pyttsx3 could not render speech: using the espeak-ng command line")
+            self._notice(_("pyttsx3 could not render speech: using the espeak-ng command line"))
 
     def _notice(self, message: str) -> None:
         log.warning("%s", message)
-        self._printer(f"Notice: {message}")
+        self._printer(_("Notice: {message}").format(message=message))

@@ -19,6 +19,7 @@ from voice_earl.events import (
     Won,
 )
 from voice_earl.gamelog import to_line
+from voice_earl.i18n import N_, _, rank_name
 from voice_earl.listening.verdicts import Verdict
 from voice_earl.narrator import Announcement, Narrator, Verbosity
 from voice_earl.rules import DeckMode, Scoring
@@ -69,21 +70,23 @@ class Narration:
         if isinstance(event, MoveRefused):
             return [say.notice(event.reason, min_verbosity=Verbosity.QUIET)]
         if isinstance(event, Reminded):
-            return [say.notice(f"{event.name}, it is your turn: {event.line}")]
+            return [say.notice(_("{player}, it is your turn: {line}").format(player=event.name, line=event.line))]
         if isinstance(event, Undone):
-            return [say.notice(f"Taken back: {event.name}'s last move.", min_verbosity=Verbosity.QUIET)]
+            text = _("Taken back: {player}'s last move.").format(player=event.name)
+            return [say.notice(text, min_verbosity=Verbosity.QUIET)]
         if isinstance(event, PauseChanged):
-            text = "Paused. Press p to go on." if event.paused else "Listening again."
+            text = _("Paused. Press p to go on.") if event.paused else _("Listening again.")
             return [say.notice(text, min_verbosity=Verbosity.QUIET)]
         if isinstance(event, SessionEnded) and not event.finished:
-            return [say.notice("Stopped. The series is saved.", min_verbosity=Verbosity.QUIET)]
+            return [say.notice(_("Stopped. The series is saved."), min_verbosity=Verbosity.QUIET)]
         return []
 
     def _deal_begins(self, event: DealBegins) -> Announcement:
         if event.physical:
             sizes = ", ".join(f"{name} {count}" for name, count in event.hand_sizes)
-            return say.notice(f"Deal {event.deal}. {event.dealer} deals: {sizes}.", min_verbosity=Verbosity.QUIET)
-        return say.notice(f"Deal {event.deal}. {event.dealer} deals.")
+            text = _("Deal {deal}. {dealer} deals: {sizes}.").format(deal=event.deal, dealer=event.dealer, sizes=sizes)
+            return say.notice(text, min_verbosity=Verbosity.QUIET)
+        return say.notice(_("Deal {deal}. {dealer} deals.").format(deal=event.deal, dealer=event.dealer))
 
     def _judged(self, event: FormulaJudged) -> list[Announcement]:
         judgement = event.heard.judgement
@@ -106,14 +109,15 @@ class Narration:
         if isinstance(event, SeriesEnded):
             return [say.standings(self.session.standings(), final=True)]
         if isinstance(event, FullCircle):
-            text = f"A full circle of passes: someone holds a {event.rank.word} and passed."
+            text = _("A full circle of passes: someone holds a {rank} and passed.").format(rank=rank_name(event.rank))
             if event.relead:
-                text += f" {names[event.last_player]} leads a new rank."
+                text += " " + _("{player} leads a new rank.").format(player=names[event.last_player])
             return [say.notice(text, min_verbosity=Verbosity.QUIET)]
         if isinstance(event, Penalised):
-            return [say.notice(f"{names[event.player]} pays a counter into the kitty.")]
+            return [say.notice(_("{player} pays a counter into the kitty.").format(player=names[event.player]))]
         if isinstance(event, Misplayed):
-            return [say.notice(f"{names[event.player]}: misplay, take the card back.", min_verbosity=Verbosity.QUIET)]
+            text = _("{player}: misplay, take the card back.").format(player=names[event.player])
+            return [say.notice(text, min_verbosity=Verbosity.QUIET)]
         return []
 
     def _settled(self, event: Settled) -> list[Announcement]:
@@ -138,7 +142,7 @@ class ScreenView:
         self.heard: FormulaJudged | None = None
         self.message = ""
         self.status = ""
-        self.keys = "u undo · r repeat · p pause · q quit"
+        self.keys = N_("u undo · r repeat · p pause · q quit")  # the screen translates it
 
     def narrate(self, line: str) -> None:
         """The narrator's printer: its lines go on the screen, not over it."""
@@ -151,7 +155,7 @@ class ScreenView:
         elif isinstance(event, TurnBegins) and self.heard is not None and self.heard.seat != event.seat:
             pass  # the last thing heard stays up until someone else is heard
         elif isinstance(event, PauseChanged):
-            self.status = "paused" if event.paused else ""
+            self.status = _("paused") if event.paused else ""
         elif isinstance(event, MoveRefused):
             self.message = event.reason
         self.refresh()
@@ -173,7 +177,7 @@ class ScreenView:
                 dealer=i == deal.dealer,
                 to_move=due is not None and due.player == i,
                 hand=tuple(c.pretty for c in deal.hands[i]) if deal.hands is not None and self.show_hands(i) else None,
-                note="bot" if seat.kind is SeatKind.BOT else ("won" if deal.winner == i else ""),
+                note=_("bot") if seat.kind is SeatKind.BOT else (_("won") if deal.winner == i else ""),
             )
             for i, seat in enumerate(settings.seats)
         )
@@ -208,9 +212,12 @@ class ScreenView:
         series = session.series
         deal_no = session.deal.number
         planned = series.planned_deals if series.profile.scoring is not Scoring.COUNTERS else None
-        of = f" of {planned}" if planned else ""
-        deck = "physical deck" if session.settings.deck is DeckMode.PHYSICAL else "virtual deck"
-        return f"Deal {deal_no}{of} · {series.profile.name} · {deck}"
+        deck = _("physical deck") if session.settings.deck is DeckMode.PHYSICAL else _("virtual deck")
+        if planned:
+            return _("Deal {deal} of {deals} · {profile} · {deck}").format(
+                deal=deal_no, deals=planned, profile=series.profile.name, deck=deck
+            )
+        return _("Deal {deal} · {profile} · {deck}").format(deal=deal_no, profile=series.profile.name, deck=deck)
 
 
 class JsonlLog:

@@ -32,10 +32,11 @@ from rich.text import Text
 
 from voice_earl import blockfont
 from voice_earl.cards import Rank
+from voice_earl.i18n import N_, _, ngettext, rank_plural
 
 logger = logging.getLogger(__name__)
 
-DEFAULT_KEYS = "space pass · enter play · u undo · r repeat · p pause · q quit"
+DEFAULT_KEYS = N_("space pass · enter play · u undo · r repeat · p pause · q quit")
 
 VERDICT_STYLES: dict[str, str] = {
     "correct": "bold green",
@@ -45,13 +46,14 @@ VERDICT_STYLES: dict[str, str] = {
     "silent": "dim",
     "pass": "dim",
 }
+# In English; verdict_label() translates.
 VERDICT_LABELS: dict[str, str] = {
-    "correct": "✓ correct",
-    "wrong_line": "✗ wrong line",
-    "wrong_rank": "✗ wrong rank",
-    "unclear": "? unclear",
-    "silent": "… silent",
-    "pass": "pass",
+    "correct": N_("✓ correct"),
+    "wrong_line": N_("✗ wrong line"),
+    "wrong_rank": N_("✗ wrong rank"),
+    "unclear": N_("? unclear"),
+    "silent": N_("… silent"),
+    "pass": N_("pass"),
 }
 _TO_MOVE_STYLE = "bold reverse"
 _RED_SUITS = ("♥", "♦", "H", "D")
@@ -89,7 +91,7 @@ class TableSnapshot:
     feedback: str = ""  # "you said 'as good as me', the line ends 'as good as he'"
     message: str = ""  # the narrator's last printed line
     status: str = ""  # "listening…", "paused", "loading model…"
-    keys: str = DEFAULT_KEYS
+    keys: str = DEFAULT_KEYS  # in English: the screen translates it
 
 
 def render(snapshot: TableSnapshot) -> RenderableType:
@@ -113,19 +115,26 @@ def quartet_progress(snapshot: TableSnapshot) -> str:
     return " ".join([snapshot.rank or "_"] * played + ["_"] * (4 - played))
 
 
+def verdict_label(verdict: str) -> str:
+    """``✓ correct`` in the current language (an unknown verdict as it is)."""
+    label = VERDICT_LABELS.get(verdict)
+    return _(label) if label is not None else verdict
+
+
 def _rank_name(rank: str) -> str:
     try:
-        return Rank.parse(rank).plural
+        return rank_plural(Rank.parse(rank))
     except ValueError:
         return rank
 
 
 def _rank_label(snapshot: TableSnapshot) -> str:
-    return f"rank: {_rank_name(snapshot.rank)}" if snapshot.rank else "lead: any rank"
+    return _("rank: {ranks}").format(ranks=_rank_name(snapshot.rank)) if snapshot.rank else _("lead: any rank")
 
 
 def _finished_label(snapshot: TableSnapshot) -> str:
-    return "finished: " + (" ".join(snapshot.finished_ranks) if snapshot.finished_ranks else "—")
+    finished = " ".join(snapshot.finished_ranks) if snapshot.finished_ranks else "—"
+    return _("finished: {ranks}").format(ranks=finished)
 
 
 def _header(snapshot: TableSnapshot) -> RenderableType:
@@ -178,12 +187,11 @@ def _due_text(snapshot: TableSnapshot) -> RenderableType | None:
 
 def _heard(snapshot: TableSnapshot) -> Text:
     text = Text()
-    text.append("heard  ", style="dim")
+    text.append(_("heard") + "  ", style="dim")
     text.append(f"“{snapshot.heard}”" if snapshot.heard is not None else "—")
     if snapshot.verdict is not None:
         text.append("   ")
-        label = VERDICT_LABELS.get(snapshot.verdict, snapshot.verdict)
-        text.append(label, style=VERDICT_STYLES.get(snapshot.verdict, "bold"))
+        text.append(verdict_label(snapshot.verdict), style=VERDICT_STYLES.get(snapshot.verdict, "bold"))
     return text
 
 
@@ -207,7 +215,7 @@ def _hand(cards: tuple[str, ...]) -> Text:
 def _info(player: PlayerRow, compact: bool) -> Text:
     text = Text()
     if player.dealer:
-        text.append("D" if compact else "dealer", style="bold cyan")
+        text.append(_("D") if compact else _("dealer"), style="bold cyan")
     if player.note:
         text.append((" " if compact else " · ") if player.dealer else "", style="dim")
         text.append(player.note, style="italic")
@@ -219,13 +227,13 @@ def _players_table(players: tuple[PlayerRow, ...], compact: bool = False) -> Tab
     table = Table(box=None, padding=(0, 1), pad_edge=False, header_style="dim", show_edge=False)
     if not compact:
         table.add_column("", width=1, no_wrap=True)
-    table.add_column("player", no_wrap=True, overflow="ellipsis", max_width=14)
-    table.add_column("cards", justify="right", no_wrap=True)
-    table.add_column("total", justify="right", no_wrap=True)
+    table.add_column(_("player"), no_wrap=True, overflow="ellipsis", max_width=14)
+    table.add_column(_("cards"), justify="right", no_wrap=True)
+    table.add_column(_("total"), justify="right", no_wrap=True)
     table.add_column("", no_wrap=True)
     show_hands = any(player.hand is not None for player in players)
     if show_hands:
-        table.add_column("hand", overflow="fold")
+        table.add_column(_("hand"), overflow="fold")
     for player in players:
         marker = "▶" if player.to_move else ""
         cells: list[RenderableType] = [marker + player.name] if compact else [marker, player.name]
@@ -247,10 +255,10 @@ def _players_columns(players: tuple[PlayerRow, ...]) -> RenderableType:
 
 def _players_inline(players: tuple[PlayerRow, ...]) -> Text:
     """The last resort on a crowded small screen: ``cards/total  Ann(D):4/0  ▶Ben:3/3 …``, no space in an entry."""
-    text = Text("cards/total", style="dim")
+    text = Text(_("cards/total"), style="dim")
     for player in players:
         marker = "▶" if player.to_move else ""
-        dealer = "(D)" if player.dealer else ""
+        dealer = "({mark})".format(mark=_("D")) if player.dealer else ""
         style = _TO_MOVE_STYLE if player.to_move else ""
         text.append("  ")
         text.append(f"{marker}{player.name}{dealer}:{player.cards}/{player.total}", style=style)
@@ -258,7 +266,7 @@ def _players_inline(players: tuple[PlayerRow, ...]) -> Text:
 
 
 def _keys(snapshot: TableSnapshot) -> Text:
-    return Text(snapshot.keys, style="dim", no_wrap=True, overflow="ellipsis")
+    return Text(_(snapshot.keys), style="dim", no_wrap=True, overflow="ellipsis")
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -441,12 +449,12 @@ def plain_parts(snapshot: TableSnapshot) -> dict[str, str]:
     if snapshot.due_player is not None or snapshot.due_line is not None:
         who = f"{snapshot.due_player}: " if snapshot.due_player is not None else ""
         hint = f" ({snapshot.due_hint})" if snapshot.due_hint else ""
-        due = f"{who}{snapshot.due_line or 'to play'}{hint}"
+        due = f"{who}{snapshot.due_line or _('to play')}{hint}"
     heard = ""
     if snapshot.heard is not None or snapshot.verdict is not None:
-        heard = f"heard “{snapshot.heard}”" if snapshot.heard is not None else "heard nothing"
+        heard = _("heard “{heard}”").format(heard=snapshot.heard) if snapshot.heard is not None else _("heard nothing")
         if snapshot.verdict is not None:
-            heard += f" → {VERDICT_LABELS.get(snapshot.verdict, snapshot.verdict)}"
+            heard += f" → {verdict_label(snapshot.verdict)}"
         if snapshot.feedback:
             heard += f": {snapshot.feedback}"
     return {
@@ -461,8 +469,11 @@ def plain_parts(snapshot: TableSnapshot) -> dict[str, str]:
 
 
 def _plain_player(player: PlayerRow) -> str:
-    text = f"{'▶' if player.to_move else ''}{player.name}{' (dealer)' if player.dealer else ''}"
-    text += f" {player.cards} cards, total {player.total}"
+    dealer = " ({dealer})".format(dealer=_("dealer")) if player.dealer else ""
+    text = f"{'▶' if player.to_move else ''}{player.name}{dealer} "
+    text += ngettext("{count} card, total {total}", "{count} cards, total {total}", player.cards).format(
+        count=player.cards, total=player.total
+    )
     if player.note:
         text += f", {player.note}"
     if player.hand is not None:
@@ -603,7 +614,8 @@ class TableScreen:
         started = time.monotonic()
         yield lambda amount: None
         elapsed = time.monotonic() - started
-        self.console.print(f"{description}: done ({elapsed:.1f} s)", markup=False, highlight=False, soft_wrap=True)
+        done = _("{task}: done ({seconds} s)").format(task=description, seconds=f"{elapsed:.1f}")
+        self.console.print(done, markup=False, highlight=False, soft_wrap=True)
 
     def _print_changes(self, snapshot: TableSnapshot) -> None:
         parts = plain_parts(snapshot)

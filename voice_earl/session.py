@@ -16,9 +16,27 @@ from typing import Any
 
 from voice_earl.cards import RANKS, Rank
 from voice_earl.chants import EARL, ChantSet
-from voice_earl.engine import Action, Deal, FormulaDue, IllegalAction, Lead, Pass, Play
+from voice_earl.engine import (
+    Action,
+    CardNotHeld,
+    Deal,
+    FormulaDue,
+    GameOver,
+    IllegalAction,
+    Lead,
+    LeadDuringQuartet,
+    NoRankOpen,
+    NotSeated,
+    OutOfTurn,
+    Pass,
+    PassWhileHolding,
+    Play,
+    RankFinished,
+    WrongRank,
+)
 from voice_earl.events import DealStarted, Event, Led, Passed, Played
 from voice_earl.gamelog import Record, to_record
+from voice_earl.i18n import _, rank_name, rank_plural
 from voice_earl.listening.context import ListenContext
 from voice_earl.listening.verdicts import Verdict
 from voice_earl.rules import DeckMode, RulesProfile
@@ -334,10 +352,11 @@ class TableSession:
         if given.command is Command.PASS:
             return Pass(seat)
         if due.rank is None and given.command is Command.PLAY:
-            self._refuse(request, "a lead needs a rank: press its key (A 2-9 0 J Q K) or type 'lead Q'")
+            self._refuse(request, _("a lead needs a rank: press its key (A 2-9 0 J Q K) or type 'lead Q'"))
             return None
         if due.rank is not None and given.command is Command.LEAD:
-            self._refuse(request, f"the {due.rank.plural.lower()} are open: play one (enter) or pass (space)")
+            text = _("the {ranks} are open: play one (enter) or pass (space)")
+            self._refuse(request, text.format(ranks=rank_plural(due.rank).lower()))
             return None
         rank = given.rank if given.command is Command.LEAD else due.rank
         assert rank is not None
@@ -351,8 +370,10 @@ class TableSession:
         if hands is not None:
             card = next((c for c in hands[seat] if c.rank is rank), None)
             if card is None:
-                self._refuse(request, f"{request.name} holds no {rank.plural.lower()}" +
-                             (": say pass" if due.rank is not None else ": lead a rank you hold"))
+                text = _("{player} holds no {ranks}: say pass") if due.rank is not None else _(
+                    "{player} holds no {ranks}: lead a rank you hold"
+                )
+                self._refuse(request, text.format(player=request.name, ranks=rank_plural(rank).lower()))
                 return None
         if due.rank is None:
             return Lead(seat, rank, card, chant_ok=chant_ok)
@@ -374,7 +395,8 @@ class TableSession:
             return _Outcome.AGAIN
         if request.due.rank is None and rank not in request.context.ranks:
             self._emit(FormulaJudged(request.seat, request.name, heard, takes_back=False))
-            self._refuse(request, f"{request.name} cannot lead {rank.plural.lower()}: lead a rank you hold")
+            text = _("{player} cannot lead {ranks}: lead a rank you hold")
+            self._refuse(request, text.format(player=request.name, ranks=rank_plural(rank).lower()))
             return _Outcome.AGAIN
         action = self._card_action(request, rank, chant_ok=verdict is Verdict.CORRECT)
         if action is None:
@@ -401,7 +423,7 @@ class TableSession:
         try:
             self._apply(move, announce=True)
         except IllegalAction as error:
-            self._refuse(request, _explain(error, self.settings.names))
+            self._refuse(request, _explain(error, action, self.deal, self.settings.names))
             return _Outcome.AGAIN
         return _Outcome.DONE
 
@@ -410,7 +432,7 @@ class TableSession:
 
     def _undo(self) -> _Outcome:
         if not self.moves:
-            self._emit(MoveRefused(self.deal.turn, self.settings.names[self.deal.turn], "nothing to undo yet"))
+            self._emit(MoveRefused(self.deal.turn, self.settings.names[self.deal.turn], _("nothing to undo yet")))
             return _Outcome.AGAIN
         last = self.moves[-1]
         self._rebuild(self.moves[:-1])
@@ -438,9 +460,36 @@ def _spoken_command(heard: str) -> Command | None:
     return _SPOKEN_COMMANDS.get(heard.strip().lower())
 
 
-def _explain(error: IllegalAction, names: Sequence[str]) -> str:
-    """The engine's reason, in the table's words (names instead of seat numbers)."""
-    message = str(error)
-    for seat in reversed(range(len(names))):  # "player 10" before "player 1"
-        message = message.replace(f"player {seat}'s", f"{names[seat]}'s").replace(f"player {seat}", names[seat])
-    return message[:1].upper() + message[1:]
+def _explain(error: IllegalAction, action: Action, deal: Deal, names: Sequence[str]) -> str:
+    """Why the engine refused ``action``, in the table's language and names (the deal is as it was)."""
+    player = names[action.player]
+    card = getattr(action, "card", None)
+    open_rank = deal.rank
+    if isinstance(error, GameOver):
+        winner = names[deal.winner] if deal.winner is not None else "?"
+        return _("Deal {deal} is over: {winner} won.").format(deal=deal.number, winner=winner)
+    if isinstance(error, NotSeated):
+        return _("{player} does not take part in this deal.").format(player=player)
+    if isinstance(error, OutOfTurn):
+        return _("It is {turn}'s turn, not {player}'s.").format(turn=names[deal.turn], player=player)
+    if isinstance(error, NoRankOpen):
+        return _("No rank is open: {player} must lead.").format(player=player)
+    if isinstance(error, PassWhileHolding) and open_rank is not None:
+        return _("{player} holds a {rank} and must play it.").format(player=player, rank=rank_name(open_rank))
+    if isinstance(error, LeadDuringQuartet) and open_rank is not None:
+        return _("The {ranks} are still open: play a {rank} or pass.").format(
+            ranks=rank_plural(open_rank).lower(), rank=rank_name(open_rank)
+        )
+    if isinstance(error, RankFinished) and isinstance(action, Lead):
+        return _("All four {ranks} are out already: lead another rank.").format(ranks=rank_plural(action.rank).lower())
+    if isinstance(error, WrongRank) and open_rank is not None and card is not None:
+        return _("{card} is not a {rank}: the {ranks} are open.").format(
+            card=card.pretty, rank=rank_name(open_rank), ranks=rank_plural(open_rank).lower()
+        )
+    if isinstance(error, CardNotHeld):
+        if deal.hands is None:
+            return _("{player} has no cards left.").format(player=player)
+        if card is None:
+            return _("The virtual deck needs the card, not only its rank.")
+        return _("{player} does not hold {card}.").format(player=player, card=card.pretty)
+    return _("That move is not allowed now: {reason}").format(reason=error)

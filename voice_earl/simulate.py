@@ -82,7 +82,11 @@ def simulate(settings: SimulationSettings, on_event: Callable[[Event], None] | N
             result.seats[seat].deals += 1
         while not deal.over:
             legal = deal.legal_actions()
-            action = legal[0] if len(legal) == 1 else bots[deal.turn].choose(deal.view(deal.turn), legal, bot_rng)
+            if len(legal) == 1:
+                action = legal[0]
+            else:
+                bot = bots[deal.turn]
+                action = bot.choose(deal.view(deal.turn) if bot.uses_view else None, legal, bot_rng)
             if settings.chant_errors and isinstance(action, Lead | Play) and bot_rng.random() < settings.chant_errors:
                 action = _bungled(action)
             for event in series.apply(action):

@@ -17,6 +17,7 @@ from typing import Any, Protocol, TextIO
 from voice_earl.bots import Strategy
 from voice_earl.cards import Rank
 from voice_earl.engine import Action, FormulaDue, Lead, Play, SeatView
+from voice_earl.i18n import N_, _
 from voice_earl.listening.context import ListenContext
 from voice_earl.listening.verdicts import Judgement, Strictness, judge
 
@@ -97,8 +98,9 @@ class InputSource(Protocol):
 
 # ---------------------------------------------------------------------------- keyboard (Silent Earl)
 
-KEY_HELP = "space pass · enter play · rank key leads (A 2-9 0=10 J Q K) · u undo · r repeat · p pause · q quit"
-LINE_HELP = "commands: play, pass, lead RANK (e.g. lead Q), undo, repeat, pause, quit"
+# In English, as the screen's key help takes them (it translates); use _() to show them elsewhere.
+KEY_HELP = N_("space pass · enter play · rank key leads (A 2-9 0=10 J Q K) · u undo · r repeat · p pause · q quit")
+LINE_HELP = N_("commands: play, pass, lead RANK (e.g. lead Q), undo, repeat, pause, quit")
 
 
 def parse_command(text: str) -> KeyCommand:
@@ -111,17 +113,23 @@ def parse_command(text: str) -> KeyCommand:
     """
     words = text.strip().lower().split()
     if not words:
-        raise ValueError(f"an empty line: {LINE_HELP}")
+        raise ValueError(_("an empty line: {help}").format(help=_(LINE_HELP)))
     try:
         command = Command(words[0])
     except ValueError:
-        raise ValueError(f"unknown command {words[0]!r}: {LINE_HELP}") from None
+        message = _("unknown command {command}: {help}")
+        raise ValueError(message.format(command=repr(words[0]), help=_(LINE_HELP))) from None
     if command is Command.LEAD:
         if len(words) != 2:
-            raise ValueError("say which rank to lead, e.g. 'lead Q' or 'lead 7'")
-        return KeyCommand(command, Rank.parse(words[1]))
+            raise ValueError(_("say which rank to lead, e.g. 'lead Q' or 'lead 7'"))
+        try:
+            rank = Rank.parse(words[1])
+        except ValueError:
+            message = _("unknown rank {rank}: use A 2 3 4 5 6 7 8 9 10 J Q K")
+            raise ValueError(message.format(rank=repr(words[1]))) from None
+        return KeyCommand(command, rank)
     if len(words) > 1:
-        raise ValueError(f"'{command.value}' takes no argument: {LINE_HELP}")
+        raise ValueError(_("'{command}' takes no argument: {help}").format(command=command.value, help=_(LINE_HELP)))
     return KeyCommand(command)
 
 
@@ -181,7 +189,7 @@ class KeyPresses:
             command = key_command(key, at_lead=request.due.position == 1 and request.due.rank is None)
             if command is not None:
                 return command
-            self._complain(f"that key does nothing here: {KEY_HELP}")
+            self._complain(_("that key does nothing here: {help}").format(help=_(KEY_HELP)))
 
 
 # ---------------------------------------------------------------------------- bots and scripts

@@ -6,6 +6,7 @@ import argparse
 
 from voice_earl.chants import ChantSet, chant_set
 from voice_earl.errors import UsageError
+from voice_earl.i18n import DEFAULT_LANGUAGE, LANGUAGES, set_language
 from voice_earl.rules import PROFILES, MatchEnd, RulesProfile, Scoring, profile_by_name
 
 
@@ -38,6 +39,18 @@ def add_voice_options(parser: argparse.ArgumentParser, *, silent: bool = True) -
     voice.add_argument("--model", default=None, help="path to a vosk model directory")
     voice.add_argument("--device", default=None, help="microphone: name or index")
     voice.add_argument("--strictness", choices=("lenient", "normal", "strict"), default=None)
+    add_language_option(voice)
+
+
+def add_language_option(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
+    parser.add_argument("--lang", choices=LANGUAGES, default=None,
+                        help="language of the narrator and the screen: en (default), nl or it "
+                             "(the formulas stay English unless --chant names your own wording)")
+
+
+def activate_language(args: argparse.Namespace) -> None:
+    """Switch to the language chosen (--lang, else the config's ``language``) before the game starts."""
+    set_language(getattr(args, "lang", None) or DEFAULT_LANGUAGE)
 
 
 def rules_profile(args: argparse.Namespace, default: str = "hoyle") -> RulesProfile:

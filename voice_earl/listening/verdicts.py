@@ -46,6 +46,7 @@ from rapidfuzz.distance import Levenshtein
 
 from voice_earl.cards import Rank
 from voice_earl.chants import POSITIONS, ChantSet
+from voice_earl.i18n import _, rank_name
 from voice_earl.listening.align import SMALL_WORDS, Alignment, align
 from voice_earl.listening.context import PASS_WORDS, ListenContext
 from voice_earl.listening.text import RANK_BY_WORD, RANK_HOMOPHONES, SLOT, normalise, template_words
@@ -109,23 +110,24 @@ class Judgement:
         if self.verdict in (Verdict.CORRECT, Verdict.PASS):
             return ""
         if self.verdict is Verdict.SILENT:
-            return f"nothing was heard; the line is '{self.expected}'"
+            return _("nothing was heard; the line is '{line}'").format(line=self.expected)
         if self.verdict is Verdict.WRONG_RANK and self.heard_rank is not None:
+            said = rank_name(self.heard_rank)
             if self.position == 1:
-                return f"you said {self.heard_rank.word}, which is not a rank you can lead now"
-            due = self.rank.word if self.rank is not None else "another"
-            return f"you said {self.heard_rank.word}, but the rank is {due}"
+                return _("you said {rank}, which is not a rank you can lead now").format(rank=said)
+            due = rank_name(self.rank) if self.rank is not None else _("another")
+            return _("you said {rank}, but the rank is {due}").format(rank=said, due=due)
         if self.verdict is Verdict.WRONG_LINE and self.heard_position is not None:
-            return (
-                f"that is the {_CARD_NAMES[self.heard_position]}'s line; "
-                f"the {_CARD_NAMES[self.position]} says '{self.expected}'"
+            return _("that is the {heard}'s line; the {due} says '{line}'").format(
+                heard=_card_name(self.heard_position), due=_card_name(self.position), line=self.expected
             )
         if self.heard_position is None:
-            return f"that did not sound like the line '{self.expected}'"
-        return _diff_sentence(self.diff) or f"that was not clear; the line is '{self.expected}'"
+            return _("that did not sound like the line '{line}'").format(line=self.expected)
+        return _diff_sentence(self.diff) or _("that was not clear; the line is '{line}'").format(line=self.expected)
 
 
-_CARD_NAMES = {1: "lead", 2: "second card", 3: "third card", 4: "fourth card"}
+def _card_name(position: int) -> str:
+    return {1: _("lead"), 2: _("second card"), 3: _("third card"), 4: _("fourth card")}[position]
 # Shown in place of the rank when a lead's rank was not heard.
 UNKNOWN_RANK = "RANK"
 
@@ -297,14 +299,15 @@ def _diff_sentence(diff: tuple[DiffOp, ...]) -> str:
         due_total = sum(len(o.due) for o in diff)
         where = _where(due_start == 0, due_end == due_total)
         if not said or not due:
-            return f"the line {where} '{due}'" if due else f"'{said}' is not in the line"
-        return f"you said '{said}', the line {where} '{due}'"
+            return where.format(due=due) if due else _("'{said}' is not in the line").format(said=said)
+        return _("you said '{said}', {line}").format(said=said, line=where.format(due=due))
     return ""
 
 
 def _where(at_start: bool, at_end: bool) -> str:
+    """Where the change is in the line, with ``{due}`` for the line's words there."""
     if at_start and at_end:
-        return "is"
+        return _("the line is '{due}'")
     if at_start:
-        return "starts"
-    return "ends" if at_end else "goes"
+        return _("the line starts '{due}'")
+    return _("the line ends '{due}'") if at_end else _("the line goes '{due}'")
