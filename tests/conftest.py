@@ -15,3 +15,12 @@ def isolated_user_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Itera
     monkeypatch.setenv("VOICE_EARL_CONFIG_DIR", str(tmp_path / "user-config"))
     monkeypatch.delenv("VOICE_EARL_MODEL", raising=False)
     yield data
+
+
+@pytest.fixture(autouse=True)
+def english_after_each_test() -> Iterator[None]:
+    """A test that switches the language must not leak it into the next one."""
+    yield
+    from voice_earl.i18n import set_language
+
+    set_language("en")

@@ -27,7 +27,7 @@ DRIVER = textwrap.dedent(
     """
     import sys, time
     from voice_earl.bots import MostStrategy
-    from voice_earl.journal import Journal, check_replay, resume_point, start_journal
+    from voice_earl.journal import resume_journal, resume_point, start_journal
     from voice_earl.rules import HOYLE, DeckMode
     from voice_earl.session import Seat, TableSession, TableSettings
     from voice_earl.storage import Store
@@ -44,9 +44,7 @@ DRIVER = textwrap.dedent(
         if store.unfinished_series():
             series_id, settings, moves, records = resume_point(store)
             session = TableSession(settings, bots, moves=moves)
-            check_replay(session, records)
-            journal = Journal(store, series_id, session, "play")
-            journal.saved = len(records)
+            journal = resume_journal(store, series_id, session, records, "play")
         elif store.list_series():
             sys.exit(0)  # finished already
         else:
@@ -119,3 +117,21 @@ def test_play_resume_continues_the_saved_series(capsys: pytest.CaptureFixture[st
 def test_resume_without_a_saved_series_says_so(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["play", "--resume", "--silent", "--no-voice"]) == 1
     assert "no unfinished series" in capsys.readouterr().err
+
+
+def test_a_journal_cut_between_two_records_of_one_move_is_completed_on_resume() -> None:
+    from voice_earl.journal import moves_from_records, resume_journal, settings_record
+
+    settings = TableSettings(tuple(Seat(n) for n in ("Ann", "Ben", "Cy")), HOYLE, DeckMode.VIRTUAL, deals=1, seed=4)
+    full = TableSession(settings, dict.fromkeys(range(3), BotSource(MostStrategy(), "b")))
+    full.run()
+    quartet = next(i for i, r in enumerate(full.records) if r["event"] == "quartet")
+    cut = full.records[:quartet]  # the fourth card was journalled, its quartet record was not
+    with Store.open() as store:
+        series_id = store.open_series(settings_record(settings, "play"))
+        for seq, record in enumerate(cut):
+            store.append_event(series_id, seq, record)
+        resumed = TableSession(settings, {}, moves=moves_from_records(cut))
+        resume_journal(store, series_id, resumed, cut, "play")
+        _, stored = store.load_series(series_id)
+    assert stored == full.records[: quartet + 1]

@@ -146,6 +146,21 @@ def resume_point(store: Store) -> tuple[int, TableSettings, list[Move], list[dic
 
 
 def check_replay(session: TableSession, records: Sequence[Mapping[str, Any]]) -> None:
-    """The replayed session must reproduce the journal exactly, or we refuse to go on."""
-    if list(session.records) != list(records):
+    """The replayed session must reproduce the journal, or we refuse to go on.
+
+    The journal may end part-way through a move's records (a crash between two appends); the
+    replay then holds those records and more, which :meth:`Journal.catch_up` appends.
+    """
+    if list(session.records[: len(records)]) != list(records):
         raise VoiceEarlError("the saved series does not replay to the same game; it was left untouched")
+
+
+def resume_journal(
+    store: Store, series_id: int, session: TableSession, records: Sequence[Mapping[str, Any]], mode: str
+) -> Journal:
+    """The journal of a resumed series, checked against the replay and brought up to date."""
+    check_replay(session, records)
+    journal = Journal(store, series_id, session, mode)
+    journal.saved = len(records)
+    journal.catch_up()
+    return journal

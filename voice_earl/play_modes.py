@@ -13,7 +13,7 @@ from typing import Any
 from voice_earl.commands.table_options import activate_language
 from voice_earl.errors import VoiceEarlError
 from voice_earl.i18n import _, current_language, narrator_voice_for
-from voice_earl.journal import Journal, check_replay, resume_point, start_journal
+from voice_earl.journal import Journal, resume_journal, resume_point, start_journal
 from voice_earl.narrator import Narrator, Verbosity
 from voice_earl.rules import DeckMode
 from voice_earl.session import Listener, Move, SeatKind, TableSession, TableSettings
@@ -125,9 +125,7 @@ def run_table_mode(args: argparse.Namespace, settings: TableSettings | None, mod
             if series_id is None:
                 journal_box.append(start_journal(store, session, mode))
             else:
-                check_replay(session, records)
-                journal_box.append(Journal(store, series_id, session, mode))
-                journal_box[0].saved = len(records)
+                journal_box.append(resume_journal(store, series_id, session, records, mode))
             return [journal_box[0]]
 
         with open_table(settings, inputs, narration=narrator_options(args), show_hands=show_hands, keys=keys,

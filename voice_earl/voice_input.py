@@ -21,6 +21,7 @@ from typing import TextIO
 import numpy as np
 
 from voice_earl.drill import Prompt
+from voice_earl.i18n import N_
 from voice_earl.listening.audio import AudioChunk, DeviceLostError, Microphone, pcm_chunks
 from voice_earl.listening.context import ListenContext
 from voice_earl.listening.listener import Listener, judge_utterance
@@ -40,7 +41,7 @@ from voice_earl.turns import (
 
 log = logging.getLogger(__name__)
 
-VOICE_KEYS = "speak your line · u undo · r repeat · p pause · q quit · space/enter/rank keys work too"
+VOICE_KEYS = N_("speak your line · u undo · r repeat · p pause · q quit · space/enter/rank keys work too")
 
 
 class Clock:

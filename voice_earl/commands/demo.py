@@ -32,6 +32,7 @@ def run(args: argparse.Namespace) -> int:
     from voice_earl.chants import EARL
     from voice_earl.engine import Action, Lead, Pass
     from voice_earl.errors import UsageError
+    from voice_earl.i18n import N_
     from voice_earl.listening.verdicts import Strictness
     from voice_earl.narrator import Verbosity
     from voice_earl.rules import DeckMode, profile_by_name
@@ -81,6 +82,6 @@ def run(args: argparse.Namespace) -> int:
             for seat in range(args.players)}
     narration = NarratorOptions(speak=args.speak, verbosity=Verbosity.NORMAL)
     with open_table(settings, bots, narration=narration, show_hands=lambda seat: True,
-                    keys="Ctrl-C stops", jsonl=sys.stdout if args.jsonl else None, screen=screen) as table:
+                    keys=N_("Ctrl-C stops"), jsonl=sys.stdout if args.jsonl else None, screen=screen) as table:
         table.run()
     return 0
