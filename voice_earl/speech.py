@@ -253,9 +253,11 @@ class _EngineThread:
             raise job.error
         return job.result  # type: ignore[return-value]
 
-    def stop(self, timeout: float = 2.0) -> None:
+    def stop(self, timeout: float = 10.0) -> bool:
+        """Ask the thread to end; True once it has (a busy machine may need a while)."""
         self._jobs.put(None)
         self._thread.join(timeout)
+        return not self._thread.is_alive()
 
     def _run(self) -> None:
         try:
@@ -400,9 +402,9 @@ class _Synthesizer:
         with self._lock:
             engine, self._engine = self._engine, None
             workdir, self._workdir = self._workdir, None
-        if engine is not None:
-            engine.stop()
-        if workdir is not None:
+        stopped = engine.stop() if engine is not None else True
+        # libespeak-ng writes files from its own thread: remove the folder only once the engine is gone.
+        if workdir is not None and stopped:
             workdir.cleanup()
 
     def _ensure_engine_workdir(self) -> Path:

@@ -1,17 +1,204 @@
-"""`voice-earl hear` (not built yet)."""
+"""`voice-earl hear`: recognise formulas in WAV files or from the microphone and judge them."""
 
 from __future__ import annotations
 
 import argparse
+import json
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from voice_earl.errors import VoiceEarlError
+from voice_earl.errors import UsageError, VoiceEarlError
 
-HELP = "hear (coming soon)"
+if TYPE_CHECKING:
+    from voice_earl.cards import Rank
+    from voice_earl.chants import ChantSet
+    from voice_earl.listening.context import ListenContext
+    from voice_earl.listening.listener import Listener, Utterance
+    from voice_earl.listening.verdicts import Judgement, Strictness
+
+HELP = "recognise formulas in WAV files or from the microphone and show the verdicts"
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    pass
+    parser.add_argument("files", nargs="*", type=Path, metavar="FILE.wav", help="recordings, one formula each")
+    parser.add_argument("--manifest", type=Path, metavar="LIST.jsonl",
+                        help='one JSON object a line: {"path": ..., "position": P, "rank": R} or "ranks": [...]')
+    parser.add_argument("--mic", action="store_true", help="listen live and print a verdict for each formula")
+    parser.add_argument("--device", metavar="NAME|INDEX", help="the microphone (default: the system's)")
+    parser.add_argument("--position", type=int, choices=(1, 2, 3, 4), help="the position due (1 = the lead)")
+    parser.add_argument("--rank", help="the rank due (at a lead: the only rank open)")
+    parser.add_argument("--ranks", metavar="R,R,...", help="at a lead: the ranks the player may lead (default all)")
+    parser.add_argument("--chant", default="earl", help="chant set: earl, snip-snap-snorum or a .toml file")
+    parser.add_argument("--recognizer", default="auto", choices=("auto", "vosk", "pocketsphinx"))
+    parser.add_argument("--model", type=Path, metavar="PATH", help="the vosk model directory")
+    parser.add_argument("--strictness", default="normal", choices=("lenient", "normal", "strict"))
+    parser.add_argument("--grammar", default="context", choices=("context", "fixed"),
+                        help="context: this turn's phrases (default); fixed: every line for every rank")
+    parser.add_argument("--json", action="store_true", help="one JSON object per line")
+
+
+@dataclass(frozen=True)
+class _Job:
+    path: str
+    context: ListenContext | None
+    error: str = ""
 
 
 def run(args: argparse.Namespace) -> int:
-    raise VoiceEarlError("'hear' is not available yet")
+    from voice_earl.chants import chant_set
+    from voice_earl.listening.listener import Listener
+    from voice_earl.listening.recognizer import choose_recognizer, load_recognizer
+    from voice_earl.listening.verdicts import Strictness
+
+    sources = sum((bool(args.files), args.manifest is not None, args.mic))
+    if sources != 1:
+        raise UsageError("give WAV files, --manifest LIST.jsonl or --mic (exactly one of them)")
+    if args.manifest is None and args.position is None:
+        raise UsageError("--position is required (1 = the lead, 2-4 = the following cards)")
+    chant = chant_set(args.chant)
+    jobs = list(_manifest_jobs(args.manifest, chant)) if args.manifest else None
+    choice = choose_recognizer(args.recognizer, args.model)
+    print(f"voice-earl hear: using {choice.reason}", file=sys.stderr)
+    recognizer = load_recognizer(choice)
+    listener = Listener(recognizer)
+    strictness = Strictness(args.strictness)
+    if args.mic:
+        return _hear_mic(args, listener, _context(args.position, args.rank, args.ranks, chant), strictness)
+    if jobs is None:
+        context = _context(args.position, args.rank, args.ranks, chant)
+        jobs = [_Job(str(path), context) for path in args.files]
+    failures = 0
+    for job in jobs:
+        record = _hear_file(job, listener, strictness, args.grammar == "fixed")
+        failures += "error" in record
+        _print(record, args.json)
+        for notice in recognizer.take_notices():
+            print(f"voice-earl hear: {notice}", file=sys.stderr)
+    return 1 if failures else 0
+
+
+def _context(position: int, rank: str | None, ranks: str | None, chant: ChantSet) -> ListenContext:
+    from voice_earl.cards import RANKS
+    from voice_earl.listening.context import ListenContext
+
+    if rank is not None and ranks is not None:
+        raise UsageError("give --rank or --ranks, not both")
+    names = [rank] if rank is not None else [r for r in (ranks or "").split(",") if r.strip()]
+    chosen: tuple[Rank, ...] = tuple(_parse_rank(name) for name in names)
+    if not chosen:
+        if position != 1:
+            raise UsageError(f"position {position} follows one rank: give --rank R")
+        chosen = RANKS  # at a lead every rank is possible
+    if position != 1 and len(chosen) != 1:
+        raise UsageError(f"position {position} follows one rank: give --rank R, not several")
+    return ListenContext(position, chosen, chant)
+
+
+def _parse_rank(name: str) -> Rank:
+    from voice_earl.cards import Rank
+
+    try:
+        return Rank.parse(name)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+
+
+def _manifest_jobs(path: Path, chant: ChantSet) -> Iterator[_Job]:
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as error:
+        raise VoiceEarlError(f"{path}: cannot read the manifest ({error.strerror or error})") from None
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            entry = json.loads(line)
+        except json.JSONDecodeError:
+            yield _Job(f"{path}:{number}", None, "not a JSON object")
+            continue
+        if not isinstance(entry, dict) or not isinstance(entry.get("path"), str):
+            yield _Job(f"{path}:{number}", None, 'each line needs a "path"')
+            continue
+        target = Path(entry["path"])
+        shown = str(target if target.is_absolute() else path.parent / target)
+        try:
+            ranks = entry.get("ranks")
+            position = entry.get("position")
+            if not isinstance(position, int):
+                raise UsageError('"position" must be 1-4')
+            rank_list = ",".join(str(r) for r in ranks) if isinstance(ranks, list) else None
+            rank = entry.get("rank")
+            yield _Job(shown, _context(position, None if rank is None else str(rank), rank_list, chant))
+        except (VoiceEarlError, ValueError) as error:
+            yield _Job(shown, None, str(error))
+
+
+def _hear_file(job: _Job, listener: Listener, strictness: Strictness, fixed: bool) -> dict[str, Any]:
+    from voice_earl.listening.audio import pcm_chunks, read_wav
+    from voice_earl.listening.context import ListenContext
+    from voice_earl.listening.listener import judge_utterance
+
+    if job.context is None:
+        return {"path": job.path, "error": job.error}
+    try:
+        samples = read_wav(Path(job.path))
+    except VoiceEarlError as error:
+        return {"path": job.path, "error": str(error)}
+    grammar = ListenContext.fixed(job.context.chant) if fixed else None
+    try:
+        utterance = listener.listen(pcm_chunks(samples), job.context, grammar=grammar)
+    except VoiceEarlError as error:
+        return {"path": job.path, "error": str(error)}
+    judgement = judge_utterance(utterance, job.context, strictness)
+    return _record(job.path, utterance, judgement, listener.recognizer.name)
+
+
+def _record(path: str, utterance: Utterance, judgement: Judgement, recognizer: str) -> dict[str, Any]:
+    return {
+        "path": path,
+        "heard": judgement.heard,
+        "verdict": judgement.verdict.value,
+        "position": judgement.position,
+        "rank": judgement.rank.value if judgement.rank is not None else None,
+        "score": judgement.score,
+        "expected": judgement.expected,
+        "diff": [{"kind": op.kind, "said": " ".join(op.said), "due": " ".join(op.due)} for op in judgement.diff],
+        "recognizer": recognizer,
+        "latency_ms": utterance.latency_ms,
+        "feedback": judgement.feedback(),
+    }
+
+
+def _print(record: dict[str, Any], as_json: bool) -> None:
+    if as_json:
+        print(json.dumps(record, ensure_ascii=False), flush=True)
+    elif "error" in record:
+        print(f"{record['path']}: error: {record['error']}", flush=True)
+    else:
+        latency = "" if record["latency_ms"] is None else f", {record['latency_ms']} ms"
+        feedback = f" - {record['feedback']}" if record["feedback"] else ""
+        print(f"{record['path']}: {record['verdict']} (score {record['score']}{latency}) "
+              f"heard {record['heard']!r}{feedback}", flush=True)
+
+
+def _hear_mic(args: argparse.Namespace, listener: Listener, context: ListenContext, strictness: Strictness) -> int:
+    from voice_earl.listening.audio import Microphone
+    from voice_earl.listening.context import ListenContext
+    from voice_earl.listening.listener import judge_utterance
+
+    grammar = ListenContext.fixed(context.chant) if args.grammar == "fixed" else None
+    device: str | int | None = args.device
+    with Microphone(device) as microphone:
+        print(f"voice-earl hear: listening on {microphone.device_name}; say '{context.due_lines()[0]}' "
+              "(Ctrl-C stops)", file=sys.stderr)
+        count = 0
+        while True:
+            utterance = listener.listen(microphone.chunks(), context, grammar=grammar)
+            if utterance.speech_start is None:
+                continue
+            count += 1
+            judgement = judge_utterance(utterance, context, strictness)
+            _print(_record(f"utterance {count}", utterance, judgement, listener.recognizer.name), args.json)
