@@ -24,8 +24,12 @@ HELP = "recognise formulas in WAV files or from the microphone and show the verd
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("files", nargs="*", type=Path, metavar="FILE.wav", help="recordings, one formula each")
-    parser.add_argument("--manifest", type=Path, metavar="LIST.jsonl",
-                        help='one JSON object a line: {"path": ..., "position": P, "rank": R} or "ranks": [...]')
+    parser.add_argument(
+        "--manifest",
+        type=Path,
+        metavar="LIST.jsonl",
+        help='one JSON object a line: {"path": ..., "position": P, "rank": R} or "ranks": [...]',
+    )
     parser.add_argument("--mic", action="store_true", help="listen live and print a verdict for each formula")
     parser.add_argument("--device", metavar="NAME|INDEX", help="the microphone (default: the system's)")
     parser.add_argument("--position", type=int, choices=(1, 2, 3, 4), help="the position due (1 = the lead)")
@@ -35,8 +39,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--recognizer", default="auto", choices=("auto", "vosk", "pocketsphinx"))
     parser.add_argument("--model", type=Path, metavar="PATH", help="the vosk model directory")
     parser.add_argument("--strictness", default="normal", choices=("lenient", "normal", "strict"))
-    parser.add_argument("--grammar", default="context", choices=("context", "fixed"),
-                        help="context: this turn's phrases (default); fixed: every line for every rank")
+    parser.add_argument(
+        "--grammar",
+        default="context",
+        choices=("context", "fixed"),
+        help="context: this turn's phrases (default); fixed: every line for every rank",
+    )
     parser.add_argument("--json", action="store_true", help="one JSON object per line")
 
 
@@ -180,8 +188,11 @@ def _print(record: dict[str, Any], as_json: bool) -> None:
     else:
         latency = "" if record["latency_ms"] is None else f", {record['latency_ms']} ms"
         feedback = f" - {record['feedback']}" if record["feedback"] else ""
-        print(f"{record['path']}: {record['verdict']} (score {record['score']}{latency}) "
-              f"heard {record['heard']!r}{feedback}", flush=True)
+        print(
+            f"{record['path']}: {record['verdict']} (score {record['score']}{latency}) "
+            f"heard {record['heard']!r}{feedback}",
+            flush=True,
+        )
 
 
 def _hear_mic(args: argparse.Namespace, listener: Listener, context: ListenContext, strictness: Strictness) -> int:
@@ -192,8 +203,10 @@ def _hear_mic(args: argparse.Namespace, listener: Listener, context: ListenConte
     grammar = ListenContext.fixed(context.chant) if args.grammar == "fixed" else None
     device: str | int | None = args.device
     with Microphone(device) as microphone:
-        print(f"voice-earl hear: listening on {microphone.device_name}; say '{context.due_lines()[0]}' "
-              "(Ctrl-C stops)", file=sys.stderr)
+        print(
+            f"voice-earl hear: listening on {microphone.device_name}; say '{context.due_lines()[0]}' (Ctrl-C stops)",
+            file=sys.stderr,
+        )
         count = 0
         while True:
             utterance = listener.listen(microphone.chunks(), context, grammar=grammar)
