@@ -1,0 +1,277 @@
+"""Audio in: WAV files and the microphone, both turned into 16 kHz mono 16-bit PCM.
+
+Recognizers and the endpointer all want 16 kHz mono int16; everything else (other rates,
+stereo, 8/24/32-bit or float samples, a microphone's own rate) is converted here with a proper
+resampler (soxr), so the rest of the package sees one format.
+
+>>> samples = to_pcm16k(np.zeros((441, 2), dtype=np.float32), 44_100)
+>>> samples.dtype, samples.shape
+(dtype('int16'), (160,))
+>>> [len(chunk) for chunk in pcm_chunks(np.zeros(1000, dtype=np.int16), chunk_ms=40)]
+[1280, 720]
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import struct
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from voice_earl.errors import VoiceEarlError
+
+logger = logging.getLogger(__name__)
+
+SAMPLE_RATE = 16_000
+BYTES_PER_SAMPLE = 2
+Pcm16 = npt.NDArray[np.int16]
+
+_PCM = 1
+_IEEE_FLOAT = 3
+_EXTENSIBLE = 0xFFFE
+SILENT_MODE_HINT = "or play without a microphone: voice-earl play --silent"
+
+
+class AudioFileError(VoiceEarlError):
+    """A WAV file that is missing or that cannot be read."""
+
+
+class AudioUnavailableError(VoiceEarlError):
+    """PortAudio (the sound library) is missing, so there is no microphone at all."""
+
+
+class NoInputDeviceError(VoiceEarlError):
+    """No microphone, or not the one asked for."""
+
+
+class DeviceLostError(VoiceEarlError):
+    """The microphone stopped delivering sound (unplugged, or taken by another program)."""
+
+
+@dataclass(frozen=True)
+class AudioChunk:
+    """A piece of 16 kHz mono int16 audio; ``captured_at`` is time.monotonic() at capture (live input)."""
+
+    pcm: bytes
+    captured_at: float | None = None
+
+    @property
+    def duration(self) -> float:
+        return len(self.pcm) / (BYTES_PER_SAMPLE * SAMPLE_RATE)
+
+
+# ---------------------------------------------------------------- files
+
+
+def read_wav(path: Path) -> Pcm16:
+    """Read any PCM or float WAV file as 16 kHz mono int16 samples."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise AudioFileError(f"{path}: no such file") from None
+    except OSError as error:
+        raise AudioFileError(f"{path}: cannot read it ({error.strerror or error})") from None
+    rate, samples = _decode_wav(path, data)
+    return to_pcm16k(samples, rate)
+
+
+def _decode_wav(path: Path, data: bytes) -> tuple[int, npt.NDArray[np.float32]]:
+    """Parse a RIFF/WAVE file: (sample rate, float32 samples shaped frames x channels, in -1..1)."""
+    if len(data) < 12 or data[:4] != b"RIFF" or data[8:12] != b"WAVE":
+        raise AudioFileError(f"{path}: not a WAV file (record or convert it to .wav)")
+    chunks = dict(_riff_chunks(data))
+    fmt, frames = chunks.get(b"fmt "), chunks.get(b"data")
+    if fmt is None or frames is None or len(fmt) < 16:
+        raise AudioFileError(f"{path}: damaged WAV file (no format or data chunk)")
+    tag, channels, rate, _byte_rate, _align, bits = struct.unpack("<HHIIHH", fmt[:16])
+    if tag == _EXTENSIBLE and len(fmt) >= 26:
+        tag = struct.unpack("<H", fmt[24:26])[0]
+    if channels < 1 or rate < 1000 or bits not in (8, 16, 24, 32, 64):
+        raise AudioFileError(f"{path}: unsupported WAV layout ({channels} channels, {rate} Hz, {bits}-bit)")
+    width = bits // 8
+    usable = len(frames) - len(frames) % (width * channels)
+    raw = frames[:usable]
+    if tag == _PCM:
+        samples = _pcm_to_float(raw, width)
+    elif tag == _IEEE_FLOAT and width in (4, 8):
+        samples = np.frombuffer(raw, dtype="<f4" if width == 4 else "<f8").astype(np.float32)
+    else:
+        raise AudioFileError(f"{path}: unsupported WAV encoding (format {tag}); use PCM or float WAV")
+    return rate, samples.reshape(-1, channels)
+
+
+def _riff_chunks(data: bytes) -> Iterator[tuple[bytes, bytes]]:
+    offset = 12
+    while offset + 8 <= len(data):
+        chunk_id = data[offset : offset + 4]
+        (size,) = struct.unpack("<I", data[offset + 4 : offset + 8])
+        yield chunk_id, data[offset + 8 : offset + 8 + size]
+        offset += 8 + size + (size & 1)  # chunks are word aligned
+
+
+def _pcm_to_float(raw: bytes, width: int) -> npt.NDArray[np.float32]:
+    if width == 1:  # 8-bit WAV is unsigned
+        return (np.frombuffer(raw, dtype=np.uint8).astype(np.float32) - 128.0) / 128.0
+    if width == 2:
+        return np.frombuffer(raw, dtype="<i2").astype(np.float32) / 32768.0
+    if width == 3:
+        bytes3 = np.frombuffer(raw, dtype=np.uint8).reshape(-1, 3).astype(np.int32)
+        values = bytes3[:, 0] | (bytes3[:, 1] << 8) | (bytes3[:, 2] << 16)
+        values = np.where(values >= 1 << 23, values - (1 << 24), values)
+        return values.astype(np.float32) / float(1 << 23)
+    if width == 4:
+        return (np.frombuffer(raw, dtype="<i4").astype(np.float64) / float(1 << 31)).astype(np.float32)
+    raise ValueError(f"unsupported PCM width {width}")
+
+
+def to_pcm16k(samples: npt.NDArray[Any], rate: int) -> Pcm16:
+    """Mix to mono and resample to 16 kHz int16. ``samples``: floats in -1..1, or int16; 1-D or frames x channels."""
+    import soxr
+
+    floats = samples.astype(np.float32)
+    if samples.dtype == np.int16:
+        floats /= 32768.0
+    mono = floats.mean(axis=1) if floats.ndim == 2 else floats
+    if rate != SAMPLE_RATE and len(mono):
+        mono = soxr.resample(mono, rate, SAMPLE_RATE, quality="HQ")
+    return np.asarray(np.clip(np.round(mono * 32767.0), -32768, 32767), dtype=np.int16)
+
+
+def pcm_chunks(samples: Pcm16, chunk_ms: int = 40) -> Iterator[bytes]:
+    """Cut samples into real-time-sized pieces of ``chunk_ms`` milliseconds (the last may be shorter)."""
+    step = SAMPLE_RATE * chunk_ms // 1000
+    for start in range(0, len(samples), step):
+        yield samples[start : start + step].tobytes()
+
+
+# ---------------------------------------------------------------- microphone
+
+
+def _import_sounddevice() -> Any:
+    import sounddevice
+
+    return sounddevice
+
+
+def _sounddevice() -> Any:
+    """Import sounddevice; a missing PortAudio library raises OSError at import time."""
+    try:
+        return _import_sounddevice()
+    except (OSError, ImportError) as error:
+        raise AudioUnavailableError(
+            f"no sound input: the PortAudio library is missing ({error}); install it "
+            f"(e.g. sudo apt install libportaudio2) and retry, {SILENT_MODE_HINT}"
+        ) from None
+
+
+def input_devices() -> list[tuple[int, str]]:
+    """(index, name) of every device that can record."""
+    sd = _sounddevice()
+    try:
+        devices = sd.query_devices()
+    except sd.PortAudioError as error:
+        raise AudioUnavailableError(f"cannot list sound devices ({error}); retry, {SILENT_MODE_HINT}") from None
+    return [(i, str(d["name"])) for i, d in enumerate(devices) if int(d["max_input_channels"]) > 0]
+
+
+def choose_input_device(device: str | int | None) -> tuple[int, str]:
+    """The input device by index, by (part of its) name, or the system default."""
+    sd = _sounddevice()
+    available = input_devices()
+    if not available:
+        raise NoInputDeviceError(f"no microphone found; plug one in and retry, {SILENT_MODE_HINT}")
+    if device is None:
+        try:
+            default = sd.query_devices(kind="input")
+        except (sd.PortAudioError, ValueError):
+            return available[0]
+        return next(((i, n) for i, n in available if n == default["name"]), available[0])
+    if isinstance(device, int) or device.isdigit():
+        index = int(device)
+        match = [(i, n) for i, n in available if i == index]
+    else:
+        match = [(i, n) for i, n in available if device.lower() in n.lower()]
+    if not match:
+        names = "; ".join(f"{i}: {n}" for i, n in available)
+        raise NoInputDeviceError(f"no input device {device!r}; choose one of: {names}")
+    return match[0]
+
+
+class Microphone:
+    """Live input at the device's own rate, delivered as 16 kHz mono int16 chunks.
+
+    The PortAudio callback only copies the raw bytes into a queue; conversion happens in
+    :meth:`chunks`, on the caller's thread.
+    """
+
+    def __init__(self, device: str | int | None = None, *, block_ms: int = 40, stall_s: float = 2.0) -> None:
+        self._device = device
+        self._block_ms = block_ms
+        self._stall_s = stall_s
+        self._queue: queue.Queue[tuple[bytes, float]] = queue.Queue()
+        self._stream: Any = None
+        self._rate = SAMPLE_RATE
+        self._channels = 1
+        self.device_name = ""
+
+    def __enter__(self) -> Microphone:
+        sd = _sounddevice()
+        index, self.device_name = choose_input_device(self._device)
+        info = sd.query_devices(index)
+        self._rate = int(info["default_samplerate"]) or SAMPLE_RATE
+        self._channels = 1
+        try:
+            self._stream = sd.RawInputStream(
+                samplerate=self._rate,
+                blocksize=self._rate * self._block_ms // 1000,
+                device=index,
+                channels=self._channels,
+                dtype="int16",
+                callback=self._callback,
+            )
+            self._stream.start()
+        except (sd.PortAudioError, ValueError) as error:
+            raise NoInputDeviceError(
+                f"cannot open the microphone {self.device_name!r} ({error}); check it and retry, {SILENT_MODE_HINT}"
+            ) from None
+        logger.info("microphone %s at %d Hz", self.device_name, self._rate)
+        return self
+
+    def _callback(self, indata: Any, frames: int, time_info: Any, status: Any) -> None:
+        self._queue.put((bytes(indata), time.monotonic()))
+
+    def __exit__(self, kind: type[BaseException] | None, value: BaseException | None, tb: TracebackType | None) -> None:
+        if self._stream is not None:
+            try:
+                self._stream.stop()
+                self._stream.close()
+            except Exception:  # a vanished device may fail to close; nothing left to do
+                logger.debug("closing the input stream failed", exc_info=True)
+            self._stream = None
+
+    def chunks(self) -> Iterator[AudioChunk]:
+        """Captured audio, converted, until the caller stops iterating. Raises DeviceLostError on a stall."""
+        import soxr
+
+        # A streaming resampler keeps its filter state across blocks (no clicks at block edges).
+        resampler = soxr.ResampleStream(self._rate, SAMPLE_RATE, 1, dtype="float32", quality="HQ")
+        while True:
+            try:
+                raw, captured_at = self._queue.get(timeout=self._stall_s)
+            except queue.Empty:
+                raise DeviceLostError(
+                    f"the microphone {self.device_name!r} stopped sending sound; "
+                    f"reconnect it and retry, {SILENT_MODE_HINT}"
+                ) from None
+            mono = np.frombuffer(raw, dtype=np.int16).astype(np.float32) / 32768.0
+            converted = resampler.resample_chunk(mono) if self._rate != SAMPLE_RATE else mono
+            pcm = np.clip(np.round(converted * 32767.0), -32768, 32767).astype(np.int16)
+            yield AudioChunk(pcm.tobytes(), captured_at)

@@ -1,0 +1,143 @@
+"""pocketsphinx 5 with its bundled US English model: the recognizer that needs no download.
+
+Each turn gets a JSGF grammar of exactly the turn's phrases. Speech that fits none of them does
+not reach the grammar's end state, and then the decoder's hypothesis is empty or a broken-off
+line, which the verdicts treat as unclear (and the listener sets aside): that is the garbage
+path. An explicit garbage loop inside the grammar (common words, or one word per phone) was
+tried: on synthesized speech it swallowed most real lines and decoded some 80 times slower.
+
+Filler models (silence and noise between words) keep noisy speech on track but sometimes eat
+the last word of a clean line so that no phrase completes; such an utterance is decoded a
+second time without fillers (about 10 points of accuracy on clean held-out voices, one more false
+accept on noisy chatter in 72; see scripts/bench_listening.py).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from voice_earl.listening.recognizer import Recognizer, RecognizerError
+
+logger = logging.getLogger(__name__)
+
+
+# Decoder settings over pocketsphinx's defaults, chosen on the tune split of scripts/bench_listening.py.
+DECODER_OPTIONS: dict[str, str | float | bool] = {}
+
+
+def jsgf_grammar(phrases: Sequence[str]) -> str:
+    """A JSGF grammar whose sentences are exactly ``phrases``.
+
+    >>> print(jsgf_grammar(["pass", "there is a king"]))
+    #JSGF V1.0;
+    grammar turn;
+    public <turn> = ( pass ) | ( there is a king );
+    <BLANKLINE>
+    """
+    alternatives = " | ".join(f"( {phrase} )" for phrase in phrases)
+    return f"#JSGF V1.0;\ngrammar turn;\npublic <turn> = {alternatives};\n"
+
+
+class SphinxRecognizer(Recognizer):
+    name = "pocketsphinx"
+
+    def __init__(self, options: Mapping[str, str | float | bool] | None = None, *, second_pass: bool = True) -> None:
+        """``options``: decoder settings over :data:`DECODER_OPTIONS`, for tuning.
+
+        ``second_pass``: when the live pass ends without completing any phrase, decode the
+        utterance again without filler words (silence/noise models between words). Fillers help
+        in noise but can also swallow a clean line's last word; the second pass recovers those.
+        """
+        super().__init__()
+        try:
+            import pocketsphinx
+        except ImportError as error:
+            raise RecognizerError(f"pocketsphinx is not installed ({error}); pip install pocketsphinx") from None
+        self._pocketsphinx: Any = pocketsphinx
+        settings = {**DECODER_OPTIONS, **(options or {})}
+        self._decoder: Any = self._new_decoder(settings)
+        self._second: Any = self._new_decoder({**settings, "fsgusefiller": False}) if second_pass else None
+        self._searches: dict[str, str] = {}
+        self._search = ""
+        self._audio: list[bytes] = []
+        self._in_utterance = False
+
+    def _new_decoder(self, settings: Mapping[str, str | float | bool]) -> Any:
+        model = self._pocketsphinx.get_model_path()
+        config = self._pocketsphinx.Config(
+            hmm=f"{model}/en-us/en-us", dict=f"{model}/en-us/cmudict-en-us.dict", lm=None, loglevel="FATAL"
+        )
+        try:
+            for key, value in settings.items():
+                config[key] = value
+            return self._pocketsphinx.Decoder(config)
+        except (RuntimeError, ValueError, KeyError) as error:
+            raise RecognizerError(
+                f"cannot load pocketsphinx's English model ({error}); reinstall pocketsphinx"
+            ) from None
+
+    @property
+    def _decoders(self) -> tuple[Any, ...]:
+        return (self._decoder,) if self._second is None else (self._decoder, self._second)
+
+    def knows(self, word: str) -> bool:
+        return self._decoder.lookup_word(word) is not None
+
+    def reset(self) -> None:
+        if self._in_utterance:
+            self._decoder.end_utt()
+            self._in_utterance = False
+        self._audio.clear()
+
+    def _set_grammar(self, phrases: Sequence[str]) -> None:
+        grammar = jsgf_grammar(phrases)
+        key = hashlib.sha1(grammar.encode()).hexdigest()[:16]
+        name = self._searches.get(key)
+        if name is None:
+            name = f"turn_{len(self._searches)}"
+            for decoder in self._decoders:
+                decoder.add_jsgf_string(name, grammar)
+            self._searches[key] = name
+        self._search = name
+
+    def accept(self, pcm: bytes) -> None:
+        if not self._search:
+            raise RecognizerError("pocketsphinx needs a grammar: call begin(phrases) first")
+        if not self._in_utterance:
+            self._decoder.activate_search(self._search)
+            self._decoder.start_utt()
+            self._in_utterance = True
+        self._decoder.process_raw(pcm, False, False)
+        if self._second is not None:
+            self._audio.append(pcm)
+
+    def partial(self) -> str:
+        if not self._in_utterance:
+            return ""
+        return _text(self._decoder.hyp())
+
+    def finish(self) -> str:
+        if not self._in_utterance:
+            return ""
+        self._decoder.end_utt()
+        self._in_utterance = False
+        text = _text(self._decoder.hyp())
+        if not text and self._second is not None and self._audio:
+            text = self._decode_again(b"".join(self._audio))
+            logger.debug("second pass without fillers: %r", text)
+        self._audio.clear()
+        return text
+
+    def _decode_again(self, pcm: bytes) -> str:
+        self._second.activate_search(self._search)
+        self._second.start_utt()
+        self._second.process_raw(pcm, False, True)
+        self._second.end_utt()
+        return _text(self._second.hyp())
+
+
+def _text(hypothesis: Any) -> str:
+    return str(hypothesis.hypstr) if hypothesis is not None else ""
