@@ -40,6 +40,8 @@ if TYPE_CHECKING:  # numpy is imported where it is used, so a missing numpy is a
     import numpy as np
     import numpy.typing as npt
 
+    from voice_earl.speech import VoiceInfo
+
 log = logging.getLogger(__name__)
 
 SILENT_MODE = "voice-earl play --silent"
@@ -359,22 +361,24 @@ def _language_code(raw: object) -> str:
 
 
 def probe_tts() -> TtsProbe:
+    """The text-to-speech engine and its voices, asked through the narrator's own engine thread
+    (pyttsx3 keeps one engine per process, which must stay on one thread)."""
     try:
-        import pyttsx3
+        from voice_earl import speech
 
-        engine = pyttsx3.init()
-        raw_voices = engine.getProperty("voices") or []
+        found = speech.list_voices()
+        backend = speech.active_backend()
     except Exception as error:  # pyttsx3 raises anything from RuntimeError to OSError per platform
         return TtsProbe(f"{type(error).__name__}: {error}", ())
-    voices = tuple(
-        Voice(
-            id=str(getattr(v, "id", "")),
-            name=str(getattr(v, "name", "")),
-            languages=tuple(_language_code(code) for code in (getattr(v, "languages", None) or [])),
-        )
-        for v in raw_voices
+    if backend is not speech.Backend.PYTTSX3:
+        return TtsProbe(f"pyttsx3 is not usable; speaking through the {backend.value}", _voices(found))
+    return TtsProbe(None, _voices(found))
+
+
+def _voices(found: Sequence[VoiceInfo]) -> tuple[Voice, ...]:
+    return tuple(
+        Voice(id=v.id, name=v.name, languages=tuple(_language_code(code) for code in v.languages)) for v in found
     )
-    return TtsProbe(None, voices)
 
 
 def espeak_version() -> str | None:

@@ -31,6 +31,7 @@ import logging
 import queue
 import shutil
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -403,6 +404,11 @@ class _Synthesizer:
             engine, self._engine = self._engine, None
             workdir, self._workdir = self._workdir, None
         stopped = engine.stop() if engine is not None else True
+        # pyttsx3.init() hands back a cached engine while the old one is still alive: forget it, so
+        # the next thread starts a fresh engine and driver instead of inheriting this one's state.
+        pyttsx3 = sys.modules.get("pyttsx3")
+        if stopped and pyttsx3 is not None:
+            getattr(pyttsx3, "_activeEngines", {}).clear()
         # libespeak-ng writes files from its own thread: remove the folder only once the engine is gone.
         if workdir is not None and stopped:
             workdir.cleanup()
