@@ -70,3 +70,90 @@ def test_demo_plays_a_deal_through_the_listener(capsys: pytest.CaptureFixture[st
     assert spoken and all({"heard", "verdict", "score", "latency_ms"} <= set(r) for r in spoken)
     correct = sum(r["verdict"] in ("correct", "pass") for r in spoken)
     assert correct >= len(spoken) // 2, "most synthesized formulas are recognised"
+
+
+@pytest.mark.slow
+def test_spoken_undo_takes_back_the_last_move(listener) -> None:  # type: ignore[no-untyped-def]
+    from voice_earl.session import Undone
+    from voice_earl.turns import BotMove
+
+    settings = TableSettings(tuple(Seat(n) for n in "ABC"), HOYLE, DeckMode.VIRTUAL, deals=1, seed=1)
+    session = TableSession(settings, {})
+    first = session.deal.legal_actions()[0]
+    recite = synthesized_recital(listener, "en-us")
+
+    class Script:
+        def __init__(self) -> None:
+            self.turns = 0
+
+        def next_input(self, request):  # type: ignore[no-untyped-def]
+            self.turns += 1
+            if self.turns == 1:
+                return BotMove(first)
+            return recite(request.context, "undo")
+
+    events: list[object] = []
+    session = TableSession(settings, dict.fromkeys(range(3), Script()), [events.append])
+    assert session.play_turn() and session.play_turn()
+    assert any(isinstance(e, Undone) for e in events)
+    assert session.moves == []
+
+
+@pytest.mark.slow
+def test_practice_bots_recite_their_formulas_in_their_own_voices() -> None:
+    from voice_earl.bots import MostStrategy
+    from voice_earl.narrator import Narrator, Verbosity
+    from voice_earl.play_modes import BotRecital
+    from voice_earl.playback import RecordingOutput
+    from voice_earl.session import SeatKind
+    from voice_earl.speech import render
+    from voice_earl.turns import BotSource
+
+    seats = (Seat("A", SeatKind.BOT), Seat("B", SeatKind.BOT), Seat("C", SeatKind.BOT))
+    settings = TableSettings(seats, HOYLE, DeckMode.VIRTUAL, deals=1, seed=6)
+    output = RecordingOutput()
+    lines: list[str] = []
+    narrator = Narrator(verbosity=Verbosity.QUIET, output=output, printer=lines.append)
+    reciter = BotRecital(settings)
+    reciter.narrator = narrator
+    bot = BotSource(MostStrategy(), "p", recite=reciter)
+    session = TableSession(settings, dict.fromkeys(range(3), bot))
+    for _ in range(4):
+        session.play_turn()
+    narrator.wait(timeout=60)
+    narrator.close()
+    recited = [line for line in lines if "There's" in line]
+    assert recited, "the bots said their lines"
+    first_line = recited[0].split(": ", 1)[1]
+    spoken = output.records[0].audio
+    assert abs(spoken.duration - render(first_line).duration) > 0.01 or not np.array_equal(
+        spoken.samples, render(first_line).samples
+    ), "a bot's voice differs from the narrator's"
+
+
+@pytest.mark.slow
+def test_keep_audio_stores_a_wav_of_each_formula_heard(listener, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import wave
+
+    from voice_earl.journal import start_journal
+    from voice_earl.speech import render, to_16k_mono
+    from voice_earl.storage import Store
+
+    audio = to_16k_mono(render("There's as good as Seven can be", voice="en-us"))
+    samples = np.concatenate([np.asarray(audio.samples, dtype=np.int16), np.zeros(16000, dtype=np.int16)])
+    from voice_earl.listening.audio import pcm_chunks
+
+    def chunks() -> Iterator[AudioChunk]:
+        return (AudioChunk(pcm) for pcm in pcm_chunks(samples))
+
+    settings = TableSettings(tuple(Seat(n) for n in "ABC"), HOYLE, DeckMode.PHYSICAL, deals=1, seed=2)
+    voice = VoiceInput(listener, chunks=chunks, keep_audio=True)
+    with Store.open(tmp_path / "db.sqlite3", keep_audio=True) as store:
+        session = TableSession(settings, dict.fromkeys(range(3), voice))
+        session.listeners = [start_journal(store, session, "play")]
+        assert session.play_turn()
+        (kept,) = store.utterances()
+        assert kept.verdict == "correct" and kept.audio_path is not None
+        path = kept.audio_path if kept.audio_path.is_absolute() else store.path.parent / kept.audio_path
+        with wave.open(str(path)) as wav:
+            assert wav.getframerate() == 16000 and wav.getnframes() >= len(audio.samples) * 0.75  # up to the (early) decision

@@ -123,7 +123,8 @@ class Journal:
                 score=judgement.score,
                 latency_ms=None if event.heard.latency_ms is None else round(event.heard.latency_ms),
                 series_id=self.series_id,
-            )
+            ),
+            pcm16=event.heard.audio,
         )
 
 

@@ -67,6 +67,7 @@ class Kind(enum.Enum):
     SETTLEMENT = "settlement"
     STANDINGS = "standings"
     NOTICE = "notice"
+    RECITAL = "recital"  # a bot saying its formula, in its own voice
 
 
 @dataclass(frozen=True)
@@ -75,6 +76,7 @@ class Announcement:
     text: str  # spoken
     line: str  # printed
     min_verbosity: Verbosity  # spoken at this verbosity and above
+    voice: str | None = None  # another voice than the narrator's (a bot reciting)
 
 
 # --- Builders ---------------------------------------------------------------------------------
@@ -197,6 +199,11 @@ def _final_standings(ordered: list[tuple[str, int]]) -> Announcement:
         _("Final: {standings}").format(standings=printed),
         Verbosity.QUIET,
     )
+
+
+def recital(player: str, line: str, voice: str | None) -> Announcement:
+    """A bot's formula, spoken in the bot's own voice (practice)."""
+    return Announcement(Kind.RECITAL, line, f"{player}: {line}", Verbosity.QUIET, voice)
 
 
 def notice(text: str, line: str | None = None, min_verbosity: Verbosity = Verbosity.NORMAL) -> Announcement:
@@ -349,7 +356,7 @@ class Narrator:
                     self._idle.notify_all()
 
     def _speak(self, item: _Queued, output: AudioOutput) -> None:
-        audio = speech.render(item.announcement.text, self.voice, self.rate)
+        audio = speech.render(item.announcement.text, item.announcement.voice or self.voice, self.rate)
         self._notice_cli_fallback()
         if item.cancel.is_set():
             return

@@ -11,15 +11,16 @@ from collections.abc import Mapping
 from typing import Any
 
 from voice_earl.commands.table_options import activate_language
+from voice_earl.engine import Action, Lead, Play
 from voice_earl.errors import VoiceEarlError
 from voice_earl.i18n import _, current_language, narrator_voice_for
 from voice_earl.journal import Journal, resume_journal, resume_point, start_journal
-from voice_earl.narrator import Narrator, Verbosity
+from voice_earl.narrator import Narrator, Verbosity, recital
 from voice_earl.rules import DeckMode
 from voice_earl.session import Listener, Move, SeatKind, TableSession, TableSettings
 from voice_earl.storage import Store, StoreCorrupt
 from voice_earl.table_app import NarratorOptions, keyboard_input, open_table
-from voice_earl.turns import InputSource
+from voice_earl.turns import InputSource, TurnRequest
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +60,28 @@ def human_input(
     return source, keys, True
 
 
+class BotRecital:
+    """Bots say their formulas aloud, each in a voice of its own, different from the narrator's."""
+
+    def __init__(self, settings: TableSettings, narrator_voice: str | None = None) -> None:
+        from voice_earl.speech import bot_voices
+
+        self.settings = settings
+        self.narrator: Narrator | None = None
+        self._voices = bot_voices(len(settings.seats), exclude=narrator_voice)
+
+    def __call__(self, request: TurnRequest, action: Action, bungle: bool) -> None:
+        if self.narrator is None or self.settings.profile.silent or not isinstance(action, Lead | Play):
+            return None
+        rank = action.rank if isinstance(action, Lead) else request.due.rank
+        if rank is None:
+            return None
+        line = self.settings.chant.line(request.due.position, rank)
+        voice = self._voices[request.seat % len(self._voices)]
+        self.narrator.say(recital(request.name, line, voice))
+        return None
+
+
 def _couple_voice_and_narrator(source: InputSource, narrator: Narrator) -> None:
     """Half-duplex: the microphone is muted while the narrator speaks; a key cuts the narrator short."""
     from voice_earl.voice_input import VoiceInput, mute_while_speaking
@@ -79,13 +102,13 @@ def offer_silent(problem: str) -> bool:
     return answer in ("", "y", "yes", _("y"), _("yes"))
 
 
-def open_store() -> Store:
+def open_store(keep_audio: bool = False) -> Store:
     """The database, for journalling. A damaged file is moved aside (with a message) and a new one begun."""
     try:
-        return Store.open()
+        return Store.open(keep_audio=keep_audio)
     except StoreCorrupt as error:
         print(f"voice-earl: {error}", file=sys.stderr)
-        return Store.open()
+        return Store.open(keep_audio=keep_audio)
 
 
 def run_table_mode(args: argparse.Namespace, settings: TableSettings | None, mode: str) -> int:
@@ -95,7 +118,7 @@ def run_table_mode(args: argparse.Namespace, settings: TableSettings | None, mod
 
     activate_language(args)
     with contextlib.ExitStack() as stack:
-        store = stack.enter_context(open_store())
+        store = stack.enter_context(open_store(keep_audio=args.keep_audio))
         moves: list[Move] = []
         records: list[dict[str, Any]] = []
         series_id: int | None = None
@@ -108,8 +131,10 @@ def run_table_mode(args: argparse.Namespace, settings: TableSettings | None, mod
         if silent and not settings.profile.silent:
             settings = TableSettings(**{**settings.__dict__, "profile": settings.profile.with_changes(silent=True)})
         strategy = getattr(args, "strategy", "most")
+        reciter = BotRecital(settings, args.voice)
         inputs: Mapping[int, InputSource] = {
-            seat: (BotSource(strategy_by_name(strategy), f"bots:{settings.seed}") if s.kind is SeatKind.BOT else human)
+            seat: (BotSource(strategy_by_name(strategy), f"bots:{settings.seed}", recite=reciter)
+                   if s.kind is SeatKind.BOT else human)
             for seat, s in enumerate(settings.seats)
         }
         open_hands = settings.profile.open_hands and settings.deck is DeckMode.VIRTUAL
@@ -131,6 +156,7 @@ def run_table_mode(args: argparse.Namespace, settings: TableSettings | None, mod
         with open_table(settings, inputs, narration=narrator_options(args), show_hands=show_hands, keys=keys,
                         moves=moves, extra_listeners=journal) as table:
             _couple_voice_and_narrator(human, table.narrator)
+            reciter.narrator = table.narrator
             if settings.profile.is_crowded(len(settings.seats)):
                 crowded = _("{count} players: a crowded table, but it works.")
                 table.view.narrate(crowded.format(count=len(settings.seats)))

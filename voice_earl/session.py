@@ -255,14 +255,14 @@ class TableSession:
         """What the player may say now: the rank is fixed at positions 2-4; at a lead the ranks
         held (virtual deck) or not yet finished (physical deck)."""
         if due.rank is not None:
-            return ListenContext(due.position, (due.rank,), self.settings.chant)
+            return ListenContext(due.position, (due.rank,), self.settings.chant, SPOKEN_COMMANDS)
         deal = self.deal
         if deal.hands is not None:
             held = {card.rank for card in deal.hands[due.player]}
             ranks = tuple(rank for rank in RANKS if rank in held)
         else:
             ranks = tuple(rank for rank in RANKS if deal.out[rank.index] < 4)
-        return ListenContext(1, ranks or RANKS, self.settings.chant)
+        return ListenContext(1, ranks or RANKS, self.settings.chant, SPOKEN_COMMANDS)
 
     def request(self, reminded: bool = False) -> TurnRequest:
         deal = self.deal
@@ -454,6 +454,7 @@ class _Outcome(enum.Enum):
 
 
 _SPOKEN_COMMANDS = {"undo": Command.UNDO, "repeat": Command.REPEAT}
+SPOKEN_COMMANDS = tuple(_SPOKEN_COMMANDS)  # listened for on every turn
 
 
 def _spoken_command(heard: str) -> Command | None:

@@ -42,10 +42,11 @@ class KeyCommand:
 
 @dataclass(frozen=True)
 class Heard:
-    """A formula heard and judged."""
+    """A formula heard and judged (``audio``: its 16 kHz mono PCM, kept only when asked)."""
 
     judgement: Judgement
     latency_ms: float | None = None
+    audio: bytes | None = field(default=None, repr=False, compare=False)
 
     def log_fields(self) -> dict[str, Any]:
         """The fields voice-driven games add to lead/play/pass records (game-log.md)."""

@@ -20,6 +20,7 @@ from typing import TextIO
 
 import numpy as np
 
+from voice_earl.chants import ChantSet
 from voice_earl.drill import Prompt
 from voice_earl.i18n import N_
 from voice_earl.listening.audio import AudioChunk, DeviceLostError, Microphone, pcm_chunks
@@ -64,6 +65,7 @@ class VoiceInput:
     on_lost: Callable[[str], bool] | None = None  # asked "retry?" when the microphone vanishes
     fallback: LineCommands | None = None  # silent mode after the microphone is gone
     on_key: Callable[[], None] | None = None  # a key was pressed (the narrator stops talking)
+    keep_audio: bool = False  # hand the turn's audio on with what was heard
     lost: bool = False
 
     def next_input(self, request: TurnRequest) -> TurnInput:
@@ -85,6 +87,7 @@ class VoiceInput:
         started = clock.now()
         pressed: list[str] = []
         heard_speech: list[bool] = []
+        kept: list[bytes] = []
 
         def on_event(event: ListenEvent) -> None:
             if isinstance(event, SpeechStarted):
@@ -101,6 +104,8 @@ class VoiceInput:
                         if self.on_key is not None:
                             self.on_key()
                         return
+                if self.keep_audio:
+                    kept.append(chunk.pcm)
                 yield chunk
                 if not heard_speech and clock.now() - started >= self.silence_timeout_s:
                     return
@@ -113,7 +118,7 @@ class VoiceInput:
         judgement = judge_utterance(utterance, request.context, self.strictness)
         if not utterance.text and utterance.speech_start is None:
             return Silence(clock.now() - started)
-        return Heard(judgement, latency_ms=utterance.latency_ms)
+        return Heard(judgement, latency_ms=utterance.latency_ms, audio=b"".join(kept) if self.keep_audio else None)
 
 
 def ask_retry(stream: TextIO) -> Callable[[str], bool]:
@@ -156,6 +161,8 @@ def open_voice_input(args: object, settings: object) -> Iterator[tuple[VoiceInpu
             listener=listener,
             chunks=microphone.chunks,
             strictness=Strictness(getattr(args, "strictness", None) or "normal"),
+            silence_timeout_s=float(getattr(args, "remind_after", 20.0)),
+            keep_audio=bool(getattr(args, "keep_audio", False)),
             keys=keys,
             on_lost=ask_retry(sys.stdin),
             fallback=LineCommands(sys.stdin, lambda text: print(text, file=sys.stderr)),
@@ -197,20 +204,39 @@ def synthesized_recital(
     return recite
 
 
+class DrillRecital:
+    """The drill's microphone: listens for one line per prompt; ``last_audio`` keeps its sound."""
+
+    def __init__(self, listener: Listener, microphone: Microphone, chant: ChantSet, keep_audio: bool) -> None:
+        self.listener = listener
+        self.microphone = microphone
+        self.chant = chant
+        self.keep_audio = keep_audio
+        self.last_audio: bytes | None = None
+
+    def __call__(self, prompt: Prompt) -> tuple[str, float] | None:
+        started = time.monotonic()
+        kept: list[bytes] = []
+
+        def fresh() -> Iterator[AudioChunk]:
+            for chunk in self.microphone.chunks():
+                if chunk.captured_at is None or chunk.captured_at >= started:
+                    if self.keep_audio:
+                        kept.append(chunk.pcm)
+                    yield chunk
+
+        utterance = self.listener.listen(fresh(), prompt.context(self.chant))
+        self.last_audio = b"".join(kept) if self.keep_audio else None
+        return utterance.text, time.monotonic() - started
+
+
 @contextlib.contextmanager
-def drill_recital(args: object) -> Iterator[Callable[[Prompt], tuple[str, float] | None]]:
-    """The drill's microphone: listen for one line per prompt."""
+def drill_recital(args: object) -> Iterator[DrillRecital]:
+    """Load the recognizer, open the microphone, and listen for the drill."""
     from voice_earl.chants import chant_set
 
     listener, reason = open_listener(getattr(args, "recognizer", None), getattr(args, "model", None))
     print(f"voice-earl: listening with {reason}", file=sys.stderr)
     chant = chant_set(getattr(args, "chant", None) or "earl")
     with Microphone(getattr(args, "device", None)) as microphone:
-
-        def recite(prompt: Prompt) -> tuple[str, float] | None:
-            started = time.monotonic()
-            fresh = (c for c in microphone.chunks() if c.captured_at is None or c.captured_at >= started)
-            utterance = listener.listen(fresh, prompt.context(chant))
-            return utterance.text, time.monotonic() - started
-
-        yield recite
+        yield DrillRecital(listener, microphone, chant, bool(getattr(args, "keep_audio", False)))

@@ -8,11 +8,15 @@ import random
 import sys
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from voice_earl.chants import chant_set
 from voice_earl.commands.table_options import add_language_option
 from voice_earl.drill import Drill, Prompt, run_drill
 from voice_earl.listening.verdicts import Strictness
+
+if TYPE_CHECKING:
+    from voice_earl.voice_input import DrillRecital
 
 Recital = Callable[[Prompt], "tuple[str, float] | None"]
 
@@ -28,6 +32,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--recognizer", choices=("auto", "vosk", "pocketsphinx"), default=None)
     parser.add_argument("--model", default=None, help="path to a vosk model directory")
     parser.add_argument("--device", default=None, help="microphone: name or index")
+    parser.add_argument("--keep-audio", action="store_true", help="keep a WAV of each line you say")
     add_language_option(parser)
 
 
@@ -39,8 +44,9 @@ def run(args: argparse.Namespace) -> int:
     apply_config(args)
     activate_language(args)
     drill = Drill(random.Random(args.seed), chant_set(args.chant), Strictness(args.strictness))
-    with Store.open() as store, contextlib.ExitStack() as stack:
-        recite = typed_recital if args.typed else stack.enter_context(voice_recital(args))
+    with Store.open(keep_audio=args.keep_audio) as store, contextlib.ExitStack() as stack:
+        voice = None if args.typed else _voice_or_typing(args, stack)
+        recite: Recital = typed_recital if voice is None else voice
 
         def recite_and_keep(prompt: Prompt) -> tuple[str, float] | None:
             answer = recite(prompt)
@@ -50,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
                     mode=Mode.DRILL, position=prompt.position, rank=prompt.rank, expected=judgement.expected,
                     heard=judgement.heard, verdict=judgement.verdict.value, score=judgement.score,
                     latency_ms=round(answer[1] * 1000), strictness=args.strictness,
-                ))
+                ), pcm16=voice.last_audio if voice is not None else None)
             return answer
 
         print(_("Say the line for each prompt. Ctrl-C or an empty line (typed) stops."))
@@ -58,6 +64,18 @@ def run(args: argparse.Namespace) -> int:
     print()
     print("\n".join(drill.summary()))
     return 0
+
+
+def _voice_or_typing(args: argparse.Namespace, stack: contextlib.ExitStack[bool | None]) -> DrillRecital | None:
+    """The microphone when it can start; otherwise say why and take typed lines."""
+    from voice_earl.errors import VoiceEarlError
+
+    try:
+        return stack.enter_context(voice_recital(args))
+    except VoiceEarlError as error:
+        print(f"voice-earl: {error}", file=sys.stderr)
+        print("voice-earl: type the lines instead (--typed)", file=sys.stderr)
+        return None
 
 
 def typed_recital(prompt: Prompt) -> tuple[str, float] | None:
@@ -71,7 +89,7 @@ def typed_recital(prompt: Prompt) -> tuple[str, float] | None:
     return line, time.monotonic() - started
 
 
-def voice_recital(args: argparse.Namespace) -> contextlib.AbstractContextManager[Recital]:
+def voice_recital(args: argparse.Namespace) -> contextlib.AbstractContextManager[DrillRecital]:
     from voice_earl.voice_input import drill_recital
 
     return drill_recital(args)

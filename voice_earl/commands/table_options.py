@@ -39,7 +39,21 @@ def add_voice_options(parser: argparse.ArgumentParser, *, silent: bool = True) -
     voice.add_argument("--model", default=None, help="path to a vosk model directory")
     voice.add_argument("--device", default=None, help="microphone: name or index")
     voice.add_argument("--strictness", choices=("lenient", "normal", "strict"), default=None)
+    voice.add_argument("--remind-after", type=_seconds, default=20.0, metavar="SECONDS",
+                       help="remind a player who says nothing for this long (once; then the game waits)")
+    voice.add_argument("--keep-audio", action="store_true",
+                       help="keep a WAV of each formula heard, beside the practice history")
     add_language_option(voice)
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0 seconds, not {text}")
+    return value
 
 
 def add_language_option(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:

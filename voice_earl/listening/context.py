@@ -32,6 +32,7 @@ class ListenContext:
     position: int  # 1..4, the position due
     ranks: tuple[Rank, ...]  # positions 2-4: exactly the one rank; a lead: every rank the player may lead
     chant: ChantSet = EARL
+    commands: tuple[str, ...] = ()  # spoken commands the table also listens for ("undo", "repeat")
 
     def __post_init__(self) -> None:
         if self.position not in POSITIONS:
@@ -65,7 +66,7 @@ class ListenContext:
 
         The due line(s) first, then the other positions' lines for these ranks (so that a wrong
         line is heard as wrong instead of being forced onto the right one), then the pass
-        word(s). ``rival_ranks=True`` adds the due line for every other rank too, so that a
+        word(s) and any spoken commands. ``rival_ranks=True`` adds the due line for every other rank too, so that a
         wrong rank can be heard as wrong; it makes the grammar larger.
         """
         rival = tuple(rank for rank in RANKS if rank not in self.ranks) if rival_ranks else ()
@@ -77,7 +78,7 @@ class ListenContext:
             for rank in self.ranks
             for text in self.chant.accepted(position, rank)
         ]
-        return _unique(normalise(text) for text in (*due, *others, *PASS_WORDS))
+        return _unique(normalise(text) for text in (*due, *others, *PASS_WORDS, *self.commands))
 
     def vocabulary(self, *, rival_ranks: bool = False) -> frozenset[str]:
         """Every word in :meth:`phrases` (with the same ``rival_ranks``)."""
