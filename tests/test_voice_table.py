@@ -156,4 +156,5 @@ def test_keep_audio_stores_a_wav_of_each_formula_heard(listener, tmp_path) -> No
         assert kept.verdict == "correct" and kept.audio_path is not None
         path = kept.audio_path if kept.audio_path.is_absolute() else store.path.parent / kept.audio_path
         with wave.open(str(path)) as wav:
-            assert wav.getframerate() == 16000 and wav.getnframes() >= len(audio.samples) * 0.75  # up to the (early) decision
+            # the audio up to the decision, which early accept takes before the trailing silence
+            assert wav.getframerate() == 16000 and wav.getnframes() >= len(audio.samples) * 0.75
