@@ -14,7 +14,7 @@ import logging
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TextIO
 
@@ -25,9 +25,10 @@ from voice_earl.drill import Prompt
 from voice_earl.i18n import N_
 from voice_earl.listening.audio import AudioChunk, DeviceLostError, Microphone, pcm_chunks
 from voice_earl.listening.context import ListenContext
-from voice_earl.listening.listener import Listener, judge_utterance
+from voice_earl.listening.listener import Listener, Utterance, judge_utterance
 from voice_earl.listening.recognizer import ListenEvent, Recognizer, SpeechStarted, choose_recognizer, load_recognizer
-from voice_earl.listening.verdicts import Strictness
+from voice_earl.listening.verdicts import Strictness, Verdict
+from voice_earl.session import SPOKEN_COMMANDS
 from voice_earl.terminal import cbreak, key_waiting
 from voice_earl.turns import (
     Command,
@@ -118,7 +119,22 @@ class VoiceInput:
         judgement = judge_utterance(utterance, request.context, self.strictness)
         if not utterance.text and utterance.speech_start is None:
             return Silence(clock.now() - started)
+        if _implausible_command(utterance):
+            judgement = replace(judgement, verdict=Verdict.UNCLEAR)
         return Heard(judgement, latency_ms=utterance.latency_ms, audio=b"".join(kept) if self.keep_audio else None)
+
+
+COMMAND_MAX_SPEECH_S = 1.2  # "undo" and "repeat" take well under a second; a formula takes longer
+
+
+def _implausible_command(utterance: Utterance) -> bool:
+    """A command word decoded from speech as long as a formula is a line forced onto the command
+    (the grammar has no garbage path), not the command: never take back a move on that."""
+    if utterance.text.strip() not in SPOKEN_COMMANDS:
+        return False
+    if utterance.speech_start is None or utterance.speech_end is None:
+        return False
+    return utterance.speech_end - utterance.speech_start > COMMAND_MAX_SPEECH_S
 
 
 def ask_retry(stream: TextIO) -> Callable[[str], bool]:
@@ -193,11 +209,15 @@ def synthesized_recital(
     """Say ``text`` with a synthetic voice and hear it through the real listener, in 40 ms chunks."""
     from voice_earl.speech import render, to_16k_mono
 
+    room = np.random.default_rng(0)
+
     def recite(context: ListenContext, text: str) -> Heard:
         audio = to_16k_mono(render(text, voice=voice))
-        lead_in = np.zeros(16000 // 5, dtype=np.int16)
-        tail = np.zeros(16000, dtype=np.int16)  # a second of silence lets end-of-speech decide
-        samples = np.concatenate([lead_in, np.asarray(audio.samples, dtype=np.int16), tail])
+        speech = np.asarray(audio.samples, dtype=np.float64)
+        # As a microphone hears it: a moment of a quiet room before, a second after (so that end of
+        # speech can decide), and the room's faint noise (-60 dBFS) throughout.
+        padded = np.concatenate([np.zeros(16000 // 5), speech, np.zeros(16000)])
+        samples = np.clip(padded + room.normal(0.0, 33.0, padded.shape), -32768, 32767).astype(np.int16)
         utterance = listener.listen(pcm_chunks(samples), context)
         return Heard(judge_utterance(utterance, context, strictness), latency_ms=utterance.latency_ms)
 

@@ -19,6 +19,8 @@ import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import numpy as np
+
 from voice_earl.listening.recognizer import Recognizer, RecognizerError
 
 logger = logging.getLogger(__name__)
@@ -64,6 +66,7 @@ class SphinxRecognizer(Recognizer):
         self._search = ""
         self._audio: list[bytes] = []
         self._in_utterance = False
+        self._dither = np.random.default_rng(0)  # fixed seed: the same audio decodes the same way
 
     def _new_decoder(self, settings: Mapping[str, str | float | bool]) -> Any:
         model = self._pocketsphinx.get_model_path()
@@ -110,9 +113,19 @@ class SphinxRecognizer(Recognizer):
             self._decoder.activate_search(self._search)
             self._decoder.start_utt()
             self._in_utterance = True
+        pcm = self._dithered(pcm)
         self._decoder.process_raw(pcm, False, False)
         if self._second is not None:
             self._audio.append(pcm)
+
+    def _dithered(self, pcm: bytes) -> bytes:
+        """Add noise of +-8 steps (-72 dBFS, inaudible): digital silence (exact zeros, as some sound
+        cards and files start with) makes pocketsphinx's log energies and running mean collapse,
+        and the line after it is then not heard at all."""
+        samples = np.frombuffer(pcm, dtype=np.int16).astype(np.int32)
+        noise = self._dither.integers(-8, 9, size=samples.shape, dtype=np.int32)
+        dithered: bytes = np.clip(samples + noise, -32768, 32767).astype(np.int16).tobytes()
+        return dithered
 
     def partial(self) -> str:
         if not self._in_utterance:
