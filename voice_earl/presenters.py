@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import TextIO
 
@@ -143,17 +144,21 @@ class ScreenView:
         self.message = ""
         self.status = ""
         self.keys = N_("u undo · r repeat · p pause · q quit")  # the screen translates it
+        self._owner = threading.get_ident()
 
     def narrate(self, line: str) -> None:
-        """The narrator's printer: its lines go on the screen, not over it."""
+        """The narrator's printer: its lines go on the screen, not over it.
+
+        A notice from the narrator's own thread only leaves its line for the next redraw: the
+        session's state may be changing on the game's thread at that moment.
+        """
         self.message = line
-        self.refresh()
+        if threading.get_ident() == self._owner:
+            self.refresh()
 
     def __call__(self, event: TableEvent) -> None:
         if isinstance(event, FormulaJudged):
             self.heard = event
-        elif isinstance(event, TurnBegins) and self.heard is not None and self.heard.seat != event.seat:
-            pass  # the last thing heard stays up until someone else is heard
         elif isinstance(event, PauseChanged):
             self.status = _("paused") if event.paused else ""
         elif isinstance(event, MoveRefused):
