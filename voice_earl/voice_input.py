@@ -168,6 +168,7 @@ def open_voice_input(args: object, settings: object) -> Iterator[tuple[VoiceInpu
     recognizer_kind = getattr(args, "recognizer", None)
     model = getattr(args, "model", None)
     device = getattr(args, "device", None)
+    print("voice-earl: loading the recognizer…", file=sys.stderr, flush=True)
     listener, reason = open_listener(recognizer_kind, model)
     print(f"voice-earl: listening with {reason}", file=sys.stderr)
     microphone = Microphone(device)
