@@ -614,3 +614,14 @@ def test_a_deal_without_records_plays_exactly_like_one_with_records() -> None:
         assert loud.apply(action)
         assert quiet.apply(action) == ()
     assert quiet.winner == loud.winner and quiet.sizes == loud.sizes and quiet.out == loud.out
+
+
+def test_a_misplay_report_is_refused_on_a_virtual_deck() -> None:
+    from voice_earl.engine import NoMisplayOnVirtualDeck
+
+    c = Card.parse
+    deal = Deal.from_hands(PARLOUR.with_changes(scoring=Scoring.COUNTERS, forfeit_kitty=True),
+                           [[c("QS")], [c("QH")], [c("2S")]], dealer=2)
+    with pytest.raises(NoMisplayOnVirtualDeck):
+        deal.apply(Misplay(1))
+    assert deal.history == []

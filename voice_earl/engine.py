@@ -100,6 +100,10 @@ class NotSeated(IllegalAction):
     """A player who does not take part in this deal."""
 
 
+class NoMisplayOnVirtualDeck(IllegalAction):
+    """A reported misplay on a virtual deck, where the engine never lets one happen."""
+
+
 # ---------------------------------------------------------------------------- actions
 
 
@@ -437,6 +441,8 @@ class Deal:
     def _misplay(self, action: Misplay) -> tuple[Event, ...]:
         if action.player not in self._next:
             raise NotSeated(f"player {action.player} does not take part in this deal")
+        if self.hands is not None:
+            raise NoMisplayOnVirtualDeck("a virtual deck refuses illegal plays, so there is no misplay to take back")
         self.history.append(action)
         events: list[Event] = [Misplayed(self.number, action.player)]
         if self.profile.forfeit_kitty:
