@@ -8,6 +8,9 @@ import sys
 from voice_earl.rules import PROFILES
 
 HELP = "watch bots play a deal by voice: synthesized formulas go through the real recognizer"
+EXAMPLES = """examples:
+  voice-earl demo                     three bots, one deal, every formula through the real recognizer
+  voice-earl demo --players 5 --seed 7 --jsonl > game.jsonl"""
 
 
 def configure(parser: argparse.ArgumentParser) -> None:

@@ -18,6 +18,17 @@ from voice_earl.rules import DeckMode
 from voice_earl.session import Seat, TableSettings
 
 HELP = "play a series at the table: the laptop listens, judges and narrates"
+EXAMPLES = """examples:
+  voice-earl play --players Ann Ben Cy        # a real pack, refereed by the laptop
+  voice-earl play --players Ann Ben Cy --deck virtual --open-hands
+  voice-earl play --players Ann Ben --profile parlour --scoring counters
+  voice-earl play --players Ann Ben Cy --silent   # keys: space pass, enter play
+  voice-earl play --resume                    # the series that was interrupted
+
+At your turn say your line: "There's as good as Queen can be" to lead queens, then
+"There's a Queen as good as he", "There's the best of all the three", "And there's the Earl of
+Coventry". Say "pass" when you hold none, "undo" to take back the last move, "repeat" to hear the
+last announcement again."""
 
 
 def configure(parser: argparse.ArgumentParser) -> None:

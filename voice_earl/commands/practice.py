@@ -19,6 +19,10 @@ from voice_earl.session import Seat, SeatKind, TableSettings
 from voice_earl.simulate import NAMES
 
 HELP = "practise against bots: your hand on screen, you recite, bots answer aloud"
+EXAMPLES = """examples:
+  voice-earl practice                 you against two bots; your hand is on screen
+  voice-earl practice --bots 4 --profile parlour --lang nl
+  voice-earl practice --silent        the keyboard instead of your voice"""
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
