@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import signal
@@ -89,6 +90,8 @@ def test_kill_and_resume_repeatedly_gives_the_uninterrupted_log(tmp_path: Path, 
         settings_data, records = store.load_series(summary.id)
     assert summary.status.value == "finished"
     assert records == uninterrupted_records()
+    log_file = isolated_user_dirs / "series" / f"series-{summary.id}.jsonl"
+    assert [json.loads(line) for line in log_file.read_text().splitlines()] == records
     settings = settings_from_record(settings_data)
     series = replay(records, settings.profile, seed=settings.seed, deals=2)
     assert series.over and sum(series.totals) == 0
@@ -110,6 +113,8 @@ def test_play_resume_continues_the_saved_series(capsys: pytest.CaptureFixture[st
     with Store.open(exclusive=False) as store:
         _, after = store.load_series(first.id)
     assert after == before[:1]  # the lead was taken back, in the journal too
+    log_file = store.path.parent / "series" / f"series-{first.id}.jsonl"
+    assert [json.loads(line) for line in log_file.read_text().splitlines()] == after
     err = capsys.readouterr().err
     assert "Resuming series" in err
 

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from voice_earl.chants import chant_set
 from voice_earl.errors import VoiceEarlError
-from voice_earl.gamelog import actions_of
+from voice_earl.gamelog import actions_of, to_line
 from voice_earl.listening.verdicts import Verdict
 from voice_earl.rules import DeckMode, profile_from_dict, profile_to_dict
 from voice_earl.session import (
@@ -79,8 +80,17 @@ def moves_from_records(records: Sequence[Mapping[str, Any]]) -> list[Move]:
     ]
 
 
+def series_log_path(store: Store, series_id: int) -> Path:
+    """The game log written beside each saved series (``shared/game-log.md``)."""
+    return store.path.parent / "series" / f"series-{series_id}.jsonl"
+
+
 class Journal:
-    """Appends each record to the store as it happens; truncates on undo; closes at the end."""
+    """Appends each record to the store as it happens; truncates on undo; closes at the end.
+
+    A copy of the game log is kept as JSON Lines beside the database; the database is the
+    record, and the file is rewritten from it whenever they could differ (resume, undo).
+    """
 
     def __init__(self, store: Store, series_id: int, session: TableSession, mode: str) -> None:
         self.store = store
@@ -88,12 +98,23 @@ class Journal:
         self.session = session
         self.mode = Mode(mode) if mode in {m.value for m in Mode} else Mode.PLAY
         self.saved = 0
+        self.log_path = series_log_path(store, series_id)
 
     def catch_up(self) -> None:
         """Journal the records the session holds that the store does not have yet."""
-        for seq in range(self.saved, len(self.session.records)):
+        start = self.saved
+        for seq in range(start, len(self.session.records)):
             self.store.append_event(self.series_id, seq, self.session.records[seq])
         self.saved = len(self.session.records)
+        self._write_log(self.session.records[start:], append=start > 0)
+
+    def _write_log(self, records: Sequence[Mapping[str, Any]], *, append: bool) -> None:
+        try:
+            self.log_path.parent.mkdir(parents=True, exist_ok=True)
+            with self.log_path.open("a" if append else "w", encoding="utf-8") as out:
+                out.writelines(to_line(record) + "\n" for record in records)
+        except OSError as error:  # the database holds the series; the file is a convenience
+            log.warning("cannot write the game log %s: %s", self.log_path, error)
 
     def __call__(self, event: TableEvent) -> None:
         if isinstance(event, RulesApplied):
@@ -101,6 +122,7 @@ class Journal:
         elif isinstance(event, Undone):
             self.store.truncate_events(self.series_id, event.records_kept)
             self.saved = event.records_kept
+            self._write_log(self.session.records[: event.records_kept], append=False)
         elif isinstance(event, FormulaJudged):
             self._utterance(event)
         elif isinstance(event, SessionEnded) and event.finished:
@@ -162,6 +184,5 @@ def resume_journal(
     """The journal of a resumed series, checked against the replay and brought up to date."""
     check_replay(session, records)
     journal = Journal(store, series_id, session, mode)
-    journal.saved = len(records)
-    journal.catch_up()
+    journal.catch_up()  # rewrites the log file from the start, and journals what the crash cut off
     return journal
