@@ -81,8 +81,9 @@ def practice_history() -> list[Utterance]:
 # -- slips ---------------------------------------------------------------------------------------------
 
 
-def test_words_keep_apostrophes_and_drop_punctuation() -> None:
-    assert words("There’s a Queen, as good as HE!") == ["there's", "a", "queen", "as", "good", "as", "he"]
+def test_words_are_compared_as_the_verdicts_compare_them() -> None:
+    assert words("There’s a Queen, as good as HE!") == ["there", "is", "a", "queen", "as", "good", "as", "he"]
+    assert slips("There's a Queen as good as he", "there is a queen as good as he") == []
 
 
 def test_slips_find_substitutions_drops_and_additions() -> None:

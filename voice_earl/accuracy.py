@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import difflib
 import enum
-import re
 import statistics
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
@@ -21,12 +20,12 @@ from typing import TypeVar
 
 from voice_earl.cards import RANKS
 from voice_earl.chants import POSITIONS
+from voice_earl.listening.text import normalise
 from voice_earl.storage import Utterance
 
 FORMULA_NAMES = {1: "1 lead", 2: "2 as good as he", 3: "3 best of three", 4: "4 the Earl"}
 _BLOCKS = " ▏▎▍▌▋▊▉█"  # eighths of a character cell
 K = TypeVar("K")
-_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 
 
 class TrendBy(enum.Enum):
@@ -98,8 +97,8 @@ def trend(utterances: Iterable[Utterance], by: TrendBy = TrendBy.DAY) -> list[Ta
 
 
 def words(text: str) -> list[str]:
-    """Lower-case words, apostrophes kept inside words (``there's``)."""
-    return _WORD.findall(text.lower().replace("’", "'"))
+    """The words as the verdicts compare them (``There's`` and ``there is`` are the same words)."""
+    return normalise(text).split()
 
 
 def slips(expected: str, heard: str) -> list[Slip]:

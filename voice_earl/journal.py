@@ -42,8 +42,8 @@ def settings_record(settings: TableSettings, mode: str) -> dict[str, Any]:
     return {
         "players": list(settings.names),
         "bots": [seat.kind is SeatKind.BOT for seat in settings.seats],
-        "profile": profile_to_dict(settings.profile),
-        "profile_name": settings.profile.name,
+        "profile": settings.profile.name,
+        "rules": profile_to_dict(settings.profile),  # every ruling, switches included
         "deck": settings.deck.value,
         "deals": settings.deals,
         "seed": settings.seed,
@@ -55,7 +55,7 @@ def settings_record(settings: TableSettings, mode: str) -> dict[str, Any]:
 
 def settings_from_record(record: Mapping[str, Any]) -> TableSettings:
     try:
-        profile = profile_from_dict(dict(record["profile"]))
+        profile = profile_from_dict(dict(record["rules"]))
         bots = record.get("bots") or [False] * len(record["players"])
         kinds = [SeatKind.BOT if bot else SeatKind.HUMAN for bot in bots]
         seats = tuple(Seat(name, kind) for name, kind in zip(record["players"], kinds, strict=True))

@@ -153,7 +153,8 @@ def _show(console: Console, store: Store, series_id: int) -> None:
     )
     players = list(summary.players)
     console.print("Players: " + (", ".join(f"{seat} {name}" for seat, name in enumerate(players)) or "-"))
-    others = {key: value for key, value in settings.items() if key not in ("players", "profile")}
+    # "rules" holds every ruling of the profile: too long for one line, and named by "profile"
+    others = {key: value for key, value in settings.items() if key not in ("players", "profile", "rules")}
     if others:
         console.print("Settings: " + ", ".join(f"{key} {value}" for key, value in others.items()))
     deals = deals_of(players, events)
