@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Idempotent set-up: system packages for the voice parts, then .venv with the package and its extras.
-# Usage: scripts/setup.sh [EXTRAS]   (EXTRAS defaults to "dev")
+# Usage: scripts/setup.sh [EXTRAS]   (e.g. "dev" for the tests; none for playing)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-extras="${1:-dev}"
+extras="${1:-}"
+target="."
+[ -n "$extras" ] && target=".[$extras]"
 
 system_packages=(libportaudio2 espeak-ng libespeak-ng1 alsa-utils python3-venv)
 missing=()
@@ -29,10 +31,10 @@ if [ ! -x .venv/bin/python ]; then
     "$python" -m venv .venv
 fi
 # Reinstall only when the project description changed, so a second run is quick.
-stamp=".venv/.voice-earl-installed-$extras"
+stamp=".venv/.voice-earl-installed-${extras:-base}"
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
-    echo "voice-earl: installing the package with extras [$extras] into .venv"
+    echo "voice-earl: installing voice-earl${extras:+ with [$extras]} into .venv (once; later runs skip this)"
     .venv/bin/python -m pip install -q --upgrade pip
-    .venv/bin/python -m pip install -q -e ".[$extras]"
+    .venv/bin/python -m pip install -q -e "$target"
     touch "$stamp"
 fi
