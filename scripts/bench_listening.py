@@ -165,15 +165,27 @@ def recognizers() -> list[Recognizer]:
     from voice_earl.listening.models import discover_vosk_model, looks_english
     from voice_earl.listening.sphinx_recognizer import SphinxRecognizer
 
+    before = peak_rss_mb()
     found: list[Recognizer] = [SphinxRecognizer()]
+    print(f"memory: pocketsphinx loaded, peak RSS {before:.0f} -> {peak_rss_mb():.0f} MB", file=sys.stderr)
     model = discover_vosk_model()
     if model is not None and looks_english(model.path.name):
         from voice_earl.listening.vosk_recognizer import VoskRecognizer
 
+        before = peak_rss_mb()
         found.append(VoskRecognizer(model.path))
+        print(f"memory: vosk {model.path.name} loaded, peak RSS {before:.0f} -> {peak_rss_mb():.0f} MB",
+              file=sys.stderr)
     else:
         print("(vosk skipped: no English vosk model found; 'voice-earl models fetch' gets one)", file=sys.stderr)
     return found
+
+
+def peak_rss_mb() -> float:
+    """The process's peak resident memory so far (Linux reports KiB)."""
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def percentile(values: list[int], share: float) -> str:
@@ -240,6 +252,7 @@ def main() -> int:
                         f"{percentile(latencies, 0.9):>8} {rtf:6.3f}",
                         flush=True,
                     )
+    print(f"\npeak RSS of the whole run: {peak_rss_mb():.0f} MB")
     return 0
 
 
