@@ -171,3 +171,21 @@ def test_a_command_word_decoded_from_formula_length_speech_is_not_a_command() ->
     assert _implausible_command(heard("undo", 2.0))
     assert not _implausible_command(heard("undo", 0.5))
     assert not _implausible_command(heard("there is the best of all the three", 2.0))
+
+
+@pytest.mark.slow
+def test_talking_over_the_narrator_cuts_it_short_only_with_barge_in(listener) -> None:  # type: ignore[no-untyped-def]
+    from voice_earl.listening.audio import pcm_chunks
+    from voice_earl.speech import render, to_16k_mono
+
+    speech = np.asarray(to_16k_mono(render("There's a Queen as good as he", voice="en-us")).samples, np.int16)
+    quiet = np.random.default_rng(1).normal(0, 30, 16000 * 2).astype(np.int16)
+    session = TableSession(TableSettings(tuple(Seat(n) for n in "ABC"), HOYLE, DeckMode.VIRTUAL, deals=1, seed=1),
+                           {})
+    for samples, expected in ((np.concatenate([quiet, speech, quiet]), 1), (quiet, 0)):
+        cut: list[bool] = []
+        source = VoiceInput(listener, chunks=lambda s=samples: (AudioChunk(p) for p in pcm_chunks(s)),
+                            barge_in=lambda c=cut: c.append(True), silence_timeout_s=60.0)
+        with listener.muted():  # the narrator is speaking the whole time
+            source.next_input(session.request())
+        assert len(cut) == expected

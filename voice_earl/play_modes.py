@@ -82,13 +82,16 @@ class BotRecital:
         return None
 
 
-def _couple_voice_and_narrator(source: InputSource, narrator: Narrator) -> None:
-    """Half-duplex: the microphone is muted while the narrator speaks; a key cuts the narrator short."""
+def _couple_voice_and_narrator(source: InputSource, narrator: Narrator, barge_in: bool) -> None:
+    """Half-duplex: the microphone is muted while the narrator speaks; a key (and, with ``barge_in``,
+    a player talking over it) cuts the narrator short."""
     from voice_earl.voice_input import VoiceInput, mute_while_speaking
 
     if isinstance(source, VoiceInput):
         narrator.on_speaking(mute_while_speaking(source.listener))
         source.on_key = narrator.interrupt
+        if barge_in:
+            source.barge_in = narrator.interrupt
 
 
 def offer_silent(problem: str) -> bool:
@@ -155,7 +158,7 @@ def run_table_mode(args: argparse.Namespace, settings: TableSettings | None, mod
 
         with open_table(settings, inputs, narration=narrator_options(args), show_hands=show_hands, keys=keys,
                         moves=moves, extra_listeners=journal) as table:
-            _couple_voice_and_narrator(human, table.narrator)
+            _couple_voice_and_narrator(human, table.narrator, bool(getattr(args, "barge_in", False)))
             reciter.narrator = table.narrator
             if settings.profile.is_crowded(len(settings.seats)):
                 crowded = _("{count} players: a crowded table, but it works.")

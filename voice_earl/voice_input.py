@@ -66,6 +66,7 @@ class VoiceInput:
     on_lost: Callable[[str], bool] | None = None  # asked "retry?" when the microphone vanishes
     fallback: LineCommands | None = None  # silent mode after the microphone is gone
     on_key: Callable[[], None] | None = None  # a key was pressed (the narrator stops talking)
+    barge_in: Callable[[], None] | None = None  # a player talks over the narrator (opt-in: no echo cancelling)
     keep_audio: bool = False  # hand the turn's audio on with what was heard
     lost: bool = False
 
@@ -89,6 +90,7 @@ class VoiceInput:
         pressed: list[str] = []
         heard_speech: list[bool] = []
         kept: list[bytes] = []
+        talking_over = SpeechDetector(self.barge_in) if self.barge_in is not None else None
 
         def on_event(event: ListenEvent) -> None:
             if isinstance(event, SpeechStarted):
@@ -105,6 +107,8 @@ class VoiceInput:
                         if self.on_key is not None:
                             self.on_key()
                         return
+                if talking_over is not None and self.listener.is_muted_at(chunk.captured_at or time.monotonic()):
+                    talking_over.feed(chunk.pcm)
                 if self.keep_audio:
                     kept.append(chunk.pcm)
                 yield chunk
@@ -122,6 +126,35 @@ class VoiceInput:
         if _implausible_command(utterance):
             judgement = replace(judgement, verdict=Verdict.UNCLEAR)
         return Heard(judgement, latency_ms=utterance.latency_ms, audio=b"".join(kept) if self.keep_audio else None)
+
+
+class SpeechDetector:
+    """Calls ``on_speech`` once when it hears about a third of a second of speech (barge-in).
+
+    It is fed only the audio the listener drops while the narrator speaks. Without echo
+    cancelling, the narrator's own voice reaching the microphone would count too, so barge-in
+    is for headphones or a speaker away from the microphone, and is off unless asked for.
+    """
+
+    def __init__(self, on_speech: Callable[[], None], min_speech_s: float = 0.3) -> None:
+        from pocketsphinx import Vad
+
+        self._vad = Vad(mode=3, sample_rate=16000)  # the strictest: only clear speech counts
+        self._needed = max(1, round(min_speech_s / self._vad.frame_length))
+        self._on_speech = on_speech
+        self._pending = b""
+        self._run = 0
+        self.fired = False
+
+    def feed(self, pcm: bytes) -> None:
+        self._pending += pcm
+        size = self._vad.frame_bytes
+        while len(self._pending) >= size and not self.fired:
+            frame, self._pending = self._pending[:size], self._pending[size:]
+            self._run = self._run + 1 if self._vad.is_speech(frame) else 0
+            if self._run >= self._needed:
+                self.fired = True
+                self._on_speech()
 
 
 COMMAND_MAX_SPEECH_S = 1.2  # "undo" and "repeat" take well under a second; a formula takes longer

@@ -41,6 +41,9 @@ def add_voice_options(parser: argparse.ArgumentParser, *, silent: bool = True) -
     voice.add_argument("--strictness", choices=("lenient", "normal", "strict"), default=None)
     voice.add_argument("--remind-after", type=_seconds, default=20.0, metavar="SECONDS",
                        help="remind a player who says nothing for this long (once; then the game waits)")
+    voice.add_argument("--barge-in", action="store_true",
+                       help="a player may cut the narrator short by speaking (use headphones or a speaker away "
+                            "from the microphone, or the narrator's own voice will cut it short)")
     voice.add_argument("--keep-audio", action="store_true",
                        help="keep a WAV of each formula heard, beside the practice history")
     add_language_option(voice)
