@@ -8,6 +8,8 @@ target="."
 [ -n "$extras" ] && target=".[$extras]"
 
 system_packages=(libportaudio2 espeak-ng libespeak-ng1 alsa-utils python3-venv)
+# The tests also check the catalogs with GNU gettext's msgfmt.
+[ "$extras" = dev ] && system_packages+=(gettext)
 missing=()
 for pkg in "${system_packages[@]}"; do
     dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
