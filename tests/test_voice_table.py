@@ -189,3 +189,19 @@ def test_talking_over_the_narrator_cuts_it_short_only_with_barge_in(listener) ->
         with listener.muted():  # the narrator is speaking the whole time
             source.next_input(session.request())
         assert len(cut) == expected
+
+
+def test_paused_voice_input_does_not_listen_and_waits_for_the_pause_key() -> None:
+    import io
+    from dataclasses import replace
+
+    from voice_earl.turns import Command, KeyCommand
+
+    def no_microphone() -> Iterator[AudioChunk]:
+        raise AssertionError("the microphone is not listened to while paused")
+
+    session = TableSession(TableSettings(tuple(Seat(n) for n in "ABC"), HOYLE, DeckMode.VIRTUAL, deals=1, seed=1),
+                           {})
+    source = VoiceInput(None, chunks=no_microphone, keys=io.StringIO("x p"))  # type: ignore[arg-type]
+    paused = replace(session.request(), paused=True)
+    assert source.next_input(paused) == KeyCommand(Command.PAUSE)

@@ -93,7 +93,7 @@ class Drill:
     def summary(self) -> list[str]:
         lines = [f"{_('line'):<44}{_('tries'):>6}{_('right'):>7}{_('mean s'):>8}"]
         for position, stats in self.per_line.items():
-            label = self.chant.line(position, Rank.QUEEN).replace("Queen", "RANK")
+            label = self.chant.lines[position - 1].replace("{rank}", "RANK")
             lines.append(f"{position}. {label:<41}{stats.attempts:>6}{stats.accuracy:>7.0%}{stats.mean_seconds:>8.1f}")
         lines.append(_("best streak: {streak}").format(streak=self.best_streak))
         return lines

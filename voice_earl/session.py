@@ -246,10 +246,9 @@ class TableSession:
     # -- turns
 
     def formula_line(self, due: FormulaDue) -> str:
-        rank = due.rank
-        if rank is None:
-            return self.settings.chant.line(1, Rank.QUEEN).replace("Queen", "RANK")
-        return self.settings.chant.line(due.position, rank)
+        if due.rank is None:
+            return self.settings.chant.lines[0].replace("{rank}", "RANK")  # a lead: the rank is the player's
+        return self.settings.chant.line(due.position, due.rank)
 
     def context_for(self, due: FormulaDue) -> ListenContext:
         """What the player may say now: the rank is fixed at positions 2-4; at a lead the ranks

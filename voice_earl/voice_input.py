@@ -29,7 +29,7 @@ from voice_earl.listening.listener import Listener, Utterance, judge_utterance
 from voice_earl.listening.recognizer import ListenEvent, Recognizer, SpeechStarted, choose_recognizer, load_recognizer
 from voice_earl.listening.verdicts import Strictness, Verdict
 from voice_earl.session import SPOKEN_COMMANDS
-from voice_earl.terminal import cbreak, key_waiting
+from voice_earl.terminal import cbreak, key_waiting, read_key
 from voice_earl.turns import (
     Command,
     Heard,
@@ -73,6 +73,8 @@ class VoiceInput:
     def next_input(self, request: TurnRequest) -> TurnInput:
         if self.lost and self.fallback is not None:
             return self.fallback.next_input(request)
+        if request.paused and self.keys is not None:
+            return self._paused_key()
         while True:
             try:
                 return self._listen(request)
@@ -83,6 +85,17 @@ class VoiceInput:
                 if self.fallback is None:
                     raise
                 return self.fallback.next_input(request)
+
+    def _paused_key(self) -> TurnInput:
+        """Paused: the microphone is not listened to; only the pause key (or quit) goes on."""
+        assert self.keys is not None
+        while True:
+            key = read_key(self.keys)
+            if key is None:
+                return KeyCommand(Command.QUIT)
+            command = key_command(key, at_lead=False)
+            if command is not None and command.command in (Command.PAUSE, Command.QUIT):
+                return command
 
     def _listen(self, request: TurnRequest) -> TurnInput:
         clock = self.clock or Clock()
