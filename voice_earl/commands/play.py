@@ -49,8 +49,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def table_settings(args: argparse.Namespace) -> TableSettings:
-    names = args.players or ask_players()
-    if len(set(names)) != len(names):
+    names = args.players or ask_players()  # names from flags or config were checked by apply_config
+    if len(set(names)) != len(names):  # names typed at the prompt were not
         raise UsageError("two players have the same name: give each a different one")
     profile = rules_profile(args)
     profile.check_players(len(names))
