@@ -108,6 +108,10 @@ class Journal:
         self.saved = len(self.session.records)
         self._write_log(self.session.records[start:], append=start > 0)
 
+    def rewrite_log(self) -> None:
+        """The log file, written anew from what the store holds."""
+        self._write_log(self.session.records[: self.saved], append=False)
+
     def _write_log(self, records: Sequence[Mapping[str, Any]], *, append: bool) -> None:
         try:
             self.log_path.parent.mkdir(parents=True, exist_ok=True)
@@ -122,7 +126,7 @@ class Journal:
         elif isinstance(event, Undone):
             self.store.truncate_events(self.series_id, event.records_kept)
             self.saved = event.records_kept
-            self._write_log(self.session.records[: event.records_kept], append=False)
+            self.rewrite_log()
         elif isinstance(event, FormulaJudged):
             self._utterance(event)
         elif isinstance(event, SessionEnded) and event.finished:
@@ -184,5 +188,7 @@ def resume_journal(
     """The journal of a resumed series, checked against the replay and brought up to date."""
     check_replay(session, records)
     journal = Journal(store, series_id, session, mode)
-    journal.catch_up()  # rewrites the log file from the start, and journals what the crash cut off
+    journal.saved = len(records)
+    journal.rewrite_log()
+    journal.catch_up()  # what a crash cut off between two records of one move
     return journal
