@@ -205,3 +205,50 @@ def test_paused_voice_input_does_not_listen_and_waits_for_the_pause_key() -> Non
     source = VoiceInput(None, chunks=no_microphone, keys=io.StringIO("x p"))  # type: ignore[arg-type]
     paused = replace(session.request(), paused=True)
     assert source.next_input(paused) == KeyCommand(Command.PAUSE)
+
+
+@pytest.mark.slow
+def test_a_physical_deck_game_heard_through_the_real_listener(listener) -> None:  # type: ignore[no-untyped-def]
+    """Players speak (synthesized) into the microphone path; the referee hears leads, plays and passes."""
+    import random
+
+    from voice_earl.chants import EARL
+    from voice_earl.listening.audio import pcm_chunks
+    from voice_earl.speech import render, to_16k_mono
+    from voice_earl.turns import TurnInput, TurnRequest
+
+    rng = random.Random(4)
+    room = np.random.default_rng(4)
+    said: list[str] = []
+
+    class Speaker:
+        """Decides what the player says, then lets the real voice input hear it."""
+
+        def __init__(self) -> None:
+            self.audio = np.zeros(0, np.int16)
+            self.voice = VoiceInput(listener, chunks=lambda: (AudioChunk(p) for p in pcm_chunks(self.audio)))
+
+        def next_input(self, request: TurnRequest) -> TurnInput:
+            due = request.due
+            if due.rank is None:
+                text = EARL.line(1, rng.choice(request.context.ranks))
+            else:
+                text = EARL.line(due.position, due.rank) if rng.random() < 0.6 else "pass"
+            said.append(text)
+            speech = np.asarray(to_16k_mono(render(text, voice="en-us")).samples, np.float64)
+            padded = np.concatenate([np.zeros(3200), speech, np.zeros(16000)])
+            self.audio = np.clip(padded + room.normal(0, 30, padded.shape), -32768, 32767).astype(np.int16)
+            return self.voice.next_input(request)
+
+    settings = TableSettings(tuple(Seat(n) for n in "ABC"), HOYLE, DeckMode.PHYSICAL, deals=1, seed=3)
+    speaker = Speaker()
+    session = TableSession(settings, dict.fromkeys(range(3), speaker))
+    for _ in range(12):
+        assert session.play_turn()
+    moves = [r for r in session.records if r["event"] in ("lead", "play", "pass")]
+    assert len(moves) == 12
+    assert all(r["verdict"] in ("correct", "pass") for r in moves), [(r["heard"], r["verdict"]) for r in moves]
+    for record in moves:
+        if record["event"] == "lead":
+            assert Rank.parse(record["heard"].split()[-3]).value == record["rank"]  # the rank the formula named
+    assert sum(session.deal.sizes) == 52 - sum(r["event"] != "pass" for r in moves)
