@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import logging
 import sys
 from collections.abc import Mapping
@@ -132,7 +133,7 @@ def run_table_mode(args: argparse.Namespace, settings: TableSettings | None, mod
                   file=sys.stderr)
         human, keys, silent = human_input(args, settings, stack)
         if silent and not settings.profile.silent:
-            settings = TableSettings(**{**settings.__dict__, "profile": settings.profile.with_changes(silent=True)})
+            settings = dataclasses.replace(settings, profile=settings.profile.with_changes(silent=True))
         strategy = getattr(args, "strategy", "most")
         reciter = BotRecital(settings, args.voice)
         inputs: Mapping[int, InputSource] = {

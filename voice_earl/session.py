@@ -257,8 +257,7 @@ class TableSession:
             return ListenContext(due.position, (due.rank,), self.settings.chant, SPOKEN_COMMANDS)
         deal = self.deal
         if deal.hands is not None:
-            held = {card.rank for card in deal.hands[due.player]}
-            ranks = tuple(rank for rank in RANKS if rank in held)
+            ranks = tuple(rank for rank in RANKS if deal.holds(due.player, rank))
         else:
             ranks = tuple(rank for rank in RANKS if deal.out[rank.index] < 4)
         return ListenContext(1, ranks or RANKS, self.settings.chant, SPOKEN_COMMANDS)
