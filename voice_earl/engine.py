@@ -51,7 +51,7 @@ from voice_earl.events import (
     QuartetCompleted,
     Won,
 )
-from voice_earl.rules import RulesProfile
+from voice_earl.rules import DeckMode, RulesProfile
 
 # Rank index by identity: enum members are singletons, and hashing an enum member runs
 # Python code, which the hot paths below would pay on every card.
@@ -227,6 +227,7 @@ class Deal:
         self.dealer = dealer
         self.players = tuple(players) if players is not None else tuple(f"Player {i + 1}" for i in range(count))
         self.seated = tuple(seated) if seated is not None else tuple(range(count))
+        self.deck_mode = DeckMode.VIRTUAL if hands is not None else DeckMode.PHYSICAL
         self.initial_hands = tuple(tuple(h) for h in hands) if hands is not None else None
         self.hands: list[list[Card]] | None = [list(h) for h in hands] if hands is not None else None
         self.initial_sizes = tuple(hand_sizes)
