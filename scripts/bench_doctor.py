@@ -23,8 +23,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from voice_earl import doctor
-from voice_earl.config import load_settings
+from voice_earl.commands import doctor_checks as doctor
+from voice_earl.keep.config import load_settings
 
 GOAL_S = 2.0
 

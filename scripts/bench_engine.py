@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Engine speed: 4-player deals between ``most`` bots, against a minimal baseline loop.
 
-The engine side drives :class:`voice_earl.engine.Deal` directly, the way ``simulate`` does
+The engine side drives :class:`voice_earl.game.engine.Deal` directly, the way ``simulate`` does
 (legal actions, the seat's view when the strategy reads it, apply), with logging off: the deal
 records no events. The baseline plays the same rules with the same policy (lead the rank held most,
 forced plays take the first matching card) using plain ints and lists: no objects, no events.
@@ -19,10 +19,10 @@ import sys
 import time
 from collections.abc import Callable
 
-from voice_earl.bots import MostStrategy
-from voice_earl.cards import full_deck
-from voice_earl.engine import Deal, deal_hands
-from voice_earl.rules import HOYLE
+from voice_earl.game.bots import MostStrategy
+from voice_earl.game.cards import full_deck
+from voice_earl.game.engine import Deal, deal_hands
+from voice_earl.game.rules import HOYLE
 
 GOAL = 0.3  # the engine should reach at least this fraction of the baseline's speed
 

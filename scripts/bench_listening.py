@@ -28,8 +28,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from voice_earl.cards import RANKS
-from voice_earl.chants import EARL
+from voice_earl.game.cards import RANKS
+from voice_earl.game.chants import EARL
 from voice_earl.listening.audio import SAMPLE_RATE, Pcm16, pcm_chunks, read_wav
 from voice_earl.listening.context import ListenContext
 from voice_earl.listening.listener import Listener, ListenSettings, judge_utterance

@@ -19,10 +19,10 @@ import subprocess
 import threading
 import time
 
-from voice_earl import narrator, speech
-from voice_earl.cards import Rank
-from voice_earl.narrator import Announcement, Narrator, Verbosity
-from voice_earl.playback import RecordingOutput
+from voice_earl.game.cards import Rank
+from voice_earl.table import narrator, speech
+from voice_earl.table.narrator import Announcement, Narrator, Verbosity
+from voice_earl.table.playback import RecordingOutput
 
 GOAL_FIRST_AUDIO_S = 0.25  # an announcement should start within a quarter second of say()
 

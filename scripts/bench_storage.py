@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from voice_earl.storage import Store
+from voice_earl.keep.storage import Store
 
 GOAL_MS = 50.0
 

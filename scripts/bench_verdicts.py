@@ -22,8 +22,8 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from voice_earl.cards import RANKS, Rank
-from voice_earl.chants import EARL, SNIP_SNAP_SNORUM, ChantSet
+from voice_earl.game.cards import RANKS, Rank
+from voice_earl.game.chants import EARL, SNIP_SNAP_SNORUM, ChantSet
 from voice_earl.listening.context import ListenContext
 from voice_earl.listening.verdicts import Strictness, Verdict, judge, normalise
 

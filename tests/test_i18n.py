@@ -14,10 +14,11 @@ from types import ModuleType
 
 import pytest
 
-from voice_earl import i18n, narrator
-from voice_earl.cards import Rank
-from voice_earl.cli import main
-from voice_earl.engine import (
+from voice_earl import i18n
+from voice_earl.commands.cli import main
+from voice_earl.errors import UsageError
+from voice_earl.game.cards import Rank
+from voice_earl.game.engine import (
     CardNotHeld,
     GameOver,
     IllegalAction,
@@ -32,15 +33,15 @@ from voice_earl.engine import (
     RankFinished,
     WrongRank,
 )
-from voice_earl.errors import UsageError
+from voice_earl.game.rules import HOYLE, DeckMode
 from voice_earl.i18n import LANGUAGES, _, current_language, parse_po, set_language
 from voice_earl.listening.context import ListenContext
 from voice_earl.listening.verdicts import Strictness, judge
-from voice_earl.presenters import ScreenView
-from voice_earl.rules import HOYLE, DeckMode
-from voice_earl.screen import TableScreen, plain_parts
-from voice_earl.session import MoveRefused, Seat, TableEvent, TableSession, TableSettings, _explain
-from voice_earl.turns import Command, KeyCommand, ScriptedInput, parse_command
+from voice_earl.table import narrator
+from voice_earl.table.presenters import ScreenView
+from voice_earl.table.screen import TableScreen, plain_parts
+from voice_earl.table.session import MoveRefused, Seat, TableEvent, TableSession, TableSettings, _explain
+from voice_earl.table.turns import Command, KeyCommand, ScriptedInput, parse_command
 
 ROOT = Path(__file__).resolve().parent.parent
 TRANSLATED = tuple(code for code in LANGUAGES if code != "en")
@@ -203,9 +204,10 @@ def test_set_language_switches_at_call_time_and_refuses_unknown_codes() -> None:
 
 
 def test_narrator_voice_for_each_language() -> None:
-    assert i18n.narrator_voice_for("en") is None
+    assert i18n.language_voice("en") is None
+    assert narrator.narrator_voice_for("en") is None
     with pytest.raises(UsageError):
-        i18n.narrator_voice_for("de")
+        narrator.narrator_voice_for("de")
 
 
 @pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="espeak-ng is not installed")
@@ -213,7 +215,7 @@ def test_narrator_voice_for_each_language() -> None:
 def test_the_narrator_voice_is_the_installed_espeak_ng_voice_of_the_language(code: str) -> None:
     listed = subprocess.run(["espeak-ng", f"--voices={code}"], capture_output=True, text=True, check=True).stdout
     installed = any(line.split()[1] == code for line in listed.splitlines()[1:])
-    assert i18n.narrator_voice_for(code) == (code if installed else None)
+    assert narrator.narrator_voice_for(code) == (code if installed else None)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -382,13 +384,13 @@ def test_the_drill_prompts_in_the_language(capsys: pytest.CaptureFixture[str], m
 def test_the_narrator_speaks_the_tables_language_unless_a_voice_is_chosen() -> None:
     import argparse
 
-    from voice_earl.play_modes import narrator_options
+    from voice_earl.table.play_modes import narrator_options
 
     def options(**given: object) -> argparse.Namespace:
         return argparse.Namespace(**{"no_voice": False, "voice": None, "rate": None, "verbosity": None, **given})
 
     set_language("it")
-    assert narrator_options(options()).voice == i18n.narrator_voice_for("it") == "it"
+    assert narrator_options(options()).voice == narrator.narrator_voice_for("it") == "it"
     assert narrator_options(options(voice="en-us")).voice == "en-us"
     assert narrator_options(options(no_voice=True)).voice is None
     set_language("en")

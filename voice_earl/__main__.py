@@ -1,5 +1,5 @@
 import sys
 
-from voice_earl.cli import main
+from voice_earl.commands.cli import main
 
 sys.exit(main())

@@ -29,8 +29,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from voice_earl.cards import Rank
 from voice_earl.errors import UsageError
+from voice_earl.game.cards import Rank
 
 log = logging.getLogger(__name__)
 
@@ -238,26 +238,14 @@ def N_(message: str) -> str:
     return message
 
 
-def narrator_voice_for(code: str) -> str | None:
-    """The installed espeak-ng voice that speaks the language; None: the default voice (English), or none installed."""
+def language_voice(code: str) -> str | None:
+    """The espeak-ng voice that speaks the language; None for English, whose voice is the default.
+
+    Whether that voice is installed is the narrator's business (``table.speech``).
+    """
     if code not in LANGUAGES:
         raise UsageError(f"unknown language {code!r}: use {', '.join(LANGUAGES)}")
-    voice = _NARRATOR_VOICES.get(code)
-    return voice if voice is not None and _installed(voice) else None
-
-
-@functools.cache
-def _installed(voice: str) -> bool:
-    from voice_earl import speech
-
-    try:
-        installed = {speech.normalize_voice(info.id) for info in speech.list_voices()}
-    except (speech.SpeechError, OSError) as error:
-        log.warning("cannot list the voices (%s): the narrator keeps its default voice", error)
-        return False
-    if voice not in installed:
-        log.warning("no espeak-ng voice %r installed: the narrator keeps its default voice", voice)
-    return voice in installed
+    return _NARRATOR_VOICES.get(code)
 
 
 # ---------------------------------------------------------------------------------------------------------

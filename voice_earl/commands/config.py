@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from voice_earl import config
-from voice_earl.config import KEYS, LoadedSettings, toml_value
+from voice_earl.keep import config
+from voice_earl.keep.config import KEYS, LoadedSettings, toml_value
 
 HELP = "show or change the default settings (config.toml)"
 

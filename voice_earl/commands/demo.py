@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from voice_earl.rules import PROFILES
+from voice_earl.game.rules import PROFILES
 
 HELP = "watch bots play a deal by voice: synthesized formulas go through the real recognizer"
 EXAMPLES = """examples:
@@ -31,21 +31,21 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from voice_earl.bots import MostStrategy
-    from voice_earl.chants import EARL
-    from voice_earl.engine import Action, Lead, Pass
     from voice_earl.errors import UsageError
+    from voice_earl.game.bots import MostStrategy
+    from voice_earl.game.chants import EARL
+    from voice_earl.game.engine import Action, Lead, Pass
+    from voice_earl.game.rules import DeckMode, profile_by_name
+    from voice_earl.game.simulate import NAMES
     from voice_earl.i18n import N_
     from voice_earl.listening.verdicts import Strictness
-    from voice_earl.narrator import Verbosity
-    from voice_earl.rules import DeckMode, profile_by_name
-    from voice_earl.screen import TableScreen
-    from voice_earl.session import Seat, SeatKind, TableSettings
-    from voice_earl.simulate import NAMES
-    from voice_earl.speech import bot_voices
-    from voice_earl.table_app import NarratorOptions, open_table
-    from voice_earl.turns import BotSource, Heard, TurnRequest
-    from voice_earl.voice_input import open_listener, synthesized_recital
+    from voice_earl.table.narrator import Verbosity
+    from voice_earl.table.screen import TableScreen
+    from voice_earl.table.session import Seat, SeatKind, TableSettings
+    from voice_earl.table.speech import bot_voices
+    from voice_earl.table.table_app import NarratorOptions, open_table
+    from voice_earl.table.turns import BotSource, Heard, TurnRequest
+    from voice_earl.table.voice_input import open_listener, synthesized_recital
 
     profile = profile_by_name(args.profile)
     profile.check_players(args.players)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from voice_earl.doctor import CheckResult
+    from voice_earl.commands.doctor_checks import CheckResult
 
 HELP = "check microphone, speakers, speech engines and models, and say what to fix"
 
@@ -31,8 +31,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from voice_earl import doctor
-    from voice_earl.config import effective_settings
+    from voice_earl.commands import doctor_checks as doctor
+    from voice_earl.keep.config import effective_settings
 
     console = Console()
     loaded = effective_settings(args)
@@ -57,7 +57,7 @@ def render(results: Sequence[CheckResult], console: Console) -> None:
     from rich.table import Table
     from rich.text import Text
 
-    from voice_earl.doctor import summary
+    from voice_earl.commands.doctor_checks import summary
 
     table = Table(title="voice-earl doctor", show_lines=False, expand=False)
     table.add_column("check", overflow="fold", max_width=30)

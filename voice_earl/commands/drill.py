@@ -10,13 +10,13 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from voice_earl.chants import chant_set
 from voice_earl.commands.table_options import add_language_option
-from voice_earl.drill import Drill, Prompt, run_drill
+from voice_earl.keep.chant_files import chant_set
 from voice_earl.listening.verdicts import Strictness
+from voice_earl.table.drill import Drill, Prompt, run_drill
 
 if TYPE_CHECKING:
-    from voice_earl.voice_input import DrillRecital
+    from voice_earl.table.voice_input import DrillRecital
 
 Recital = Callable[[Prompt], "tuple[str, float] | None"]
 
@@ -43,7 +43,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from voice_earl.commands.table_options import activate_language, apply_config
     from voice_earl.i18n import _
-    from voice_earl.storage import Mode, Store, Utterance
+    from voice_earl.keep.storage import Mode, Store, Utterance
 
     apply_config(args)
     activate_language(args)
@@ -94,6 +94,6 @@ def typed_recital(prompt: Prompt) -> tuple[str, float] | None:
 
 
 def voice_recital(args: argparse.Namespace) -> contextlib.AbstractContextManager[DrillRecital]:
-    from voice_earl.voice_input import drill_recital
+    from voice_earl.table.voice_input import drill_recital
 
     return drill_recital(args)

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any
 from voice_earl.errors import UsageError, VoiceEarlError
 
 if TYPE_CHECKING:
-    from voice_earl.cards import Rank
-    from voice_earl.chants import ChantSet
+    from voice_earl.game.cards import Rank
+    from voice_earl.game.chants import ChantSet
     from voice_earl.listening.context import ListenContext
     from voice_earl.listening.listener import Listener, Utterance
     from voice_earl.listening.verdicts import Judgement, Strictness
@@ -56,7 +56,7 @@ class _Job:
 
 
 def run(args: argparse.Namespace) -> int:
-    from voice_earl.chants import chant_set
+    from voice_earl.keep.chant_files import chant_set
     from voice_earl.listening.listener import Listener
     from voice_earl.listening.recognizer import choose_recognizer, load_recognizer
     from voice_earl.listening.verdicts import Strictness
@@ -89,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _context(position: int, rank: str | None, ranks: str | None, chant: ChantSet) -> ListenContext:
-    from voice_earl.cards import RANKS
+    from voice_earl.game.cards import RANKS
     from voice_earl.listening.context import ListenContext
 
     if rank is not None and ranks is not None:
@@ -106,7 +106,7 @@ def _context(position: int, rank: str | None, ranks: str | None, chant: ChantSet
 
 
 def _parse_rank(name: str) -> Rank:
-    from voice_earl.cards import Rank
+    from voice_earl.game.cards import Rank
 
     try:
         return Rank.parse(name)

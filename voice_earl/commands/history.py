@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from voice_earl.errors import VoiceEarlError
-from voice_earl.storage import SeriesStatus, SeriesSummary, Store
+from voice_earl.keep.storage import SeriesStatus, SeriesSummary, Store
 
 if TYPE_CHECKING:
     from rich.console import Console

@@ -7,6 +7,7 @@ import secrets
 import sys
 
 from voice_earl.commands.table_options import (
+    activate_language,
     add_rules_options,
     add_voice_options,
     apply_config,
@@ -14,8 +15,8 @@ from voice_earl.commands.table_options import (
     rules_profile,
 )
 from voice_earl.errors import UsageError
-from voice_earl.rules import DeckMode
-from voice_earl.session import Seat, TableSettings
+from voice_earl.game.rules import DeckMode
+from voice_earl.table.session import Seat, TableSettings
 
 HELP = "play a series at the table: the laptop listens, judges and narrates"
 EXAMPLES = """examples:
@@ -42,9 +43,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from voice_earl.play_modes import run_table_mode
+    from voice_earl.table.play_modes import run_table_mode
 
     apply_config(args)
+    activate_language(args)
     return run_table_mode(args, None if args.resume else table_settings(args), mode="play")
 
 

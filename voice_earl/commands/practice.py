@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import secrets
 
-from voice_earl.bots import STRATEGIES
 from voice_earl.commands.table_options import (
+    activate_language,
     add_rules_options,
     add_voice_options,
     apply_config,
@@ -14,9 +14,10 @@ from voice_earl.commands.table_options import (
     rules_profile,
 )
 from voice_earl.errors import UsageError
-from voice_earl.rules import DeckMode
-from voice_earl.session import Seat, SeatKind, TableSettings
-from voice_earl.simulate import NAMES
+from voice_earl.game.bots import STRATEGIES
+from voice_earl.game.rules import DeckMode
+from voice_earl.game.simulate import NAMES
+from voice_earl.table.session import Seat, SeatKind, TableSettings
 
 HELP = "practise against bots: your hand on screen, you recite, bots answer aloud"
 EXAMPLES = """examples:
@@ -34,9 +35,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from voice_earl.play_modes import run_table_mode
+    from voice_earl.table.play_modes import run_table_mode
 
     apply_config(args)
+    activate_language(args)
     return run_table_mode(args, practice_settings(args), mode="practice")
 
 

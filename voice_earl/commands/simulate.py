@@ -6,11 +6,11 @@ import argparse
 import sys
 from typing import TextIO
 
-from voice_earl.bots import STRATEGIES
-from voice_earl.events import DealStarted, Event, FullCircle, Led, Passed, Played, QuartetCompleted, Settled, Won
-from voice_earl.gamelog import to_line, to_record
-from voice_earl.rules import PROFILES, profile_by_name
-from voice_earl.simulate import NAMES, SimulationResult, SimulationSettings, simulate
+from voice_earl.game.bots import STRATEGIES
+from voice_earl.game.events import DealStarted, Event, FullCircle, Led, Passed, Played, QuartetCompleted, Settled, Won
+from voice_earl.game.gamelog import to_line, to_record
+from voice_earl.game.rules import PROFILES, profile_by_name
+from voice_earl.game.simulate import NAMES, SimulationResult, SimulationSettings, simulate
 
 HELP = "play bot games and print the game log (--jsonl) or a summary"
 

@@ -13,8 +13,8 @@ if TYPE_CHECKING:
     from rich.console import Console
     from rich.table import Table
 
-    from voice_earl.accuracy import Tally, TrendBy
-    from voice_earl.storage import Utterance
+    from voice_earl.keep.accuracy import Tally, TrendBy
+    from voice_earl.keep.storage import Utterance
 
 HELP = "accuracy and speed per formula and rank, common slips, and the trend over time"
 EMPTY = "no practice yet - try `voice-earl practice` or `voice-earl drill`"
@@ -36,8 +36,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from voice_earl.accuracy import TrendBy
-    from voice_earl.storage import Mode, Store
+    from voice_earl.keep.accuracy import TrendBy
+    from voice_earl.keep.storage import Mode, Store
 
     if args.top < 0:
         raise UsageError("--top must be 0 or more")
@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _report(console: Console, utterances: Sequence[Utterance], by: TrendBy, top: int) -> None:
-    from voice_earl.accuracy import by_formula, by_rank, common_slips, tally, trend
+    from voice_earl.keep.accuracy import by_formula, by_rank, common_slips, tally, trend
 
     overall = tally("all", utterances)
     console.print(
@@ -90,7 +90,7 @@ def _report(console: Console, utterances: Sequence[Utterance], by: TrendBy, top:
 
 
 def _chart(rows: Sequence[tuple[str, float]], maximum: float, text: Callable[[float], str]) -> list[str]:
-    from voice_earl.accuracy import bar_chart
+    from voice_earl.keep.accuracy import bar_chart
 
     return bar_chart(rows, maximum, text, width=WIDTH)
 
@@ -125,7 +125,7 @@ def _plot(utterances: Sequence[Utterance], by: TrendBy, out: Path) -> None:
     matplotlib.use("Agg")  # no display needed
     import matplotlib.pyplot as plt
 
-    from voice_earl.accuracy import by_formula, by_rank, trend
+    from voice_earl.keep.accuracy import by_formula, by_rank, trend
 
     figure, axes = plt.subplots(2, 2, figsize=(11, 7))
     _bars(axes[0][0], "Accuracy by formula", by_formula(utterances))

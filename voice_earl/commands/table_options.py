@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import argparse
 
-from voice_earl.chants import ChantSet, chant_set
 from voice_earl.errors import UsageError
+from voice_earl.game.chants import ChantSet
+from voice_earl.game.rules import PROFILES, MatchEnd, RulesProfile, Scoring, profile_by_name
 from voice_earl.i18n import DEFAULT_LANGUAGE, LANGUAGES, set_language
-from voice_earl.rules import PROFILES, MatchEnd, RulesProfile, Scoring, profile_by_name
+from voice_earl.keep.chant_files import chant_set
 
 
 def add_rules_options(parser: argparse.ArgumentParser) -> None:
@@ -113,7 +114,7 @@ def apply_config(args: argparse.Namespace) -> argparse.Namespace:
     """
     import sys
 
-    from voice_earl.config import effective_settings
+    from voice_earl.keep.config import effective_settings
 
     loaded = effective_settings(args)
     for problem in loaded.problems:

@@ -1,6 +1,6 @@
 """What may be said on a turn: the line due, its rivals and a pass.
 
->>> from voice_earl.cards import Rank
+>>> from voice_earl.game.cards import Rank
 >>> second = ListenContext(2, (Rank.QUEEN,))
 >>> second.due_lines()
 ("There's a Queen as good as he",)
@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from voice_earl.cards import RANKS, Rank
-from voice_earl.chants import EARL, POSITIONS, ChantSet
+from voice_earl.game.cards import RANKS, Rank
+from voice_earl.game.chants import EARL, POSITIONS, ChantSet
 from voice_earl.listening.text import normalise
 
 # Kept to the one word the rules name (parlour Gameplay 2: "simply say 'pass'"): every extra

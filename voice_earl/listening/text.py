@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from voice_earl.cards import RANKS, Rank
+from voice_earl.game.cards import RANKS, Rank
 
 # Stands for the rank word inside a normalised line; normalise() can never produce it.
 SLOT = "{rank}"

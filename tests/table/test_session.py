@@ -1,0 +1,269 @@
+"""Scripted full games through the table session: transcripts are judged for real, no audio."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+
+from voice_earl.game.bots import MostStrategy
+from voice_earl.game.cards import Card, Rank
+from voice_earl.game.chants import EARL
+from voice_earl.game.engine import Pass
+from voice_earl.game.gamelog import replay
+from voice_earl.game.rules import HOYLE, PARLOUR, DeckMode
+from voice_earl.listening.verdicts import judge
+from voice_earl.table.session import (
+    DealBegins,
+    FormulaJudged,
+    Move,
+    MoveRefused,
+    PauseChanged,
+    Reminded,
+    RulesApplied,
+    Seat,
+    SeatKind,
+    SessionEnded,
+    TableEvent,
+    TableSession,
+    TableSettings,
+    TurnBegins,
+    Undone,
+)
+from voice_earl.table.turns import (
+    BotSource,
+    Command,
+    Heard,
+    KeyCommand,
+    LineCommands,
+    ScriptedInput,
+    Silence,
+    TurnInput,
+    TurnRequest,
+)
+
+
+class Reciter:
+    """A player who says the line due (or 'pass'), with scripted slips; each transcript is judged for real."""
+
+    def __init__(self, rng: random.Random, slip: float = 0.0, physical_play: float = 0.6) -> None:
+        self.rng = rng
+        self.slip = slip
+        self.physical_play = physical_play
+        self.said: list[str] = []
+
+    def next_input(self, request: TurnRequest) -> TurnInput:
+        text = self.line_for(request)
+        self.said.append(text)
+        return Heard(judge(text, request.context))
+
+    def line_for(self, request: TurnRequest) -> str:
+        due = request.due
+        if due.rank is None:
+            rank = self.rng.choice(request.context.ranks)
+            return EARL.line(1, rank)
+        if request.view.hand is not None:
+            holds = any(card.rank is due.rank for card in request.view.hand)
+        else:
+            holds = self.rng.random() < self.physical_play
+        if not holds:
+            return "pass"
+        if self.rng.random() < self.slip:
+            return EARL.line(3 if due.position != 3 else 2, due.rank)  # another position's line
+        return EARL.line(due.position, due.rank)
+
+
+def seats(*names: str, bots: tuple[str, ...] = ()) -> tuple[Seat, ...]:
+    return tuple(Seat(n, SeatKind.BOT if n in bots else SeatKind.HUMAN) for n in names)
+
+
+def run(settings: TableSettings, sources: dict[int, object]) -> tuple[TableSession, list[TableEvent]]:
+    events: list[TableEvent] = []
+    session = TableSession(settings, sources, [events.append])  # type: ignore[arg-type]
+    session.run()
+    return session, events
+
+
+def test_virtual_hoyle_series_by_voice_is_a_legal_log() -> None:
+    settings = TableSettings(seats("Ann", "Ben", "Cy"), HOYLE, DeckMode.VIRTUAL, deals=2, seed=11)
+    reciter = Reciter(random.Random(1))
+    session, events = run(settings, {0: reciter, 1: reciter, 2: reciter})
+    assert isinstance(events[-1], SessionEnded) and events[-1].finished
+    kinds = Counter(r["event"] for r in session.records)
+    assert kinds["deal"] == 2 and kinds["win"] == 2 and kinds["series"] == 1
+    # Every lead/play/pass carries what was heard, and the log replays through the engine.
+    for record in session.records:
+        if record["event"] in ("lead", "play", "pass"):
+            assert record["verdict"] in ("correct", "pass") and "heard" in record and "score" in record
+    again = replay(session.records, HOYLE, seed=11, deals=2)
+    assert again.totals == session.series.totals and again.over
+
+
+def test_physical_deck_counts_hands_down_and_hears_the_lead_rank() -> None:
+    settings = TableSettings(seats("Ann", "Ben", "Cy", "Di"), HOYLE, DeckMode.PHYSICAL, deals=1, seed=5)
+    reciter = Reciter(random.Random(2), physical_play=0.7)
+    session, events = run(settings, dict.fromkeys(range(4), reciter))
+    begins = [e for e in events if isinstance(e, DealBegins)]
+    assert begins and begins[0].physical and sum(n for _, n in begins[0].hand_sizes) == 52
+    win = next(r for r in session.records if r["event"] == "win")
+    assert win["cards_left"][win["player"]] == 0
+    leads = [r for r in session.records if r["event"] == "lead"]
+    # The rank of each lead is the one the formula named.
+    assert all(r["rank"] == Rank.parse(r["heard"].split()[-3]).value for r in leads)
+    plays = sum(1 for r in session.records if r["event"] in ("lead", "play"))
+    assert plays == 52 - sum(win["cards_left"])
+
+
+def test_hoyle_stumble_costs_nothing_but_parlour_takes_the_card_back() -> None:
+    for profile, forfeits in ((HOYLE, False), (PARLOUR, True)):
+        settings = TableSettings(seats("Ann", "Ben", "Cy"), profile, DeckMode.VIRTUAL, deals=1, seed=3)
+        reciter = Reciter(random.Random(4), slip=0.3)
+        session, events = run(settings, dict.fromkeys(range(3), reciter))
+        judged = [e for e in events if isinstance(e, FormulaJudged) and e.heard.judgement.verdict.value != "correct"]
+        assert judged, "the script made slips"
+        assert all(e.takes_back is forfeits for e in judged)
+        has_forfeit = any(r["event"] == "forfeit" for r in session.records)
+        assert has_forfeit is forfeits
+        assert session.series.over
+
+
+def test_practice_human_against_bots() -> None:
+    settings = TableSettings(seats("You", "Bot A", "Bot B", bots=("Bot A", "Bot B")), HOYLE, DeckMode.VIRTUAL,
+                             deals=1, seed=8)
+    bot = BotSource(MostStrategy(), 3)
+    human = Reciter(random.Random(5))
+    session, events = run(settings, {0: human, 1: bot, 2: bot})
+    assert session.series.over
+    turns = [e for e in events if isinstance(e, TurnBegins)]
+    assert {e.seat for e in turns} == {0, 1, 2}
+    assert human.said, "the human recited"
+
+
+def test_silent_mode_line_commands_play_a_whole_deal() -> None:
+    settings = TableSettings(seats("Ann", "Ben", "Cy"), HOYLE.with_changes(silent=True), DeckMode.VIRTUAL,
+                             deals=1, seed=2)
+    complaints: list[str] = []
+    session_box: list[TableSession] = []
+
+    def lines() -> object:
+        yield "dance"  # unknown: a clear message, and the game goes on
+        while True:
+            deal = session_box[0].deal
+            due = deal.formula_due()
+            if due is None:
+                return
+            if due.rank is None:
+                assert deal.hands is not None
+                yield f"lead {deal.hands[due.player][0].rank.value}"
+            elif any(isinstance(a, Pass) for a in deal.legal_actions()):
+                yield "pass"
+            else:
+                yield "play"
+
+    source = LineCommands(lines(), complaints.append)  # type: ignore[arg-type]
+    events: list[TableEvent] = []
+    session = TableSession(settings, dict.fromkeys(range(3), source), [events.append])
+    session_box.append(session)
+    session.run()
+    assert session.series.over
+    assert complaints and "unknown command 'dance'" in complaints[0]
+    assert not [e for e in events if isinstance(e, FormulaJudged)]  # no chants in Silent Earl
+
+
+def test_refusals_reminder_undo_and_pause() -> None:
+    settings = TableSettings(seats("Ann", "Ben", "Cy"), HOYLE, DeckMode.VIRTUAL, deals=1, seed=1)
+    session = TableSession(settings, {})
+    hand = session.deal.hands[session.deal.turn]  # type: ignore[index]
+    held = hand[0].rank
+    not_held = next(r for r in Rank if all(card.rank is not r for card in hand))
+    script = ScriptedInput([
+        None,  # silence: one reminder
+        None,  # silence again: no second reminder
+        EARL.line(1, not_held),  # a rank the leader does not hold: refused
+        KeyCommand(Command.PAUSE),
+        EARL.line(1, held),  # ignored while paused
+        KeyCommand(Command.PAUSE),
+        EARL.line(1, held),  # the lead
+        KeyCommand(Command.UNDO),  # next player undoes it
+        EARL.line(1, held),  # the lead again
+    ])
+    events: list[TableEvent] = []
+    session = TableSession(settings, dict.fromkeys(range(3), script), [events.append])
+    for _ in range(3):
+        assert session.play_turn()
+    assert sum(isinstance(e, Reminded) for e in events) == 1
+    assert any(isinstance(e, MoveRefused) and "cannot lead" in e.reason for e in events)
+    assert [e.paused for e in events if isinstance(e, PauseChanged)] == [True, False]
+    assert any(isinstance(e, Undone) for e in events)
+    leads = [r for r in session.records if r["event"] == "lead"]
+    assert len(leads) == 1 and Card.parse(leads[0]["card"]).rank is held
+
+
+def test_undo_rebuilds_the_same_state_and_resume_from_moves() -> None:
+    settings = TableSettings(seats("Ann", "Ben", "Cy", "Di"), HOYLE, DeckMode.VIRTUAL, deals=2, seed=21)
+    reciter = Reciter(random.Random(9))
+    session, _ = run(settings, dict.fromkeys(range(4), reciter))
+    moves = session.moves
+    half = moves[: len(moves) // 2]
+    resumed = TableSession(settings, {}, moves=half)
+    assert resumed.records == session.records[: len(resumed.records)]
+    assert [m.action for m in resumed.moves] == [m.action for m in half]
+
+
+def test_keyboard_refuses_impossible_moves_with_reasons() -> None:
+    settings = TableSettings(seats("Ann", "Ben", "Cy"), HOYLE.with_changes(silent=True), DeckMode.VIRTUAL,
+                             deals=1, seed=4)
+    session = TableSession(settings, {})
+    deal = session.deal
+    leader = deal.turn
+    assert deal.hands is not None
+    rank = deal.hands[leader][0].rank
+    follower = (leader + 1) % 3
+    follower_holds = any(card.rank is rank for card in deal.hands[follower])
+    script = ScriptedInput([
+        KeyCommand(Command.PLAY),  # a lead needs a rank
+        KeyCommand(Command.PASS),  # nothing open to pass on
+        KeyCommand(Command.LEAD, rank),
+        KeyCommand(Command.PASS) if follower_holds else KeyCommand(Command.PLAY),  # wrong either way
+        KeyCommand(Command.PLAY) if follower_holds else KeyCommand(Command.PASS),
+    ])
+    events: list[TableEvent] = []
+    session = TableSession(settings, dict.fromkeys(range(3), script), [events.append])
+    assert session.play_turn() and session.play_turn()
+    reasons = [e.reason for e in events if isinstance(e, MoveRefused)]
+    assert len(reasons) == 3, reasons
+    assert "needs a rank" in reasons[0] and "must lead" in reasons[1]
+    assert ("must play" in reasons[2]) if follower_holds else ("holds no" in reasons[2])
+    applied = [e for e in events if isinstance(e, RulesApplied)]
+    assert len([r for e in applied for r in e.records if r["event"] in ("lead", "play", "pass")]) == 2
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_resume_after_stop_continues_to_the_same_end(seed: int) -> None:
+    settings = TableSettings(seats("Ann", "Ben", "Cy"), HOYLE, DeckMode.VIRTUAL, deals=2, seed=seed)
+    bot = BotSource(MostStrategy(), 0)
+    full, _ = run(settings, dict.fromkeys(range(3), bot))
+    cut = len(full.moves) // 3
+    resumed = TableSession(settings, {}, moves=full.moves[:cut])
+    for move in full.moves[cut:]:
+        resumed_input = ScriptedInput([_as_input(move)])
+        resumed.inputs = dict.fromkeys(range(3), resumed_input)
+        assert resumed.play_turn()
+    assert resumed.records == full.records
+
+
+def _as_input(move: Move) -> TurnInput:
+    from voice_earl.table.turns import BotMove
+
+    return BotMove(move.action)
+
+
+def test_silence_input_is_reminded_once() -> None:
+    settings = TableSettings(seats("Ann", "Ben", "Cy"), HOYLE, DeckMode.VIRTUAL, deals=1, seed=1)
+    script = ScriptedInput([Silence(20.0), Silence(20.0), Silence(20.0), KeyCommand(Command.QUIT)])
+    events: list[TableEvent] = []
+    session = TableSession(settings, dict.fromkeys(range(3), script), [events.append])
+    ended = session.run()
+    assert not ended.finished
+    assert sum(isinstance(e, Reminded) for e in events) == 1

@@ -1,0 +1,254 @@
+"""The voice at the table: the real listener behind the session's input, and the demo."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+
+from voice_earl.commands.cli import main
+from voice_earl.game.cards import Rank
+from voice_earl.game.rules import HOYLE, DeckMode
+from voice_earl.listening.audio import AudioChunk
+from voice_earl.listening.context import ListenContext
+from voice_earl.listening.verdicts import Verdict
+from voice_earl.table.session import Seat, TableSession, TableSettings
+from voice_earl.table.turns import Heard, Silence
+from voice_earl.table.voice_input import Clock, VoiceInput, open_listener, synthesized_recital
+
+
+class FakeClock(Clock):
+    """Advances by each chunk's duration, so a 20 s silence takes no real time."""
+
+    def __init__(self) -> None:
+        self.t = 1000.0
+
+    def now(self) -> float:
+        return self.t
+
+
+def silent_chunks(clock: FakeClock, seconds: float) -> Iterator[AudioChunk]:
+    for _ in range(int(seconds / 0.04)):
+        clock.t += 0.04
+        yield AudioChunk(np.zeros(640, dtype=np.int16).tobytes(), captured_at=None)
+
+
+@pytest.fixture(scope="module")
+def listener():  # type: ignore[no-untyped-def]
+    found, _ = open_listener("pocketsphinx", None)
+    return found
+
+
+@pytest.mark.slow
+def test_silence_times_out_to_a_silence_input(listener) -> None:  # type: ignore[no-untyped-def]
+    clock = FakeClock()
+    source = VoiceInput(listener, chunks=lambda: silent_chunks(clock, 60.0), silence_timeout_s=20.0, clock=clock)
+    session = TableSession(TableSettings(tuple(Seat(n) for n in "ABC"), HOYLE, DeckMode.VIRTUAL, deals=1, seed=1), {})
+    given = source.next_input(session.request())
+    assert isinstance(given, Silence) and 19.9 <= given.seconds <= 21.0
+
+
+@pytest.mark.slow
+def test_a_spoken_lead_is_heard_and_judged(listener) -> None:  # type: ignore[no-untyped-def]
+    recite = synthesized_recital(listener, "en+m3")
+    context = ListenContext(1, (Rank.SEVEN, Rank.KING))
+    heard = recite(context, "There's as good as Seven can be")
+    assert isinstance(heard, Heard)
+    assert heard.judgement.verdict is Verdict.CORRECT and heard.judgement.rank is Rank.SEVEN
+    assert heard.latency_ms is not None and heard.latency_ms >= 0
+
+
+@pytest.mark.slow
+def test_demo_plays_a_deal_through_the_listener(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["demo", "--players", "3", "--seed", "2", "--jsonl", "--recognizer", "pocketsphinx"]) == 0
+    records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    kinds = [r["event"] for r in records]
+    assert kinds[0] == "deal" and "win" in kinds and kinds[-1] == "series"
+    spoken = [r for r in records if r["event"] in ("lead", "play", "pass")]
+    assert spoken and all({"heard", "verdict", "score", "latency_ms"} <= set(r) for r in spoken)
+    correct = sum(r["verdict"] in ("correct", "pass") for r in spoken)
+    assert correct >= len(spoken) // 2, "most synthesized formulas are recognised"
+
+
+@pytest.mark.slow
+def test_spoken_undo_takes_back_the_last_move(listener) -> None:  # type: ignore[no-untyped-def]
+    from voice_earl.table.session import Undone
+    from voice_earl.table.turns import BotMove
+
+    settings = TableSettings(tuple(Seat(n) for n in "ABC"), HOYLE, DeckMode.VIRTUAL, deals=1, seed=1)
+    session = TableSession(settings, {})
+    first = session.deal.legal_actions()[0]
+    recite = synthesized_recital(listener, "en-us")
+
+    class Script:
+        def __init__(self) -> None:
+            self.turns = 0
+
+        def next_input(self, request):  # type: ignore[no-untyped-def]
+            self.turns += 1
+            if self.turns == 1:
+                return BotMove(first)
+            return recite(request.context, "undo")
+
+    events: list[object] = []
+    session = TableSession(settings, dict.fromkeys(range(3), Script()), [events.append])
+    assert session.play_turn() and session.play_turn()
+    assert any(isinstance(e, Undone) for e in events)
+    assert session.moves == []
+
+
+@pytest.mark.slow
+def test_practice_bots_recite_their_formulas_in_their_own_voices() -> None:
+    from voice_earl.game.bots import MostStrategy
+    from voice_earl.table.narrator import Narrator, Verbosity
+    from voice_earl.table.play_modes import BotRecital
+    from voice_earl.table.playback import RecordingOutput
+    from voice_earl.table.session import SeatKind
+    from voice_earl.table.speech import render
+    from voice_earl.table.turns import BotSource
+
+    seats = (Seat("A", SeatKind.BOT), Seat("B", SeatKind.BOT), Seat("C", SeatKind.BOT))
+    settings = TableSettings(seats, HOYLE, DeckMode.VIRTUAL, deals=1, seed=6)
+    output = RecordingOutput()
+    lines: list[str] = []
+    narrator = Narrator(verbosity=Verbosity.QUIET, output=output, printer=lines.append)
+    reciter = BotRecital(settings)
+    reciter.narrator = narrator
+    bot = BotSource(MostStrategy(), "p", recite=reciter)
+    session = TableSession(settings, dict.fromkeys(range(3), bot))
+    for _ in range(4):
+        session.play_turn()
+    narrator.wait(timeout=60)
+    narrator.close()
+    recited = [line for line in lines if "There's" in line]
+    assert recited, "the bots said their lines"
+    first_line = recited[0].split(": ", 1)[1]
+    spoken = output.records[0].audio
+    assert abs(spoken.duration - render(first_line).duration) > 0.01 or not np.array_equal(
+        spoken.samples, render(first_line).samples
+    ), "a bot's voice differs from the narrator's"
+
+
+@pytest.mark.slow
+def test_keep_audio_stores_a_wav_of_each_formula_heard(listener, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import wave
+
+    from voice_earl.keep.storage import Store
+    from voice_earl.table.journal import start_journal
+    from voice_earl.table.speech import render, to_16k_mono
+
+    audio = to_16k_mono(render("There's as good as Seven can be", voice="en-us"))
+    samples = np.concatenate([np.asarray(audio.samples, dtype=np.int16), np.zeros(16000, dtype=np.int16)])
+    from voice_earl.listening.audio import pcm_chunks
+
+    def chunks() -> Iterator[AudioChunk]:
+        return (AudioChunk(pcm) for pcm in pcm_chunks(samples))
+
+    settings = TableSettings(tuple(Seat(n) for n in "ABC"), HOYLE, DeckMode.PHYSICAL, deals=1, seed=2)
+    voice = VoiceInput(listener, chunks=chunks, keep_audio=True)
+    with Store.open(tmp_path / "db.sqlite3", keep_audio=True) as store:
+        session = TableSession(settings, dict.fromkeys(range(3), voice))
+        session.listeners = [start_journal(store, session, "play")]
+        assert session.play_turn()
+        (kept,) = store.utterances()
+        assert kept.verdict == "correct" and kept.audio_path is not None
+        path = kept.audio_path if kept.audio_path.is_absolute() else store.path.parent / kept.audio_path
+        with wave.open(str(path)) as wav:
+            # the audio up to the decision, which early accept takes before the trailing silence
+            assert wav.getframerate() == 16000 and wav.getnframes() >= len(audio.samples) * 0.75
+
+
+def test_a_command_word_decoded_from_formula_length_speech_is_not_a_command() -> None:
+    from voice_earl.listening.listener import Utterance
+    from voice_earl.table.voice_input import _implausible_command
+
+    def heard(text: str, seconds: float) -> Utterance:
+        return Utterance(text=text, speech_start=1.0, speech_end=1.0 + seconds, decided_at=3.0, early=False,
+                         audio_s=3.0, compute_s=0.1)
+
+    assert _implausible_command(heard("undo", 2.0))
+    assert not _implausible_command(heard("undo", 0.5))
+    assert not _implausible_command(heard("there is the best of all the three", 2.0))
+
+
+@pytest.mark.slow
+def test_talking_over_the_narrator_cuts_it_short_only_with_barge_in(listener) -> None:  # type: ignore[no-untyped-def]
+    from voice_earl.listening.audio import pcm_chunks
+    from voice_earl.table.speech import render, to_16k_mono
+
+    speech = np.asarray(to_16k_mono(render("There's a Queen as good as he", voice="en-us")).samples, np.int16)
+    quiet = np.random.default_rng(1).normal(0, 30, 16000 * 2).astype(np.int16)
+    session = TableSession(TableSettings(tuple(Seat(n) for n in "ABC"), HOYLE, DeckMode.VIRTUAL, deals=1, seed=1),
+                           {})
+    for samples, expected in ((np.concatenate([quiet, speech, quiet]), 1), (quiet, 0)):
+        cut: list[bool] = []
+        source = VoiceInput(listener, chunks=lambda s=samples: (AudioChunk(p) for p in pcm_chunks(s)),
+                            barge_in=lambda c=cut: c.append(True), silence_timeout_s=60.0)
+        with listener.muted():  # the narrator is speaking the whole time
+            source.next_input(session.request())
+        assert len(cut) == expected
+
+
+def test_paused_voice_input_does_not_listen_and_waits_for_the_pause_key() -> None:
+    import io
+    from dataclasses import replace
+
+    from voice_earl.table.turns import Command, KeyCommand
+
+    def no_microphone() -> Iterator[AudioChunk]:
+        raise AssertionError("the microphone is not listened to while paused")
+
+    session = TableSession(TableSettings(tuple(Seat(n) for n in "ABC"), HOYLE, DeckMode.VIRTUAL, deals=1, seed=1),
+                           {})
+    source = VoiceInput(None, chunks=no_microphone, keys=io.StringIO("x p"))  # type: ignore[arg-type]
+    paused = replace(session.request(), paused=True)
+    assert source.next_input(paused) == KeyCommand(Command.PAUSE)
+
+
+@pytest.mark.slow
+def test_a_physical_deck_game_heard_through_the_real_listener(listener) -> None:  # type: ignore[no-untyped-def]
+    """Players speak (synthesized) into the microphone path; the referee hears leads, plays and passes."""
+    import random
+
+    from voice_earl.game.chants import EARL
+    from voice_earl.listening.audio import pcm_chunks
+    from voice_earl.table.speech import render, to_16k_mono
+    from voice_earl.table.turns import TurnInput, TurnRequest
+
+    rng = random.Random(4)
+    room = np.random.default_rng(4)
+    said: list[str] = []
+
+    class Speaker:
+        """Decides what the player says, then lets the real voice input hear it."""
+
+        def __init__(self) -> None:
+            self.audio = np.zeros(0, np.int16)
+            self.voice = VoiceInput(listener, chunks=lambda: (AudioChunk(p) for p in pcm_chunks(self.audio)))
+
+        def next_input(self, request: TurnRequest) -> TurnInput:
+            due = request.due
+            if due.rank is None:
+                text = EARL.line(1, rng.choice(request.context.ranks))
+            else:
+                text = EARL.line(due.position, due.rank) if rng.random() < 0.6 else "pass"
+            said.append(text)
+            speech = np.asarray(to_16k_mono(render(text, voice="en-us")).samples, np.float64)
+            padded = np.concatenate([np.zeros(3200), speech, np.zeros(16000)])
+            self.audio = np.clip(padded + room.normal(0, 30, padded.shape), -32768, 32767).astype(np.int16)
+            return self.voice.next_input(request)
+
+    settings = TableSettings(tuple(Seat(n) for n in "ABC"), HOYLE, DeckMode.PHYSICAL, deals=1, seed=3)
+    speaker = Speaker()
+    session = TableSession(settings, dict.fromkeys(range(3), speaker))
+    for _ in range(12):
+        assert session.play_turn()
+    moves = [r for r in session.records if r["event"] in ("lead", "play", "pass")]
+    assert len(moves) == 12
+    assert all(r["verdict"] in ("correct", "pass") for r in moves), [(r["heard"], r["verdict"]) for r in moves]
+    for record in moves:
+        if record["event"] == "lead":
+            assert Rank.parse(record["heard"].split()[-3]).value == record["rank"]  # the rank the formula named
+    assert sum(session.deal.sizes) == 52 - sum(r["event"] != "pass" for r in moves)

@@ -1,0 +1,475 @@
+"""The settings file (``config.toml`` in the user config directory) and how flags override it.
+
+Precedence: built-in defaults < the config file < command-line flags. A bad value or an
+unknown key in the file is reported as a problem and skipped; every other key still loads.
+
+>>> settings = Settings()
+>>> settings.profile, settings.narrator_rate
+('hoyle', 175)
+>>> with_flags(settings, {"profile": "parlour", "deck": None}).profile
+'parlour'
+>>> print(toml_value(["Ann", 'Bo "B"']))
+["Ann", "Bo \\"B\\""]
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import datetime
+import difflib
+import logging
+import math
+import os
+import re
+import sys
+import tempfile
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal, cast
+
+from voice_earl.errors import UsageError, VoiceEarlError
+from voice_earl.keep.chant_files import chant_set
+from voice_earl.paths import config_dir
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+log = logging.getLogger(__name__)
+
+Profile = Literal["hoyle", "parlour"]
+Deck = Literal["physical", "virtual"]
+Strictness = Literal["lenient", "normal", "strict"]
+Recognizer = Literal["auto", "vosk", "pocketsphinx"]
+Verbosity = Literal["quiet", "normal", "chatty"]
+Language = Literal["en", "nl", "it"]
+
+# Words per minute: espeak-ng's range and default, as voice_earl.table.speech has them (a test keeps them equal).
+MIN_RATE, MAX_RATE, DEFAULT_RATE = 80, 450, 175
+MAX_PLAYERS = 13  # the largest table any profile allows (parlour)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Every setting with its built-in default. Flags are matched by field name or a key's alias."""
+
+    players: tuple[str, ...] = ()  # empty: ask for names at the start
+    profile: Profile = "hoyle"
+    deck: Deck = "physical"  # as `voice-earl play` has it
+    chant: str = "earl"  # a built-in chant set name or the path of a .toml chant file
+    strictness: Strictness = "normal"
+    recognizer: Recognizer = "auto"
+    model: Path | None = None  # None: discover a model
+    input_device: int | str | None = None  # None: the system default input
+    narrator_voice: str | None = None  # None: the engine's voice for the language
+    narrator_rate: int = DEFAULT_RATE
+    verbosity: Verbosity = "normal"
+    language: Language = "en"
+
+
+@dataclass(frozen=True)
+class LoadedSettings:
+    """Settings as loaded from the file, with every problem found (each one line)."""
+
+    settings: Settings
+    problems: list[str]
+    path: Path
+    from_file: frozenset[str] = frozenset()  # dotted keys whose value came from the file
+
+
+class InvalidValue(ValueError):
+    """A value a key does not allow; the message says what is allowed."""
+
+
+def _choice(*allowed: str) -> Callable[[object], object]:
+    def parse(value: object) -> object:
+        if isinstance(value, str) and value in allowed:
+            return value
+        raise InvalidValue(f"allowed: {', '.join(allowed)}")
+
+    return parse
+
+
+def _players(value: object) -> object:
+    rule = f"a list of 0 to {MAX_PLAYERS} different, non-empty names"
+    if isinstance(value, str):
+        value = [name for name in (part.strip() for part in value.split(",")) if name]
+    if not isinstance(value, list | tuple) or not all(isinstance(name, str) for name in value):
+        raise InvalidValue(f"allowed: {rule}")
+    names = tuple(name.strip() for name in value)
+    folded = [name.casefold() for name in names]
+    if len(names) > MAX_PLAYERS or "" in names or len(set(folded)) != len(folded):
+        raise InvalidValue(f"allowed: {rule}")
+    return names
+
+
+def _chant(value: object) -> object:
+    if not isinstance(value, str) or not value.strip():
+        raise InvalidValue("allowed: earl, snip-snap-snorum, or the path of a .toml chant file")
+    text = value.strip()
+    try:
+        chant_set(os.path.expanduser(text))
+    except VoiceEarlError as error:
+        raise InvalidValue(str(error)) from None
+    return text
+
+
+def _model(value: object) -> object:
+    if not isinstance(value, str | Path) or not str(value).strip():
+        raise InvalidValue("allowed: the path of a model directory")
+    path = Path(os.path.expanduser(str(value).strip()))
+    if not path.is_dir():
+        raise InvalidValue("allowed: the path of an existing model directory")
+    return path
+
+
+def _input_device(value: object) -> object:
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value)
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    if isinstance(value, str) and value.strip():
+        return value.strip()
+    raise InvalidValue("allowed: a device index (0, 1, ...) or part of a device name")
+
+
+def _voice(value: object) -> object:
+    if isinstance(value, str) and value.strip():
+        return value.strip()
+    raise InvalidValue("allowed: a voice id or name (see 'voice-earl doctor')")
+
+
+def _rate(value: object) -> object:
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value)
+    if isinstance(value, int) and not isinstance(value, bool) and MIN_RATE <= value <= MAX_RATE:
+        return value
+    raise InvalidValue(f"allowed: a whole number of words per minute from {MIN_RATE} to {MAX_RATE}")
+
+
+@dataclass(frozen=True)
+class Key:
+    """One setting as the file spells it: ``table.name`` or a top-level ``name``."""
+
+    name: str  # dotted, as ``voice-earl config set`` takes it
+    field: str  # the Settings field
+    parse: Callable[[object], object]  # file, flag or command-line text -> Settings value
+    alias: str | None = None  # the argparse dest of the table commands' flag, when it is not ``field``
+
+    @property
+    def path(self) -> tuple[str, ...]:
+        return tuple(self.name.split("."))
+
+
+KEYS: tuple[Key, ...] = (
+    Key("players", "players", _players),
+    Key("profile", "profile", _choice("hoyle", "parlour")),
+    Key("deck", "deck", _choice("physical", "virtual")),
+    Key("chant", "chant", _chant),
+    Key("strictness", "strictness", _choice("lenient", "normal", "strict")),
+    Key("recognizer", "recognizer", _choice("auto", "vosk", "pocketsphinx")),
+    Key("model", "model", _model),
+    Key("input_device", "input_device", _input_device, alias="device"),
+    Key("verbosity", "verbosity", _choice("quiet", "normal", "chatty")),
+    Key("language", "language", _choice("en", "nl", "it")),
+    Key("narrator.voice", "narrator_voice", _voice, alias="voice"),
+    Key("narrator.rate", "narrator_rate", _rate, alias="rate"),
+)
+KEYS_BY_NAME: dict[str, Key] = {key.name: key for key in KEYS}
+KEYS_BY_FIELD: dict[str, Key] = {key.field: key for key in KEYS}
+KEYS_BY_DEST: dict[str, Key] = {**KEYS_BY_FIELD, **{key.alias: key for key in KEYS if key.alias}}
+
+
+def config_path() -> Path:
+    return config_dir() / "config.toml"
+
+
+def find_key(name: str) -> Key:
+    """The key called ``name``, or a UsageError listing the known keys."""
+    try:
+        return KEYS_BY_NAME[name]
+    except KeyError:
+        raise UsageError(unknown_key_message(name)) from None
+
+
+def unknown_key_message(name: str) -> str:
+    close = difflib.get_close_matches(name, KEYS_BY_NAME, n=1)
+    hint = f" - did you mean {close[0]}?" if close else ""
+    return f"unknown key {toml_value(name)}{hint} (known keys: {', '.join(KEYS_BY_NAME)})"
+
+
+def invalid_value_message(key: str, value: object, error: InvalidValue) -> str:
+    return f"invalid value for {key}: {toml_value(value)} ({error})"
+
+
+def parse_value(key: Key, value: object) -> object:
+    """The Settings value for ``value``, or a UsageError naming the key, the value and what is allowed."""
+    try:
+        return key.parse(value)
+    except InvalidValue as error:
+        raise UsageError(invalid_value_message(key.name, value, error)) from None
+
+
+# ---- reading ---------------------------------------------------------------------------------
+
+
+def read_table(path: Path) -> dict[str, object]:
+    """The file's TOML table ({} when there is no file), or a VoiceEarlError naming the line."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except (OSError, UnicodeDecodeError) as error:
+        raise VoiceEarlError(f"{path}: cannot read the config file ({error})") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise VoiceEarlError(f"{path}: not valid TOML: {error}{_quote_line(text, str(error))}") from None
+
+
+def _quote_line(text: str, message: str) -> str:
+    """The offending line, so the message shows what to fix."""
+    lines = text.splitlines()
+    found = re.search(r"at line (\d+)", message)
+    if found is not None and 1 <= int(found[1]) <= len(lines):
+        return f": {lines[int(found[1]) - 1].strip()!r}"
+    if "end of document" in message and lines:
+        last = lines[-1].strip()
+        return f": something opened before line {len(lines)} (the last line, {last!r}) is never closed"
+    return ""
+
+
+def flatten(table: Mapping[str, object], prefix: str = "") -> dict[str, object]:
+    """Dotted names for every value; known tables such as ``narrator`` are opened up.
+
+    >>> flatten({"profile": "hoyle", "narrator": {"rate": 150}})
+    {'profile': 'hoyle', 'narrator.rate': 150}
+    """
+    tables = {key.path[0] for key in KEYS if len(key.path) > 1}
+    flat: dict[str, object] = {}
+    for name, value in table.items():
+        dotted = f"{prefix}{name}"
+        if isinstance(value, dict) and not prefix and name in tables:
+            flat.update(flatten(value, prefix=f"{dotted}."))
+        else:
+            flat[dotted] = value
+    return flat
+
+
+def load_settings(path: Path | None = None) -> LoadedSettings:
+    """Defaults overlaid with every valid key of the config file; problems are listed, never raised."""
+    path = config_path() if path is None else path
+    try:
+        table = read_table(path)
+    except VoiceEarlError as error:
+        problem = f"{error}; using the defaults until it is fixed"
+        log.warning(problem)
+        return LoadedSettings(Settings(), [problem], path)
+    values: dict[str, object] = {}
+    problems: list[str] = []
+    for name, value in flatten(table).items():
+        key = KEYS_BY_NAME.get(name)
+        try:
+            if key is None:
+                raise UsageError(unknown_key_message(name))
+            values[key.field] = parse_value(key, value)
+        except UsageError as error:
+            problems.append(f"{path}: {error}")
+    for problem in problems:
+        log.warning(problem)
+    from_file = frozenset(KEYS_BY_FIELD[name].name for name in values)
+    return LoadedSettings(dataclasses.replace(Settings(), **values), problems, path, from_file)  # type: ignore[arg-type]
+
+
+def with_flags(settings: Settings, flags: argparse.Namespace | Mapping[str, object]) -> Settings:
+    """``settings`` with every flag that was given (not None) laid over it.
+
+    Flags are matched by their argparse dest: the Settings field name (``--narrator-rate`` ->
+    ``narrator_rate``) or the key's alias (``--rate``, ``--voice``, ``--device``). Other
+    attributes are ignored.
+    """
+    given = vars(flags) if isinstance(flags, argparse.Namespace) else dict(flags)
+    changes: dict[str, object] = {}
+    for dest, value in given.items():
+        key = KEYS_BY_DEST.get(dest)
+        if key is None or value is None:
+            continue
+        try:
+            changes[key.field] = key.parse(value)
+        except InvalidValue as error:
+            flag = "--" + dest.replace("_", "-")
+            raise UsageError(f"invalid value for {flag}: {value!r} ({error})") from None
+    return dataclasses.replace(settings, **changes)  # type: ignore[arg-type]
+
+
+def effective_settings(flags: argparse.Namespace | Mapping[str, object]) -> LoadedSettings:
+    """Defaults < config file < flags: what a command runs with, and the file's problems to show."""
+    loaded = load_settings()
+    return dataclasses.replace(loaded, settings=with_flags(loaded.settings, flags))
+
+
+# ---- writing ---------------------------------------------------------------------------------
+
+
+def set_value(name: str, value: str, path: Path | None = None) -> object:
+    """Check ``value`` for key ``name`` and write it to the file; returns the value as stored."""
+    key = find_key(name)
+    parsed = parse_value(key, value)
+    stored: object = parsed
+    if isinstance(parsed, Path) or (key.name == "chant" and Path(str(parsed)).suffix == ".toml"):
+        stored = str(Path(os.path.expanduser(str(parsed))).resolve())  # the file must not depend on the cwd
+    elif isinstance(parsed, tuple):
+        stored = list(parsed)
+    _update_file(path, key.path, stored)
+    return stored
+
+
+def unset_value(name: str, path: Path | None = None) -> bool:
+    """Remove ``name`` from the file (an unknown key too, to clean it up); False if it was not set."""
+    path = config_path() if path is None else path
+    table = read_table(path)
+    dotted = tuple(name.split("."))
+    parent = _parent_table(table, dotted, create=False)
+    if parent is None or dotted[-1] not in parent:
+        if name not in KEYS_BY_NAME:
+            raise UsageError(unknown_key_message(name))
+        return False
+    _update_file(path, dotted, None)
+    return True
+
+
+def _parent_table(
+    table: dict[str, object], dotted: tuple[str, ...], create: bool
+) -> dict[str, object] | None:
+    for part in dotted[:-1]:
+        child = table.get(part)
+        if not isinstance(child, dict):
+            if not create:
+                return None
+            child = table[part] = {}
+        table = child
+    return table
+
+
+def _update_file(path: Path | None, dotted: tuple[str, ...], value: object | None) -> None:
+    path = config_path() if path is None else path
+    table = read_table(path)  # a file that is not valid TOML is refused, never overwritten
+    parent = _parent_table(table, dotted, create=value is not None)
+    assert parent is not None
+    if value is None:
+        parent.pop(dotted[-1], None)
+        if len(dotted) > 1 and not parent:
+            table.pop(dotted[0], None)
+    else:
+        parent[dotted[-1]] = value
+    write_atomically(path, dump_toml(table))
+
+
+HEADER = "# voice-earl settings. Change them with 'voice-earl config set KEY VALUE'.\n"
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Replace ``path`` with ``text`` so that a reader sees the old file or the new one, never half."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        mode = path.stat().st_mode & 0o777 if path.exists() else 0o644
+        fd, temp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        try:
+            os.chmod(temp_name, mode)  # mkstemp makes it private; keep the file's own mode
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(text)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(temp_name, path)
+        except BaseException:
+            Path(temp_name).unlink(missing_ok=True)
+            raise
+    except OSError as error:
+        raise VoiceEarlError(f"{path}: cannot write the config file ({error})") from None
+
+
+def dump_toml(table: Mapping[str, object]) -> str:
+    """A TOML document for ``table``: plain values first, then one ``[table]`` per sub-table.
+
+    >>> print(dump_toml({"narrator": {"rate": 150}, "profile": "hoyle"}), end="")
+    # voice-earl settings. Change them with 'voice-earl config set KEY VALUE'.
+    profile = "hoyle"
+    <BLANKLINE>
+    [narrator]
+    rate = 150
+    """
+    lines = [HEADER.rstrip("\n")]
+    lines += _dump_body(table, ())
+    return "\n".join(lines) + "\n"
+
+
+def _dump_body(table: Mapping[str, object], prefix: tuple[str, ...]) -> list[str]:
+    lines = [f"{toml_key(k)} = {toml_value(v)}" for k, v in table.items() if not _is_table(v)]
+    for name, value in table.items():
+        if _is_table(value):
+            header = ".".join(toml_key(part) for part in (*prefix, name))
+            lines += ["", f"[{header}]", *_dump_body(cast(Mapping[str, object], value), (*prefix, name))]
+    return lines
+
+
+def _is_table(value: object) -> bool:
+    return isinstance(value, Mapping)
+
+
+def toml_key(name: str) -> str:
+    bare = name and all(ch.isascii() and (ch.isalnum() or ch in "-_") for ch in name)
+    return name if bare else toml_value(name)
+
+
+def toml_value(value: object) -> str:
+    """One value in TOML syntax (strings, numbers, booleans, dates, arrays and inline tables)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "nan"
+        return repr(value) if math.isfinite(value) else ("inf" if value > 0 else "-inf")
+    if isinstance(value, str | Path):
+        return _toml_string(str(value))
+    if isinstance(value, datetime.date | datetime.time):
+        return value.isoformat()
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(toml_value(item) for item in value) + "]"
+    if isinstance(value, Mapping):
+        return "{" + ", ".join(f"{toml_key(str(k))} = {toml_value(v)}" for k, v in value.items()) + "}"
+    return _toml_string(str(value))
+
+
+_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r"}
+
+
+def _toml_string(text: str) -> str:
+    out = []
+    for ch in text:
+        if ch in _ESCAPES:
+            out.append(_ESCAPES[ch])
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+            out.append(f"\\u{ord(ch):04x}")
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
+
+
+# ---- flags -----------------------------------------------------------------------------------
+
+
+def add_setting_flags(parser: argparse.ArgumentParser, *fields: str) -> None:
+    """Add ``--FIELD`` options for these Settings fields (default None: the config file's value stands)."""
+    for name in fields:
+        key = KEYS_BY_FIELD[name]
+        flag = "--" + name.replace("_", "-")
+        help_text = f"overrides '{key.name}' in the config file"
+        if name == "players":
+            parser.add_argument(flag, dest=name, nargs="+", metavar="NAME", default=None, help=help_text)
+        else:
+            parser.add_argument(flag, dest=name, default=None, help=help_text)

@@ -1,0 +1,602 @@
+"""The journal: one SQLite file holding every series' game log and every practice utterance.
+
+Each game event is committed in its own transaction (WAL, ``synchronous=FULL``) as soon as it
+happens, so a series killed at any moment - ``kill -9`` or a power cut - resumes by replaying
+exactly the events that were acknowledged. A game writer holds an exclusive lock beside the
+database (it dies with the process), so a second instance is told the database is busy and
+with which series. A damaged database is moved aside, never overwritten.
+
+>>> import tempfile
+>>> with tempfile.TemporaryDirectory() as folder, Store.open(Path(folder) / "db.sqlite3") as store:
+...     sid = store.open_series({"players": ["Ann", "Ben", "Cy"], "profile": "hoyle"})
+...     store.append_event(sid, 0, {"event": "deal", "deal": 1, "dealer": 2})
+...     store.load_series(sid)
+({'players': ['Ann', 'Ben', 'Cy'], 'profile': 'hoyle'}, [{'event': 'deal', 'deal': 1, 'dealer': 2}])
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import logging
+import os
+import sqlite3
+import sys
+import wave
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from voice_earl.errors import VoiceEarlError
+from voice_earl.game.cards import Rank
+from voice_earl.keep.storage_schema import MIGRATIONS, SCHEMA_VERSION
+from voice_earl.paths import data_dir
+
+log = logging.getLogger(__name__)
+
+DATABASE_NAME = "voice-earl.sqlite3"
+BUSY_TIMEOUT_S = 10.0
+Event = dict[str, Any]
+
+# sqlite3 error names that mean the file itself is damaged (rather than busy or unopenable).
+_DAMAGE_ERRORS = {"SQLITE_CORRUPT", "SQLITE_NOTADB"}
+_DAMAGE_WORDS = ("malformed", "not a database", "corrupt")
+
+
+class StoreBusy(VoiceEarlError):
+    """Another running voice-earl holds the database."""
+
+
+class StoreCorrupt(VoiceEarlError):
+    """The database could not be read; it has been moved to ``moved_to``."""
+
+    def __init__(self, message: str, moved_to: Path) -> None:
+        super().__init__(message)
+        self.moved_to = moved_to
+
+
+class JournalError(VoiceEarlError):
+    """An event that does not fit the journal: a gap, a conflicting re-append, a closed series."""
+
+
+class SeriesStatus(enum.Enum):
+    OPEN = "open"
+    FINISHED = "finished"
+    ABANDONED = "abandoned"
+
+
+class Mode(enum.Enum):
+    """Where an utterance was said."""
+
+    PRACTICE = "practice"
+    DRILL = "drill"
+    PLAY = "play"
+
+
+@dataclass(frozen=True)
+class SeriesSummary:
+    """One series as ``voice-earl history`` lists it."""
+
+    id: int
+    started_at: datetime
+    finished_at: datetime | None
+    status: SeriesStatus
+    players: tuple[str, ...]
+    profile: str
+    deals: int
+    events: int
+    totals: tuple[int, ...] | None
+    places: tuple[int, ...] | None
+    wins: tuple[int, ...]
+
+    @property
+    def winners(self) -> tuple[str, ...]:
+        """The players in first place (several when tied); empty until the series ends."""
+        if self.places is None:
+            return ()
+        return tuple(name for name, place in zip(self.players, self.places, strict=False) if place == 1)
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+@dataclass(frozen=True)
+class Utterance:
+    """One line said in practice, a drill or a game: what was due, what was heard, how it went."""
+
+    mode: Mode
+    position: int
+    rank: Rank | None
+    expected: str
+    heard: str
+    verdict: str  # a listening Verdict's value: correct, wrong_line, wrong_rank, unclear, silent...
+    score: int
+    latency_ms: int | None
+    strictness: str | None = None  # lenient, normal or strict
+    at: datetime = field(default_factory=_now)
+    session: str | None = None
+    series_id: int | None = None
+    audio_path: Path | None = None
+
+    def __post_init__(self) -> None:
+        if self.position not in (1, 2, 3, 4):
+            raise ValueError(f"position must be 1-4, not {self.position}")
+        if not 0 <= self.score <= 100:
+            raise ValueError(f"score must be 0-100, not {self.score}")
+
+    @property
+    def correct(self) -> bool:
+        return self.verdict == "correct"
+
+
+def database_path() -> Path:
+    return data_dir() / DATABASE_NAME
+
+
+class Store:
+    """An open database. Use ``Store.open(...)`` as a context manager."""
+
+    def __init__(self, connection: sqlite3.Connection, path: Path, lock: _Lock | None, keep_audio: bool) -> None:
+        self._db = connection
+        self.path = path
+        self._lock = lock
+        self.keep_audio = keep_audio
+
+    @classmethod
+    def open(cls, path: Path | None = None, *, exclusive: bool = True, keep_audio: bool = False) -> Store:
+        """Open (creating or migrating) the database.
+
+        ``exclusive`` takes the writer's lock: games, practice and drills need it; ``history``
+        and ``stats`` only read and do not. ``keep_audio`` keeps a WAV of each recorded utterance.
+        Raises ``StoreBusy``, ``StoreCorrupt`` or ``VoiceEarlError`` with one clear line.
+        """
+        path = path or database_path()
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise VoiceEarlError(f"cannot create the data folder {path.parent}: {error.strerror}") from None
+        lock = _Lock.acquire(path) if exclusive else None
+        try:
+            connection = _connect_checked(path)
+        except BaseException:
+            if lock is not None:
+                lock.release()
+            raise
+        return cls(connection, path, lock, keep_audio)
+
+    def close(self) -> None:
+        self._db.close()
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        self.close()
+
+    # -- series ------------------------------------------------------------------------------
+
+    def open_series(self, settings: Mapping[str, Any]) -> int:
+        """Start a series with its settings (players, profile, deck mode, seed, deals, chant...)."""
+        body = _dumps(settings)
+        players = settings.get("players", [])
+        with self._transaction():
+            cursor = self._db.execute(
+                "INSERT INTO series (started_at, settings, players) VALUES (?, ?, ?)",
+                (_stamp(_now()), body, _dumps(_names(players))),
+            )
+        series_id = cursor.lastrowid
+        assert series_id is not None
+        self._note_series(series_id)
+        log.info("opened series %d", series_id)
+        return series_id
+
+    def append_event(self, series_id: int, seq: int, event: Mapping[str, Any]) -> None:
+        """Journal event number ``seq`` (0-based) of a series, in its own committed transaction.
+
+        Re-appending an event already stored identically does nothing, so a writer that
+        crashed between commit and acknowledgement can safely retry. A different event at a
+        stored ``seq``, a gap, or a closed series raise ``JournalError``.
+        """
+        kind = event.get("event")
+        if not isinstance(kind, str):
+            raise ValueError(f"a game-log event needs an 'event' name, got {event!r}")
+        body = _dumps(event)
+        with self._transaction():
+            status = self._status(series_id)
+            stored = self._db.execute(
+                "SELECT body FROM events WHERE series_id = ? AND seq = ?", (series_id, seq)
+            ).fetchone()
+            if stored is not None:
+                if json.loads(stored[0]) != json.loads(body):
+                    raise JournalError(f"series {series_id} already holds a different event {seq}")
+                return
+            if status is not SeriesStatus.OPEN:
+                raise JournalError(f"series {series_id} is {status.value}; it takes no more events")
+            (next_seq,) = self._db.execute(
+                "SELECT COALESCE(MAX(seq), -1) + 1 FROM events WHERE series_id = ?", (series_id,)
+            ).fetchone()
+            if seq != next_seq:
+                raise JournalError(f"series {series_id} expects event {next_seq} next, not {seq}")
+            self._db.execute(
+                "INSERT INTO events (series_id, seq, kind, body, at) VALUES (?, ?, ?, ?, ?)",
+                (series_id, seq, kind, body, _stamp(_now())),
+            )
+            self._summarise(series_id, event)
+        self._note_series(series_id)
+
+    def truncate_events(self, series_id: int, keep: int) -> None:
+        """Drop every event from number ``keep`` on (an undo at the table), in one transaction."""
+        if keep < 0:
+            raise ValueError(f"cannot keep {keep} events")
+        with self._transaction():
+            if self._status(series_id) is not SeriesStatus.OPEN:
+                raise JournalError(f"series {series_id} is closed; its events cannot be taken back")
+            self._db.execute("DELETE FROM events WHERE series_id = ? AND seq >= ?", (series_id, keep))
+            # The listing columns were built event by event: build them again from what is left.
+            self._db.execute(
+                "UPDATE series SET deals = 0, totals = NULL, places = NULL, wins = '[]' WHERE id = ?", (series_id,)
+            )
+            rows = self._db.execute("SELECT body FROM events WHERE series_id = ? ORDER BY seq", (series_id,))
+            for (body,) in rows.fetchall():
+                self._summarise(series_id, json.loads(body))
+
+    def load_series(self, series_id: int) -> tuple[Event, list[Event]]:
+        """The settings and every journalled event, in order, exactly as appended."""
+        row = self._db.execute("SELECT settings FROM series WHERE id = ?", (series_id,)).fetchone()
+        if row is None:
+            raise _no_series(series_id)
+        rows = self._db.execute("SELECT body FROM events WHERE series_id = ? ORDER BY seq", (series_id,))
+        return json.loads(row[0]), [json.loads(body) for (body,) in rows]
+
+    def finish_series(self, series_id: int, *, abandoned: bool = False) -> None:
+        """Close a series: finished (played out), or abandoned (given up unfinished)."""
+        status = SeriesStatus.ABANDONED if abandoned else SeriesStatus.FINISHED
+        with self._transaction():
+            self._status(series_id)
+            self._db.execute(
+                "UPDATE series SET status = ?, finished_at = COALESCE(finished_at, ?) WHERE id = ?",
+                (status.value, _stamp(_now()), series_id),
+            )
+
+    def unfinished_series(self) -> list[SeriesSummary]:
+        """Open series, newest first: candidates to resume."""
+        return self._summaries("WHERE s.status = 'open'")
+
+    def list_series(self) -> list[SeriesSummary]:
+        """Every series, newest first."""
+        return self._summaries("")
+
+    def series_summary(self, series_id: int) -> SeriesSummary:
+        found = self._summaries("WHERE s.id = ?", (series_id,))
+        if not found:
+            raise _no_series(series_id)
+        return found[0]
+
+    # -- utterances ----------------------------------------------------------------------------
+
+    def record_utterance(self, utterance: Utterance, *, pcm16: bytes | None = None, sample_rate: int = 16000) -> int:
+        """Store one utterance; its audio (16-bit mono PCM) is kept as a WAV only with ``keep_audio``."""
+        audio_path = utterance.audio_path
+        if pcm16 is not None and self.keep_audio:
+            audio_path = self._write_wav(utterance, pcm16, sample_rate)
+        relative = None if audio_path is None else _relative_to(audio_path, self.path.parent)
+        with self._transaction():
+            cursor = self._db.execute(
+                "INSERT INTO utterances (at, mode, position, rank, expected, heard, verdict, score,"
+                " latency_ms, strictness, session, series_id, audio_path)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    _stamp(utterance.at),
+                    utterance.mode.value,
+                    utterance.position,
+                    None if utterance.rank is None else utterance.rank.value,
+                    utterance.expected,
+                    utterance.heard,
+                    utterance.verdict,
+                    utterance.score,
+                    utterance.latency_ms,
+                    utterance.strictness,
+                    utterance.session,
+                    utterance.series_id,
+                    relative,
+                ),
+            )
+        row_id = cursor.lastrowid
+        assert row_id is not None
+        return row_id
+
+    def utterances(self, *, mode: Mode | None = None) -> list[Utterance]:
+        """Recorded utterances, oldest first, optionally of one mode only."""
+        query = (
+            "SELECT mode, position, rank, expected, heard, verdict, score, latency_ms, strictness, at,"
+            " session, series_id, audio_path FROM utterances"
+        )
+        params: tuple[str, ...] = ()
+        if mode is not None:
+            query += " WHERE mode = ?"
+            params = (mode.value,)
+        rows = self._db.execute(query + " ORDER BY at, id", params).fetchall()
+        return [self._utterance(row) for row in rows]
+
+    # -- internals -------------------------------------------------------------------------------
+
+    @contextmanager
+    def _transaction(self) -> Iterator[None]:
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
+
+    def _status(self, series_id: int) -> SeriesStatus:
+        row = self._db.execute("SELECT status FROM series WHERE id = ?", (series_id,)).fetchone()
+        if row is None:
+            raise _no_series(series_id)
+        return SeriesStatus(row[0])
+
+    def _note_series(self, series_id: int) -> None:
+        if self._lock is not None:
+            self._lock.note_series(series_id)
+
+    def _summarise(self, series_id: int, event: Mapping[str, Any]) -> None:
+        """Keep the listing columns current, so ``history`` need not replay every series."""
+        kind = event["event"]
+        if kind == "deal" and isinstance(event.get("deal"), int):
+            self._db.execute("UPDATE series SET deals = MAX(deals, ?) WHERE id = ?", (event["deal"], series_id))
+            players = _names(event.get("players"))
+            if players:
+                self._db.execute(
+                    "UPDATE series SET players = ? WHERE id = ? AND players = '[]'",
+                    (_dumps(players), series_id),
+                )
+        elif kind == "win" and isinstance(event.get("player"), int) and event["player"] >= 0:
+            (wins_text,) = self._db.execute("SELECT wins FROM series WHERE id = ?", (series_id,)).fetchone()
+            wins: list[int] = json.loads(wins_text)
+            seat = event["player"]
+            wins.extend([0] * (seat + 1 - len(wins)))
+            wins[seat] += 1
+            self._db.execute("UPDATE series SET wins = ? WHERE id = ?", (_dumps(wins), series_id))
+        elif kind in ("settle", "series") and _int_list(event.get("totals")):
+            self._db.execute("UPDATE series SET totals = ? WHERE id = ?", (_dumps(event["totals"]), series_id))
+            if kind == "series" and _int_list(event.get("places")):
+                self._db.execute("UPDATE series SET places = ? WHERE id = ?", (_dumps(event["places"]), series_id))
+
+    def _summaries(self, where: str, params: tuple[int, ...] = ()) -> list[SeriesSummary]:
+        rows = self._db.execute(
+            "SELECT s.id, s.started_at, s.finished_at, s.status, s.players, s.settings, s.deals, s.totals,"
+            " s.places, s.wins, (SELECT COUNT(*) FROM events e WHERE e.series_id = s.id)"
+            f" FROM series s {where} ORDER BY s.id DESC",
+            params,
+        ).fetchall()
+        return [_summary(row) for row in rows]
+
+    def _utterance(self, row: sqlite3.Row) -> Utterance:
+        return Utterance(
+            mode=Mode(row["mode"]),
+            position=row["position"],
+            rank=None if row["rank"] is None else Rank(row["rank"]),
+            expected=row["expected"],
+            heard=row["heard"],
+            verdict=row["verdict"],
+            score=row["score"],
+            latency_ms=row["latency_ms"],
+            strictness=row["strictness"],
+            at=datetime.fromisoformat(row["at"]),
+            session=row["session"],
+            series_id=row["series_id"],
+            audio_path=None if row["audio_path"] is None else self.path.parent / row["audio_path"],
+        )
+
+    def _write_wav(self, utterance: Utterance, pcm16: bytes, sample_rate: int) -> Path:
+        folder = self.path.parent / "audio" / utterance.at.astimezone().strftime("%Y-%m-%d")
+        folder.mkdir(parents=True, exist_ok=True)
+        name = f"{utterance.at.strftime('%H%M%S-%f')}-{utterance.mode.value}-p{utterance.position}.wav"
+        path = folder / name
+        with wave.open(str(path), "wb") as out:
+            out.setnchannels(1)
+            out.setsampwidth(2)
+            out.setframerate(sample_rate)
+            out.writeframes(pcm16)
+        return path
+
+
+# -- opening, checking, migrating ------------------------------------------------------------------
+
+
+def _connect_checked(path: Path) -> sqlite3.Connection:
+    """Connect, check integrity and migrate; a damaged file is moved aside (``StoreCorrupt``)."""
+    connection: sqlite3.Connection | None = None
+    try:
+        connection = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+        connection.row_factory = sqlite3.Row
+        connection.execute("PRAGMA journal_mode = WAL")
+        connection.execute("PRAGMA synchronous = FULL")
+        connection.execute("PRAGMA foreign_keys = ON")
+        problems = [row[0] for row in connection.execute("PRAGMA quick_check")]
+        if problems != ["ok"]:
+            raise sqlite3.DatabaseError(f"database disk image is malformed ({problems[0]})")
+        _migrate(connection, path)
+        return connection
+    except sqlite3.DatabaseError as error:
+        if connection is not None:
+            connection.close()
+        if not _is_damage(error):
+            raise VoiceEarlError(f"cannot open the database {path}: {error}; check the folder's permissions") from None
+        moved = _move_aside(path)
+        raise StoreCorrupt(
+            f"the database {path} is damaged ({error}); it was moved to {moved} and a new one will be"
+            " started the next time you run voice-earl",
+            moved,
+        ) from None
+
+
+def _is_damage(error: sqlite3.DatabaseError) -> bool:
+    if getattr(error, "sqlite_errorname", None) in _DAMAGE_ERRORS:
+        return True
+    text = str(error).lower()
+    return any(word in text for word in _DAMAGE_WORDS)
+
+
+def _migrate(connection: sqlite3.Connection, path: Path) -> None:
+    (version,) = connection.execute("PRAGMA user_version").fetchone()
+    if version > SCHEMA_VERSION:
+        raise VoiceEarlError(
+            f"the database {path} was written by a newer voice-earl (schema {version}, this one knows"
+            f" {SCHEMA_VERSION}); upgrade voice-earl"
+        )
+    for target in range(version + 1, SCHEMA_VERSION + 1):
+        # executescript runs the DDL and the version bump as one transaction: a crash leaves the old version.
+        connection.executescript(
+            f"BEGIN IMMEDIATE;\n{MIGRATIONS[target - 1]}\nPRAGMA user_version = {target};\nCOMMIT;"
+        )
+        log.info("migrated %s to schema %d", path, target)
+
+
+def _move_aside(path: Path) -> Path:
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    target = path.with_name(f"{path.name}.corrupt-{stamp}")
+    counter = 1
+    while target.exists():
+        target = path.with_name(f"{path.name}.corrupt-{stamp}-{counter}")
+        counter += 1
+    # The WAL and shared-memory files travel with it, so the pair can still be opened for rescue.
+    for suffix in ("-wal", "-shm"):
+        companion = path.with_name(path.name + suffix)
+        if companion.exists():
+            companion.rename(target.with_name(target.name + suffix))
+    path.rename(target)
+    log.warning("moved the damaged database %s to %s", path, target)
+    return target
+
+
+# -- the writer's lock -------------------------------------------------------------------------------
+
+
+class _Lock:
+    """An exclusive ``flock`` on ``<database>.lock``, noting the holder's pid and series.
+
+    The operating system drops the lock when the process dies, however it dies.
+    """
+
+    def __init__(self, fd: int, path: Path) -> None:
+        self._fd = fd
+        self.path = path
+
+    @classmethod
+    def acquire(cls, database: Path) -> _Lock:
+        path = database.with_name(database.name + ".lock")
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as error:
+            raise VoiceEarlError(f"cannot open the lock file {path}: {error.strerror}") from None
+        if not _try_lock(fd):
+            holder = os.read(fd, 200).decode("utf-8", "replace").strip()
+            os.close(fd)
+            raise StoreBusy(f"busy: the database {database} is in use by {_describe_holder(holder)}; finish it first")
+        lock = cls(fd, path)
+        lock._write(f"pid {os.getpid()}")
+        return lock
+
+    def note_series(self, series_id: int) -> None:
+        self._write(f"pid {os.getpid()} series {series_id}")
+
+    def release(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)  # closing the descriptor releases the lock
+            self._fd = -1
+
+    def _write(self, text: str) -> None:
+        os.ftruncate(self._fd, 0)
+        os.pwrite(self._fd, text.encode(), 0)
+
+
+def _describe_holder(note: str) -> str:
+    """``pid 41 series 7`` -> ``another voice-earl (pid 41) playing series 7``."""
+    words = note.split()
+    fields = dict(zip(words[::2], words[1::2], strict=False))
+    who = f"another voice-earl (pid {fields['pid']})" if "pid" in fields else "another voice-earl"
+    return f"{who} playing series {fields['series']}" if "series" in fields else who
+
+
+if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
+    import msvcrt
+
+    def _try_lock(fd: int) -> bool:
+        try:
+            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+        except OSError:
+            return False
+        return True
+
+else:
+    import fcntl
+
+    def _try_lock(fd: int) -> bool:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        return True
+
+
+# -- small helpers ---------------------------------------------------------------------------------
+
+
+def _dumps(value: Any) -> str:
+    try:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"not JSON-able: {error}") from None
+
+
+def _stamp(moment: datetime) -> str:
+    return moment.astimezone(timezone.utc).isoformat(timespec="microseconds")
+
+
+def _names(value: object) -> list[str]:
+    return [str(name) for name in value] if isinstance(value, list) else []
+
+
+def _int_list(value: object) -> bool:
+    return isinstance(value, list) and all(isinstance(x, int) for x in value)
+
+
+def _relative_to(path: Path, folder: Path) -> str:
+    try:
+        return str(path.relative_to(folder))
+    except ValueError:
+        return str(path)
+
+
+def _no_series(series_id: int) -> VoiceEarlError:
+    return VoiceEarlError(f"no series {series_id}: see `voice-earl history` for the list")
+
+
+def _summary(row: tuple[Any, ...]) -> SeriesSummary:
+    series_id, started, finished, status, players, settings, deals, totals, places, wins, events = row
+    profile = json.loads(settings).get("profile", "?")
+    return SeriesSummary(
+        id=series_id,
+        started_at=datetime.fromisoformat(started),
+        finished_at=None if finished is None else datetime.fromisoformat(finished),
+        status=SeriesStatus(status),
+        players=tuple(json.loads(players)),
+        profile=str(profile),
+        deals=deals,
+        events=events,
+        totals=None if totals is None else tuple(json.loads(totals)),
+        places=None if places is None else tuple(json.loads(places)),
+        wins=tuple(json.loads(wins)),
+    )

@@ -1,0 +1,238 @@
+"""Adapters that turn the session's events into speech, a screen and a game log."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import TextIO
+
+from voice_earl.game.engine import FormulaDue
+from voice_earl.game.events import (
+    Event,
+    FullCircle,
+    Misplayed,
+    Passed,
+    Penalised,
+    QuartetCompleted,
+    SeriesEnded,
+    Settled,
+    Won,
+)
+from voice_earl.game.gamelog import to_line
+from voice_earl.game.rules import DeckMode, Scoring
+from voice_earl.i18n import N_, _, rank_name
+from voice_earl.listening.verdicts import Verdict
+from voice_earl.table import narrator as say
+from voice_earl.table.narrator import Announcement, Narrator, Verbosity
+from voice_earl.table.screen import PlayerRow, TableScreen, TableSnapshot
+from voice_earl.table.session import (
+    DealBegins,
+    FormulaJudged,
+    MoveRefused,
+    PauseChanged,
+    Reminded,
+    RepeatAsked,
+    RulesApplied,
+    SeatKind,
+    SessionEnded,
+    TableEvent,
+    TableSession,
+    TurnBegins,
+    Undone,
+)
+
+
+class Narration:
+    """Speaks (and prints) what happens at the table."""
+
+    def __init__(self, session: TableSession, narrator: Narrator) -> None:
+        self.session = session
+        self.narrator = narrator
+        self.last: Announcement | None = None
+
+    def __call__(self, event: TableEvent) -> None:
+        if isinstance(event, RepeatAsked):
+            if self.last is not None:
+                self.narrator.say(self.last)
+            return
+        for announcement in self.announcements(event):
+            self.last = announcement
+            self.narrator.say(announcement)
+
+    def announcements(self, event: TableEvent) -> list[Announcement]:
+        if isinstance(event, RulesApplied):
+            return [a for e in event.events for a in self._rules(e)]
+        if isinstance(event, TurnBegins):
+            return [say.turn(event.name, event.due.rank, event.due.position)]
+        if isinstance(event, FormulaJudged):
+            return self._judged(event)
+        if isinstance(event, DealBegins):
+            return [self._deal_begins(event)]
+        if isinstance(event, MoveRefused):
+            return [say.notice(event.reason, min_verbosity=Verbosity.QUIET)]
+        if isinstance(event, Reminded):
+            return [say.notice(_("{player}, it is your turn: {line}").format(player=event.name, line=event.line))]
+        if isinstance(event, Undone):
+            text = _("Taken back: {player}'s last move.").format(player=event.name)
+            return [say.notice(text, min_verbosity=Verbosity.QUIET)]
+        if isinstance(event, PauseChanged):
+            text = _("Paused. Press p to go on.") if event.paused else _("Listening again.")
+            return [say.notice(text, min_verbosity=Verbosity.QUIET)]
+        if isinstance(event, SessionEnded) and not event.finished:
+            return [say.notice(_("Stopped. The series is saved."), min_verbosity=Verbosity.QUIET)]
+        return []
+
+    def _deal_begins(self, event: DealBegins) -> Announcement:
+        if event.physical:
+            sizes = ", ".join(f"{name} {count}" for name, count in event.hand_sizes)
+            text = _("Deal {deal}. {dealer} deals: {sizes}.").format(deal=event.deal, dealer=event.dealer, sizes=sizes)
+            return say.notice(text, min_verbosity=Verbosity.QUIET)
+        return say.notice(_("Deal {deal}. {dealer} deals.").format(deal=event.deal, dealer=event.dealer))
+
+    def _judged(self, event: FormulaJudged) -> list[Announcement]:
+        judgement = event.heard.judgement
+        if judgement.verdict is Verdict.CORRECT:
+            return []
+        if judgement.verdict in (Verdict.UNCLEAR, Verdict.SILENT):
+            return [say.unclear(event.name, judgement.expected, event.takes_back)]
+        return [say.wrong_line(event.name, judgement.expected, judgement.heard, event.takes_back)]
+
+    def _rules(self, event: Event) -> list[Announcement]:
+        names = self.session.settings.names
+        if isinstance(event, Passed):
+            return [say.passed(names[event.player])]
+        if isinstance(event, QuartetCompleted):
+            return [say.quartet(names[event.player], event.rank, self.session.settings.chant)]
+        if isinstance(event, Won):
+            return [say.winner(names[event.player], event.deal)]
+        if isinstance(event, Settled):
+            return self._settled(event)
+        if isinstance(event, SeriesEnded):
+            return [say.standings(self.session.standings(), final=True)]
+        if isinstance(event, FullCircle):
+            text = _("A full circle of passes: someone holds a {rank} and passed.").format(rank=rank_name(event.rank))
+            if event.relead:
+                text += " " + _("{player} leads a new rank.").format(player=names[event.last_player])
+            return [say.notice(text, min_verbosity=Verbosity.QUIET)]
+        if isinstance(event, Penalised):
+            return [say.notice(_("{player} pays a counter into the kitty.").format(player=names[event.player]))]
+        if isinstance(event, Misplayed):
+            text = _("{player}: misplay, take the card back.").format(player=names[event.player])
+            return [say.notice(text, min_verbosity=Verbosity.QUIET)]
+        return []
+
+    def _settled(self, event: Settled) -> list[Announcement]:
+        names = self.session.settings.names
+        result: list[Announcement] = []
+        winner = max(range(len(names)), key=lambda seat: event.payments[seat])
+        payers = [(names[s], -p) for s, p in enumerate(event.payments) if p < 0]
+        if payers:
+            result.append(say.settlement(names[winner], payers))
+        if not self.session.series.over:
+            result.append(say.standings(self.session.standings(), after_deal=event.deal))
+        return result
+
+
+class ScreenView:
+    """Keeps the table screen in step with the session."""
+
+    def __init__(self, session: TableSession, screen: TableScreen, *, show_hands: Callable[[int], bool]) -> None:
+        self.session = session
+        self.screen = screen
+        self.show_hands = show_hands
+        self.heard: FormulaJudged | None = None
+        self.message = ""
+        self.status = ""
+        self.keys = N_("u undo · r repeat · p pause · q quit")  # the screen translates it
+        self._owner = threading.get_ident()
+
+    def narrate(self, line: str) -> None:
+        """The narrator's printer: its lines go on the screen, not over it.
+
+        A notice from the narrator's own thread only leaves its line for the next redraw: the
+        session's state may be changing on the game's thread at that moment.
+        """
+        self.message = line
+        if threading.get_ident() == self._owner:
+            self.refresh()
+
+    def __call__(self, event: TableEvent) -> None:
+        if isinstance(event, FormulaJudged):
+            self.heard = event
+        elif isinstance(event, PauseChanged):
+            self.status = _("paused") if event.paused else ""
+        elif isinstance(event, MoveRefused):
+            self.message = event.reason
+        self.refresh()
+
+    def refresh(self) -> None:
+        self.screen.update(self.snapshot())
+
+    def snapshot(self) -> TableSnapshot:
+        session = self.session
+        series = session.series
+        deal = session.deal
+        settings = session.settings
+        due = deal.formula_due()
+        rows = tuple(
+            PlayerRow(
+                name=seat.name,
+                cards=deal.sizes[i],
+                total=series.totals[i],
+                dealer=i == deal.dealer,
+                to_move=due is not None and due.player == i,
+                hand=tuple(c.pretty for c in deal.hands[i]) if deal.hands is not None and self.show_hands(i) else None,
+                note=_("bot") if seat.kind is SeatKind.BOT else (_("won") if deal.winner == i else ""),
+            )
+            for i, seat in enumerate(settings.seats)
+        )
+        heard = self.heard.heard.judgement if self.heard is not None else None
+        return TableSnapshot(
+            title=self._title(),
+            players=rows,
+            rank=deal.rank.value if deal.rank is not None else None,
+            in_quartet=deal.in_quartet,
+            finished_ranks=tuple(rank.value for rank in deal.finished_ranks()),
+            due_player=settings.names[due.player] if due is not None else None,
+            due_line=self._due_line(due),
+            due_hint=say.turn(settings.names[due.player], due.rank, due.position).line if due is not None else "",
+            heard=heard.heard if heard is not None else None,
+            verdict=heard.verdict.value if heard is not None else None,
+            feedback=heard.feedback() if heard is not None else "",
+            message=self.message,
+            status=self.status,
+            keys=self.keys,
+        )
+
+    def _due_line(self, due: FormulaDue | None) -> str | None:
+        """The formula in large text; in Silent Earl, whose turn and what is due instead."""
+        if due is None:
+            return None
+        if self.session.settings.silent:
+            return say.turn(self.session.settings.names[due.player], due.rank, due.position).line
+        return self.session.formula_line(due)
+
+    def _title(self) -> str:
+        session = self.session
+        series = session.series
+        deal_no = session.deal.number
+        planned = series.planned_deals if series.profile.scoring is not Scoring.COUNTERS else None
+        deck = _("physical deck") if session.settings.deck is DeckMode.PHYSICAL else _("virtual deck")
+        if planned:
+            return _("Deal {deal} of {deals} · {profile} · {deck}").format(
+                deal=deal_no, deals=planned, profile=series.profile.name, deck=deck
+            )
+        return _("Deal {deal} · {profile} · {deck}").format(deal=deal_no, profile=series.profile.name, deck=deck)
+
+
+class JsonlLog:
+    """Writes the game log (one JSON object per line) as the session produces it."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+
+    def __call__(self, event: TableEvent) -> None:
+        if isinstance(event, RulesApplied):
+            for record in event.records:
+                self.out.write(to_line(record) + "\n")
+            self.out.flush()

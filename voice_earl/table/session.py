@@ -1,0 +1,494 @@
+"""The table session: one object that drives the engine, the inputs and the presenters.
+
+For each turn it announces, asks the seat's input source (voice, keyboard, bot or script),
+judges what came back, applies a move or asks again, and reports everything as typed
+:data:`TableEvent` values to its listeners (narrator, screen, game log, journal). The engine
+stays pure; the session holds the moves, and rebuilds the series from them for undo and resume.
+"""
+
+from __future__ import annotations
+
+import enum
+import random
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from voice_earl.game.cards import RANKS, Rank
+from voice_earl.game.chants import EARL, ChantSet
+from voice_earl.game.engine import (
+    Action,
+    CardNotHeld,
+    Deal,
+    FormulaDue,
+    GameOver,
+    IllegalAction,
+    Lead,
+    LeadDuringQuartet,
+    NoRankOpen,
+    NotSeated,
+    OutOfTurn,
+    Pass,
+    PassWhileHolding,
+    Play,
+    RankFinished,
+    WrongRank,
+)
+from voice_earl.game.events import DealStarted, Event, Led, Passed, Played
+from voice_earl.game.gamelog import Record, to_record
+from voice_earl.game.rules import DeckMode, RulesProfile
+from voice_earl.game.series import Series
+from voice_earl.i18n import _, rank_name, rank_plural
+from voice_earl.listening.context import ListenContext
+from voice_earl.listening.verdicts import Verdict
+from voice_earl.table.turns import BotMove, Command, Heard, InputSource, KeyCommand, Silence, TurnInput, TurnRequest
+
+
+class SeatKind(enum.Enum):
+    HUMAN = "human"
+    BOT = "bot"
+
+
+@dataclass(frozen=True)
+class Seat:
+    name: str
+    kind: SeatKind = SeatKind.HUMAN
+
+
+@dataclass(frozen=True)
+class TableSettings:
+    seats: tuple[Seat, ...]
+    profile: RulesProfile
+    deck: DeckMode = DeckMode.PHYSICAL
+    deals: int | None = None
+    seed: int = 0
+    chant: ChantSet = EARL
+    first_dealer: int | None = None
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(seat.name for seat in self.seats)
+
+    @property
+    def silent(self) -> bool:
+        return self.profile.silent
+
+
+@dataclass(frozen=True)
+class Move:
+    """An action and what voice-driven play adds to its record (heard, verdict, score, latency)."""
+
+    action: Action
+    fields: Mapping[str, Any] = field(default_factory=dict)
+
+
+# ---------------------------------------------------------------------------- session events
+
+
+@dataclass(frozen=True)
+class DealBegins:
+    deal: int
+    dealer: str
+    hand_sizes: tuple[tuple[str, int], ...]  # in dealing order, from the dealer's left
+    physical: bool
+
+
+@dataclass(frozen=True)
+class TurnBegins:
+    seat: int
+    name: str
+    due: FormulaDue
+    line: str  # the line due (at a lead, with "RANK" for the rank)
+
+
+@dataclass(frozen=True)
+class FormulaJudged:
+    seat: int
+    name: str
+    heard: Heard
+    takes_back: bool  # parlour: the card goes back (a forfeit)
+
+
+@dataclass(frozen=True)
+class MoveRefused:
+    seat: int
+    name: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Reminded:
+    seat: int
+    name: str
+    line: str
+
+
+@dataclass(frozen=True)
+class RulesApplied:
+    """What the engine did with a move: its events, and their game-log records."""
+
+    events: tuple[Event, ...]
+    records: tuple[Record, ...]
+
+
+@dataclass(frozen=True)
+class Undone:
+    name: str  # whose move was taken back
+    records_kept: int  # the game log now holds this many records
+
+
+@dataclass(frozen=True)
+class RepeatAsked:
+    pass
+
+
+@dataclass(frozen=True)
+class PauseChanged:
+    paused: bool
+
+
+@dataclass(frozen=True)
+class SessionEnded:
+    finished: bool  # the series ended (False: the players quit; the series can be resumed)
+
+
+TableEvent = (
+    DealBegins
+    | TurnBegins
+    | FormulaJudged
+    | MoveRefused
+    | Reminded
+    | RulesApplied
+    | Undone
+    | RepeatAsked
+    | PauseChanged
+    | SessionEnded
+)
+Listener = Callable[[TableEvent], None]
+
+
+class TableSession:
+    """A series at the table. ``inputs`` maps each seat to its input source."""
+
+    def __init__(
+        self,
+        settings: TableSettings,
+        inputs: Mapping[int, InputSource],
+        listeners: Sequence[Listener] = (),
+        moves: Sequence[Move] = (),
+    ) -> None:
+        self.settings = settings
+        self.inputs = inputs
+        self.listeners = list(listeners)
+        self.moves: list[Move] = []
+        self.records: list[Record] = []
+        self.series = self._new_series()
+        self.paused = False
+        self._rebuild(list(moves))
+
+    # -- state
+
+    def _new_series(self) -> Series:
+        s = self.settings
+        return Series(
+            s.profile, s.names, rng=random.Random(s.seed), deck=s.deck, deals=s.deals, first_dealer=s.first_dealer
+        )
+
+    @property
+    def deal(self) -> Deal:
+        assert self.series.deal is not None  # a session always has a deal once built
+        return self.series.deal
+
+    def _rebuild(self, moves: list[Move]) -> None:
+        """Replay ``moves`` from the start of the series (same seed, same shuffles)."""
+        self.series = self._new_series()
+        self.moves = []
+        self.records = []
+        self._start_deal(announce=False)
+        for move in moves:
+            self._apply(move, announce=False)
+
+    def _start_deal(self, announce: bool) -> None:
+        deal = self.series.start_deal()
+        started = deal.started_event()
+        self.records.append(to_record(started, self.settings.chant))
+        if announce:
+            self._emit(RulesApplied((started,), (self.records[-1],)))
+            self._emit(self._deal_begins(started))
+
+    def _deal_begins(self, started: DealStarted) -> DealBegins:
+        names = self.settings.names
+        order = [(started.dealer + k) % len(names) for k in range(1, len(names) + 1)]
+        sizes = tuple((names[s], started.hand_sizes[s]) for s in order if s in started.seated)
+        return DealBegins(started.deal, names[started.dealer], sizes, self.settings.deck is DeckMode.PHYSICAL)
+
+    def _apply(self, move: Move, announce: bool) -> tuple[Event, ...]:
+        events = self.series.apply(move.action)
+        self.moves.append(move)
+        records = tuple(self._record(event, move) for event in events)
+        self.records.extend(records)
+        if announce:
+            self._emit(RulesApplied(events, records))
+        if self.deal.over and not self.series.over:
+            self._start_deal(announce)
+        return events
+
+    def _record(self, event: Event, move: Move) -> Record:
+        record = to_record(event, self.settings.chant)
+        if isinstance(event, Led | Played | Passed) and event.player == move.action.player:
+            record.update(move.fields)
+        return record
+
+    def _emit(self, event: TableEvent) -> None:
+        for listener in self.listeners:
+            listener(event)
+
+    # -- turns
+
+    def formula_line(self, due: FormulaDue) -> str:
+        if due.rank is None:
+            return self.settings.chant.lines[0].replace("{rank}", "RANK")  # a lead: the rank is the player's
+        return self.settings.chant.line(due.position, due.rank)
+
+    def context_for(self, due: FormulaDue) -> ListenContext:
+        """What the player may say now: the rank is fixed at positions 2-4; at a lead the ranks
+        held (virtual deck) or not yet finished (physical deck)."""
+        if due.rank is not None:
+            return ListenContext(due.position, (due.rank,), self.settings.chant, SPOKEN_COMMANDS)
+        deal = self.deal
+        if deal.hands is not None:
+            ranks = tuple(rank for rank in RANKS if deal.holds(due.player, rank))
+        else:
+            ranks = tuple(rank for rank in RANKS if deal.out[rank.index] < 4)
+        return ListenContext(1, ranks or RANKS, self.settings.chant, SPOKEN_COMMANDS)
+
+    def request(self, reminded: bool = False) -> TurnRequest:
+        deal = self.deal
+        due = deal.formula_due()
+        assert due is not None
+        return TurnRequest(
+            seat=due.player,
+            name=self.settings.names[due.player],
+            due=due,
+            context=self.context_for(due),
+            legal=deal.legal_actions(),
+            view=deal.view(due.player),
+            move_number=len(self.moves),
+            reminded=reminded,
+            paused=self.paused,
+        )
+
+    def run(self) -> SessionEnded:
+        """Play until the series ends or the players quit."""
+        started = self.deal.started_event()
+        if not self.moves:
+            self._emit(RulesApplied((started,), (self.records[0],)))
+        if not self.deal.history:
+            self._emit(self._deal_begins(started))
+        while not self.series.over:
+            if not self.play_turn():
+                ended = SessionEnded(finished=False)
+                self._emit(ended)
+                return ended
+        ended = SessionEnded(finished=True)
+        self._emit(ended)
+        return ended
+
+    def play_turn(self) -> bool:
+        """One turn, through to an applied move. False when the players quit."""
+        request = self.request()
+        self._emit(TurnBegins(request.seat, request.name, request.due, self.formula_line(request.due)))
+        source = self.inputs[request.seat]
+        while True:
+            outcome = self._handle(request, source.next_input(request))
+            if outcome is _Outcome.QUIT:
+                return False
+            if outcome is _Outcome.DONE:
+                return True
+            if outcome is _Outcome.REMINDED:
+                request = self.request(reminded=True)
+            elif outcome is _Outcome.PAUSE_TOGGLED:
+                request = self.request(reminded=request.reminded)
+
+    def _handle(self, request: TurnRequest, given: TurnInput) -> _Outcome:
+        if self.paused:
+            # While paused only the pause key (or quit) does anything.
+            if isinstance(given, KeyCommand) and given.command in (Command.PAUSE, Command.QUIT):
+                return self._command(request, given)
+            return _Outcome.AGAIN
+        if isinstance(given, Silence):
+            if request.reminded:
+                return _Outcome.AGAIN  # reminded once already: keep waiting
+            self._emit(Reminded(request.seat, request.name, self.formula_line(request.due)))
+            return _Outcome.REMINDED
+        if isinstance(given, BotMove):
+            return self._bot_move(request, given)
+        if isinstance(given, KeyCommand):
+            return self._command(request, given)
+        return self._heard(request, given)
+
+    def _command(self, request: TurnRequest, given: KeyCommand) -> _Outcome:
+        command = given.command
+        if command is Command.QUIT:
+            return _Outcome.QUIT
+        if command is Command.PAUSE:
+            self.paused = not self.paused
+            self._emit(PauseChanged(self.paused))
+            return _Outcome.PAUSE_TOGGLED
+        if command is Command.REPEAT:
+            self._emit(RepeatAsked())
+            return _Outcome.AGAIN
+        if command is Command.UNDO:
+            return self._undo()
+        action = self._keyed_action(request, given)
+        if action is None:
+            return _Outcome.AGAIN
+        return self._try(request, Move(action), chant_heard=None)
+
+    def _keyed_action(self, request: TurnRequest, given: KeyCommand) -> Action | None:
+        seat, due = request.seat, request.due
+        if given.command is Command.PASS:
+            return Pass(seat)
+        if due.rank is None and given.command is Command.PLAY:
+            self._refuse(request, _("a lead needs a rank: press its key (A 2-9 0 J Q K) or type 'lead Q'"))
+            return None
+        if due.rank is not None and given.command is Command.LEAD:
+            text = _("the {ranks} are open: play one (enter) or pass (space)")
+            self._refuse(request, text.format(ranks=rank_plural(due.rank).lower()))
+            return None
+        rank = given.rank if given.command is Command.LEAD else due.rank
+        assert rank is not None
+        return self._card_action(request, rank, chant_ok=True)
+
+    def _card_action(self, request: TurnRequest, rank: Rank, chant_ok: bool) -> Action | None:
+        """The lead or play of ``rank`` by the seat on turn (any suit: suits never matter)."""
+        seat, due = request.seat, request.due
+        card = None
+        hands = self.deal.hands
+        if hands is not None:
+            card = next((c for c in hands[seat] if c.rank is rank), None)
+            if card is None:
+                text = _("{player} holds no {ranks}: say pass") if due.rank is not None else _(
+                    "{player} holds no {ranks}: lead a rank you hold"
+                )
+                self._refuse(request, text.format(player=request.name, ranks=rank_plural(rank).lower()))
+                return None
+        if due.rank is None:
+            return Lead(seat, rank, card, chant_ok=chant_ok)
+        return Play(seat, card, chant_ok=chant_ok)
+
+    def _heard(self, request: TurnRequest, heard: Heard) -> _Outcome:
+        judgement = heard.judgement
+        verdict = judgement.verdict
+        command = _spoken_command(judgement.heard)
+        if command is not None:
+            return self._command(request, KeyCommand(command))
+        if verdict is Verdict.SILENT:
+            return self._handle(request, Silence(0.0))
+        if verdict is Verdict.PASS:
+            return self._try(request, Move(Pass(request.seat), heard.log_fields()), chant_heard=None)
+        rank = request.due.rank or judgement.rank or judgement.heard_rank
+        if verdict is Verdict.UNCLEAR or rank is None:
+            self._emit(FormulaJudged(request.seat, request.name, heard, takes_back=False))
+            return _Outcome.AGAIN
+        if request.due.rank is None and rank not in request.context.ranks:
+            self._emit(FormulaJudged(request.seat, request.name, heard, takes_back=False))
+            text = _("{player} cannot lead {ranks}: lead a rank you hold")
+            self._refuse(request, text.format(player=request.name, ranks=rank_plural(rank).lower()))
+            return _Outcome.AGAIN
+        action = self._card_action(request, rank, chant_ok=verdict is Verdict.CORRECT)
+        if action is None:
+            return _Outcome.AGAIN
+        return self._try(request, Move(action, heard.log_fields()), chant_heard=heard)
+
+    def _bot_move(self, request: TurnRequest, given: BotMove) -> _Outcome:
+        action = given.action
+        heard = given.heard
+        if heard is not None and isinstance(action, Lead | Play):
+            ok = heard.judgement.verdict is Verdict.CORRECT
+            action = Lead(action.player, action.rank, action.card, ok) if isinstance(action, Lead) else Play(
+                action.player, action.card, ok
+            )
+        fields = heard.log_fields() if heard is not None else {}
+        return self._try(request, Move(action, fields), chant_heard=heard)
+
+    def _try(self, request: TurnRequest, move: Move, chant_heard: Heard | None) -> _Outcome:
+        action = move.action
+        if chant_heard is not None:
+            chant_ok = getattr(action, "chant_ok", True)
+            takes_back = not chant_ok and self.settings.profile.chant_forfeit_applies
+            self._emit(FormulaJudged(request.seat, request.name, chant_heard, takes_back))
+        try:
+            self._apply(move, announce=True)
+        except IllegalAction as error:
+            self._refuse(request, _explain(error, action, self.deal, self.settings.names))
+            return _Outcome.AGAIN
+        return _Outcome.DONE
+
+    def _refuse(self, request: TurnRequest, reason: str) -> None:
+        self._emit(MoveRefused(request.seat, request.name, reason))
+
+    def _undo(self) -> _Outcome:
+        if not self.moves:
+            self._emit(MoveRefused(self.deal.turn, self.settings.names[self.deal.turn], _("nothing to undo yet")))
+            return _Outcome.AGAIN
+        last = self.moves[-1]
+        self._rebuild(self.moves[:-1])
+        self._emit(Undone(self.settings.names[last.action.player], len(self.records)))
+        return _Outcome.DONE
+
+    # -- summaries for presenters
+
+    def standings(self) -> tuple[tuple[str, int], ...]:
+        return tuple(zip(self.settings.names, self.series.totals, strict=True))
+
+
+class _Outcome(enum.Enum):
+    DONE = "done"  # a move was applied (or undone): the next turn begins
+    AGAIN = "again"  # ask the same player again
+    REMINDED = "reminded"
+    PAUSE_TOGGLED = "pause"
+    QUIT = "quit"
+
+
+_SPOKEN_COMMANDS = {"undo": Command.UNDO, "repeat": Command.REPEAT}
+SPOKEN_COMMANDS = tuple(_SPOKEN_COMMANDS)  # listened for on every turn
+
+
+def _spoken_command(heard: str) -> Command | None:
+    return _SPOKEN_COMMANDS.get(heard.strip().lower())
+
+
+def _explain(error: IllegalAction, action: Action, deal: Deal, names: Sequence[str]) -> str:
+    """Why the engine refused ``action``, in the table's language and names (the deal is as it was)."""
+    player = names[action.player]
+    card = getattr(action, "card", None)
+    open_rank = deal.rank
+    if isinstance(error, GameOver):
+        winner = names[deal.winner] if deal.winner is not None else "?"
+        return _("Deal {deal} is over: {winner} won.").format(deal=deal.number, winner=winner)
+    if isinstance(error, NotSeated):
+        return _("{player} does not take part in this deal.").format(player=player)
+    if isinstance(error, OutOfTurn):
+        return _("It is {turn}'s turn, not {player}'s.").format(turn=names[deal.turn], player=player)
+    if isinstance(error, NoRankOpen):
+        return _("No rank is open: {player} must lead.").format(player=player)
+    if isinstance(error, PassWhileHolding) and open_rank is not None:
+        return _("{player} holds a {rank} and must play it.").format(player=player, rank=rank_name(open_rank))
+    if isinstance(error, LeadDuringQuartet) and open_rank is not None:
+        return _("The {ranks} are still open: play a {rank} or pass.").format(
+            ranks=rank_plural(open_rank).lower(), rank=rank_name(open_rank)
+        )
+    if isinstance(error, RankFinished) and isinstance(action, Lead):
+        return _("All four {ranks} are out already: lead another rank.").format(ranks=rank_plural(action.rank).lower())
+    if isinstance(error, WrongRank) and open_rank is not None and card is not None:
+        return _("{card} is not a {rank}: the {ranks} are open.").format(
+            card=card.pretty, rank=rank_name(open_rank), ranks=rank_plural(open_rank).lower()
+        )
+    if isinstance(error, CardNotHeld):
+        if deal.hands is None:
+            return _("{player} has no cards left.").format(player=player)
+        if card is None:
+            return _("The virtual deck needs the card, not only its rank.")
+        return _("{player} does not hold {card}.").format(player=player, card=card.pretty)
+    return _("That move is not allowed now: {reason}").format(reason=error)

@@ -1,0 +1,243 @@
+"""What a player does on a turn, as typed values, and the sources that produce them.
+
+A :class:`TableSession` asks an :class:`InputSource` for each turn. Sources: the voice
+listener (``voice_earl.table.voice_input``), the keyboard for Silent Earl
+(:class:`LineCommands`, :class:`KeyPresses`), bots (:class:`BotSource`) and, in tests,
+:class:`ScriptedInput`, which judges scripted transcripts for real.
+"""
+
+from __future__ import annotations
+
+import enum
+import random
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Protocol, TextIO
+
+from voice_earl.game.bots import Strategy
+from voice_earl.game.cards import Rank
+from voice_earl.game.engine import Action, FormulaDue, Lead, Play, SeatView
+from voice_earl.i18n import N_, _
+from voice_earl.listening.context import ListenContext
+from voice_earl.listening.verdicts import Judgement, Strictness, judge
+
+
+class Command(enum.Enum):
+    PLAY = "play"
+    PASS = "pass"
+    LEAD = "lead"
+    UNDO = "undo"
+    REPEAT = "repeat"
+    PAUSE = "pause"
+    QUIT = "quit"
+
+
+@dataclass(frozen=True)
+class KeyCommand:
+    """A command from the keyboard (or a spoken command word)."""
+
+    command: Command
+    rank: Rank | None = None  # for LEAD
+
+
+@dataclass(frozen=True)
+class Heard:
+    """A formula heard and judged (``audio``: its 16 kHz mono PCM, kept only when asked)."""
+
+    judgement: Judgement
+    latency_ms: float | None = None
+    audio: bytes | None = field(default=None, repr=False, compare=False)
+
+    def log_fields(self) -> dict[str, Any]:
+        """The fields voice-driven games add to lead/play/pass records (game-log.md)."""
+        fields: dict[str, Any] = {
+            "heard": self.judgement.heard,
+            "verdict": self.judgement.verdict.value,
+            "score": self.judgement.score,
+        }
+        if self.latency_ms is not None:
+            fields["latency_ms"] = round(self.latency_ms, 1)
+        return fields
+
+
+@dataclass(frozen=True)
+class Silence:
+    """Nothing was said for ``seconds``."""
+
+    seconds: float
+
+
+@dataclass(frozen=True)
+class BotMove:
+    """A bot's chosen action, and what the listener heard when it recited (None if not listened to)."""
+
+    action: Action
+    heard: Heard | None = None
+
+
+TurnInput = KeyCommand | Heard | Silence | BotMove
+
+
+@dataclass(frozen=True)
+class TurnRequest:
+    """Everything a source may use to produce a turn's input."""
+
+    seat: int
+    name: str
+    due: FormulaDue
+    context: ListenContext
+    legal: tuple[Action, ...]
+    view: SeatView
+    move_number: int = 0  # moves applied so far in the series (bots seed their choice with it)
+    reminded: bool = False
+    paused: bool = False
+
+
+class InputSource(Protocol):
+    def next_input(self, request: TurnRequest) -> TurnInput: ...
+
+
+# ---------------------------------------------------------------------------- keyboard (Silent Earl)
+
+# In English, as the screen's key help takes them (it translates); use _() to show them elsewhere.
+KEY_HELP = N_("space pass · enter play · rank key leads (A 2-9 0=10 J Q K) · u undo · r repeat · p pause · q quit")
+LINE_HELP = N_("commands: play, pass, lead RANK (e.g. lead Q), undo, repeat, pause, quit")
+
+
+def parse_command(text: str) -> KeyCommand:
+    """A typed command line. Raises ``ValueError`` with a message that teaches.
+
+    >>> parse_command("lead q")
+    KeyCommand(command=<Command.LEAD: 'lead'>, rank=Rank.QUEEN)
+    >>> parse_command("PASS").command
+    <Command.PASS: 'pass'>
+    """
+    words = text.strip().lower().split()
+    if not words:
+        raise ValueError(_("an empty line: {help}").format(help=_(LINE_HELP)))
+    try:
+        command = Command(words[0])
+    except ValueError:
+        message = _("unknown command {command}: {help}")
+        raise ValueError(message.format(command=repr(words[0]), help=_(LINE_HELP))) from None
+    if command is Command.LEAD:
+        if len(words) != 2:
+            raise ValueError(_("say which rank to lead, e.g. 'lead Q' or 'lead 7'"))
+        try:
+            rank = Rank.parse(words[1])
+        except ValueError:
+            message = _("unknown rank {rank}: use A 2 3 4 5 6 7 8 9 10 J Q K")
+            raise ValueError(message.format(rank=repr(words[1]))) from None
+        return KeyCommand(command, rank)
+    if len(words) > 1:
+        raise ValueError(_("'{command}' takes no argument: {help}").format(command=command.value, help=_(LINE_HELP)))
+    return KeyCommand(command)
+
+
+_KEYS = {" ": Command.PASS, "\r": Command.PLAY, "\n": Command.PLAY, "u": Command.UNDO, "r": Command.REPEAT,
+         "p": Command.PAUSE, "q": Command.QUIT, "\x1b": Command.QUIT}
+_RANK_KEYS = {"a": Rank.ACE, "0": Rank.TEN, "t": Rank.TEN, "j": Rank.JACK, "q": Rank.QUEEN, "k": Rank.KING,
+              **{str(n): Rank.parse(str(n)) for n in range(2, 10)}}
+
+
+def key_command(key: str, at_lead: bool) -> KeyCommand | None:
+    """A single key press (Silent Earl at a terminal). At a lead, rank keys win over command keys.
+
+    >>> key_command(" ", at_lead=False)
+    KeyCommand(command=<Command.PASS: 'pass'>, rank=None)
+    >>> key_command("q", at_lead=True).rank
+    Rank.QUEEN
+    """
+    lowered = key.lower()
+    if at_lead and lowered in _RANK_KEYS:
+        return KeyCommand(Command.LEAD, _RANK_KEYS[lowered])
+    command = _KEYS.get(lowered)
+    return KeyCommand(command) if command is not None else None
+
+
+class LineCommands:
+    """Silent Earl when stdin is not a terminal: one command per line, so games can be scripted."""
+
+    def __init__(self, lines: Iterable[str], complain: Callable[[str], None]) -> None:
+        self._lines = iter(lines)
+        self._complain = complain
+
+    def next_input(self, request: TurnRequest) -> TurnInput:
+        for line in self._lines:
+            if not line.strip() or line.lstrip().startswith("#"):
+                continue
+            try:
+                return parse_command(line)
+            except ValueError as error:
+                self._complain(str(error))
+        return KeyCommand(Command.QUIT)  # end of input
+
+
+class KeyPresses:
+    """Silent Earl at a terminal: single keys, read without waiting for Enter."""
+
+    def __init__(self, stream: TextIO, complain: Callable[[str], None]) -> None:
+        self._stream = stream
+        self._complain = complain
+
+    def next_input(self, request: TurnRequest) -> TurnInput:
+        from voice_earl.table.terminal import read_key
+
+        while True:
+            key = read_key(self._stream)
+            if key is None:
+                return KeyCommand(Command.QUIT)
+            command = key_command(key, at_lead=request.due.position == 1 and request.due.rank is None)
+            if command is not None:
+                return command
+            self._complain(_("that key does nothing here: {help}").format(help=_(KEY_HELP)))
+
+
+# ---------------------------------------------------------------------------- bots and scripts
+
+
+@dataclass
+class BotSource:
+    """A bot seat: its strategy picks the action; ``recite`` (optional) says its line aloud and
+    returns what the listener heard, so bots can go through the real voice pipeline.
+
+    Each choice draws from a generator seeded with ``seed`` and the move number, so a series
+    resumed after a crash makes the same choices as one never interrupted.
+    """
+
+    strategy: Strategy
+    seed: int | str
+    chant_errors: float = 0.0
+    recite: Callable[[TurnRequest, Action, bool], Heard | None] | None = None
+
+    def next_input(self, request: TurnRequest) -> TurnInput:
+        rng = random.Random(f"{self.seed}:{request.move_number}")
+        legal = request.legal
+        action = legal[0] if len(legal) == 1 else self.strategy.choose(request.view, legal, rng)
+        bungle = isinstance(action, Lead | Play) and rng.random() < self.chant_errors
+        heard = self.recite(request, action, bungle) if self.recite is not None else None
+        return BotMove(action, heard)
+
+
+@dataclass
+class ScriptedInput:
+    """Scripted turns for tests and rehearsals: transcripts are judged for real, commands pass through.
+
+    Each item is a transcript (``str``), ``None`` for silence, or a ready :data:`TurnInput`.
+    """
+
+    items: Iterable[str | TurnInput | None]
+    strictness: Strictness = Strictness.NORMAL
+    requests: list[TurnRequest] = field(default_factory=list)
+    _iterator: Iterator[str | TurnInput | None] | None = None
+
+    def next_input(self, request: TurnRequest) -> TurnInput:
+        self.requests.append(request)
+        if self._iterator is None:
+            self._iterator = iter(self.items)
+        item = next(self._iterator, KeyCommand(Command.QUIT))
+        if item is None:
+            return Silence(30.0)
+        if isinstance(item, str):
+            return Heard(judge(item, request.context, self.strictness), latency_ms=None)
+        return item

@@ -1,0 +1,309 @@
+"""The voice as a turn input: microphone -> listener -> verdict, with keys alongside.
+
+:class:`VoiceInput` listens with the turn's context grammar, stops after a silence timeout
+(the session reminds once, then waits), lets a key interrupt (undo, repeat, pause, quit, and
+Silent Earl's space / Enter / rank keys as a fallback), and, when the microphone vanishes,
+offers to retry or to go on in silent mode. :func:`synthesized_recital` sends a bot's line
+through the same listener without a sound card (the demo).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import sys
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TextIO
+
+import numpy as np
+
+from voice_earl.game.chants import ChantSet
+from voice_earl.i18n import N_
+from voice_earl.listening.audio import AudioChunk, DeviceLostError, Microphone, pcm_chunks
+from voice_earl.listening.context import ListenContext
+from voice_earl.listening.listener import Listener, Utterance, judge_utterance
+from voice_earl.listening.recognizer import ListenEvent, Recognizer, SpeechStarted, choose_recognizer, load_recognizer
+from voice_earl.listening.verdicts import Strictness, Verdict
+from voice_earl.table.drill import Prompt
+from voice_earl.table.session import SPOKEN_COMMANDS
+from voice_earl.table.terminal import cbreak, key_waiting, read_key
+from voice_earl.table.turns import (
+    Command,
+    Heard,
+    KeyCommand,
+    LineCommands,
+    Silence,
+    TurnInput,
+    TurnRequest,
+    key_command,
+)
+
+log = logging.getLogger(__name__)
+
+VOICE_KEYS = N_("speak your line · u undo · r repeat · p pause · q quit · space/enter/rank keys work too")
+
+
+class Clock:
+    """Monotonic time; tests pass a fake one."""
+
+    def now(self) -> float:
+        return time.monotonic()
+
+
+@dataclass
+class VoiceInput:
+    """Humans at the table, by voice. ``keys`` is the terminal to poll for key presses (or None)."""
+
+    listener: Listener
+    chunks: Callable[[], Iterable[AudioChunk]]
+    strictness: Strictness = Strictness.NORMAL
+    silence_timeout_s: float = 20.0
+    keys: TextIO | None = None
+    clock: Clock | None = None
+    on_lost: Callable[[str], bool] | None = None  # asked "retry?" when the microphone vanishes
+    fallback: LineCommands | None = None  # silent mode after the microphone is gone
+    on_key: Callable[[], None] | None = None  # a key was pressed (the narrator stops talking)
+    barge_in: Callable[[], None] | None = None  # a player talks over the narrator (opt-in: no echo cancelling)
+    keep_audio: bool = False  # hand the turn's audio on with what was heard
+    lost: bool = False
+
+    def next_input(self, request: TurnRequest) -> TurnInput:
+        if self.lost and self.fallback is not None:
+            return self.fallback.next_input(request)
+        if request.paused and self.keys is not None:
+            return self._paused_key()
+        while True:
+            try:
+                return self._listen(request)
+            except DeviceLostError as error:
+                if self.on_lost is not None and self.on_lost(str(error)):
+                    continue
+                self.lost = True
+                if self.fallback is None:
+                    raise
+                return self.fallback.next_input(request)
+
+    def _paused_key(self) -> TurnInput:
+        """Paused: the microphone is not listened to; only the pause key (or quit) goes on."""
+        assert self.keys is not None
+        while True:
+            key = read_key(self.keys)
+            if key is None:
+                return KeyCommand(Command.QUIT)
+            command = key_command(key, at_lead=False)
+            if command is not None and command.command in (Command.PAUSE, Command.QUIT):
+                return command
+
+    def _listen(self, request: TurnRequest) -> TurnInput:
+        clock = self.clock or Clock()
+        started = clock.now()
+        pressed: list[str] = []
+        heard_speech: list[bool] = []
+        kept: list[bytes] = []
+        talking_over = SpeechDetector(self.barge_in) if self.barge_in is not None else None
+
+        def on_event(event: ListenEvent) -> None:
+            if isinstance(event, SpeechStarted):
+                heard_speech.append(True)
+
+        def bounded() -> Iterator[AudioChunk]:
+            for chunk in self.chunks():
+                if chunk.captured_at is not None and chunk.captured_at < started:
+                    continue  # captured before this turn began
+                if self.keys is not None and key_waiting(self.keys):
+                    key = self.keys.read(1)
+                    if key:
+                        pressed.append(key)
+                        if self.on_key is not None:
+                            self.on_key()
+                        return
+                if talking_over is not None and self.listener.is_muted_at(chunk.captured_at or time.monotonic()):
+                    talking_over.feed(chunk.pcm)
+                if self.keep_audio:
+                    kept.append(chunk.pcm)
+                yield chunk
+                if not heard_speech and clock.now() - started >= self.silence_timeout_s:
+                    return
+
+        utterance = self.listener.listen(bounded(), request.context, on_event=on_event)
+        if pressed:
+            at_lead = request.due.rank is None
+            command = key_command(pressed[0], at_lead)
+            return command if command is not None else KeyCommand(Command.REPEAT)
+        judgement = judge_utterance(utterance, request.context, self.strictness)
+        if not utterance.text and utterance.speech_start is None:
+            return Silence(clock.now() - started)
+        if _implausible_command(utterance):
+            judgement = replace(judgement, verdict=Verdict.UNCLEAR)
+        return Heard(judgement, latency_ms=utterance.latency_ms, audio=b"".join(kept) if self.keep_audio else None)
+
+
+class SpeechDetector:
+    """Calls ``on_speech`` once when it hears about a third of a second of speech (barge-in).
+
+    It is fed only the audio the listener drops while the narrator speaks. Without echo
+    cancelling, the narrator's own voice reaching the microphone would count too, so barge-in
+    is for headphones or a speaker away from the microphone, and is off unless asked for.
+    """
+
+    def __init__(self, on_speech: Callable[[], None], min_speech_s: float = 0.3) -> None:
+        from pocketsphinx import Vad
+
+        self._vad = Vad(mode=3, sample_rate=16000)  # the strictest: only clear speech counts
+        self._needed = max(1, round(min_speech_s / self._vad.frame_length))
+        self._on_speech = on_speech
+        self._pending = b""
+        self._run = 0
+        self.fired = False
+
+    def feed(self, pcm: bytes) -> None:
+        self._pending += pcm
+        size = self._vad.frame_bytes
+        while len(self._pending) >= size and not self.fired:
+            frame, self._pending = self._pending[:size], self._pending[size:]
+            self._run = self._run + 1 if self._vad.is_speech(frame) else 0
+            if self._run >= self._needed:
+                self.fired = True
+                self._on_speech()
+
+
+COMMAND_MAX_SPEECH_S = 1.2  # "undo" and "repeat" take well under a second; a formula takes longer
+
+
+def _implausible_command(utterance: Utterance) -> bool:
+    """A command word decoded from speech as long as a formula is a line forced onto the command
+    (the grammar has no garbage path), not the command: never take back a move on that."""
+    if utterance.text.strip() not in SPOKEN_COMMANDS:
+        return False
+    if utterance.speech_start is None or utterance.speech_end is None:
+        return False
+    return utterance.speech_end - utterance.speech_start > COMMAND_MAX_SPEECH_S
+
+
+def ask_retry(stream: TextIO) -> Callable[[str], bool]:
+    """At a terminal: 'r' retries the microphone, anything else goes on in silent mode."""
+
+    def ask(problem: str) -> bool:
+        print(f"\nvoice-earl: {problem}", file=sys.stderr)
+        if not stream.isatty():
+            return False
+        print("Press r to retry the microphone, or s to go on in silent mode.", file=sys.stderr)
+        with cbreak(stream):
+            answer = stream.read(1).lower()
+        return answer == "r"
+
+    return ask
+
+
+def open_listener(recognizer_kind: str | None, model: str | None) -> tuple[Listener, str]:
+    """Load the recognizer (once per run) and say which one and why."""
+    choice = choose_recognizer(recognizer_kind or "auto", Path(model) if model else None)
+    recognizer: Recognizer = load_recognizer(choice)
+    for notice in recognizer.take_notices():
+        log.warning(notice)
+    return Listener(recognizer), choice.reason
+
+
+@contextlib.contextmanager
+def open_voice_input(args: object, settings: object) -> Iterator[tuple[VoiceInput, str]]:
+    """The microphone and the listener for `play` and `practice`. Raises VoiceEarlError when
+    either cannot start, so the caller can offer silent mode."""
+    recognizer_kind = getattr(args, "recognizer", None)
+    model = getattr(args, "model", None)
+    device = getattr(args, "device", None)
+    print("voice-earl: loading the recognizer…", file=sys.stderr, flush=True)
+    listener, reason = open_listener(recognizer_kind, model)
+    print(f"voice-earl: listening with {reason}", file=sys.stderr)
+    microphone = Microphone(device)
+    with microphone:
+        keys = sys.stdin if sys.stdin.isatty() else None
+        source = VoiceInput(
+            listener=listener,
+            chunks=microphone.chunks,
+            strictness=Strictness(getattr(args, "strictness", None) or "normal"),
+            silence_timeout_s=float(getattr(args, "remind_after", 20.0)),
+            keep_audio=bool(getattr(args, "keep_audio", False)),
+            keys=keys,
+            on_lost=ask_retry(sys.stdin),
+            fallback=LineCommands(sys.stdin, lambda text: print(text, file=sys.stderr)),
+        )
+        if keys is not None:
+            with cbreak(keys):
+                yield source, VOICE_KEYS
+        else:
+            yield source, VOICE_KEYS
+
+
+def mute_while_speaking(listener: Listener) -> Callable[[bool], None]:
+    """A narrator callback: the microphone is muted while the narrator speaks (half-duplex)."""
+    stack = contextlib.ExitStack()
+
+    def on_speaking(speaking: bool) -> None:
+        if speaking:
+            stack.enter_context(listener.muted())
+        else:
+            stack.close()
+
+    return on_speaking
+
+
+def synthesized_recital(
+    listener: Listener, voice: str | None, strictness: Strictness = Strictness.NORMAL
+) -> Callable[[ListenContext, str], Heard]:
+    """Say ``text`` with a synthetic voice and hear it through the real listener, in 40 ms chunks."""
+    from voice_earl.table.speech import render, to_16k_mono
+
+    room = np.random.default_rng(0)
+
+    def recite(context: ListenContext, text: str) -> Heard:
+        audio = to_16k_mono(render(text, voice=voice))
+        speech = np.asarray(audio.samples, dtype=np.float64)
+        # As a microphone hears it: a moment of a quiet room before, a second after (so that end of
+        # speech can decide), and the room's faint noise (-60 dBFS) throughout.
+        padded = np.concatenate([np.zeros(16000 // 5), speech, np.zeros(16000)])
+        samples = np.clip(padded + room.normal(0.0, 33.0, padded.shape), -32768, 32767).astype(np.int16)
+        utterance = listener.listen(pcm_chunks(samples), context)
+        return Heard(judge_utterance(utterance, context, strictness), latency_ms=utterance.latency_ms)
+
+    return recite
+
+
+class DrillRecital:
+    """The drill's microphone: listens for one line per prompt; ``last_audio`` keeps its sound."""
+
+    def __init__(self, listener: Listener, microphone: Microphone, chant: ChantSet, keep_audio: bool) -> None:
+        self.listener = listener
+        self.microphone = microphone
+        self.chant = chant
+        self.keep_audio = keep_audio
+        self.last_audio: bytes | None = None
+
+    def __call__(self, prompt: Prompt) -> tuple[str, float] | None:
+        started = time.monotonic()
+        kept: list[bytes] = []
+
+        def fresh() -> Iterator[AudioChunk]:
+            for chunk in self.microphone.chunks():
+                if chunk.captured_at is None or chunk.captured_at >= started:
+                    if self.keep_audio:
+                        kept.append(chunk.pcm)
+                    yield chunk
+
+        utterance = self.listener.listen(fresh(), prompt.context(self.chant))
+        self.last_audio = b"".join(kept) if self.keep_audio else None
+        return utterance.text, time.monotonic() - started
+
+
+@contextlib.contextmanager
+def drill_recital(args: object) -> Iterator[DrillRecital]:
+    """Load the recognizer, open the microphone, and listen for the drill."""
+    from voice_earl.keep.chant_files import chant_set
+
+    listener, reason = open_listener(getattr(args, "recognizer", None), getattr(args, "model", None))
+    print(f"voice-earl: listening with {reason}", file=sys.stderr)
+    chant = chant_set(getattr(args, "chant", None) or "earl")
+    with Microphone(getattr(args, "device", None)) as microphone:
+        yield DrillRecital(listener, microphone, chant, bool(getattr(args, "keep_audio", False)))
