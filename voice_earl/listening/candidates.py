@@ -1,0 +1,131 @@
+"""What the judge weighs on a turn: every line it might hear, the pass phrases and the commands.
+
+Candidates are written as Whisper writes them: a leading space, capitals, and for the short
+phrases (passes, commands) the full stop at the end. The full stop is scored too, so a phrase
+followed by more talk ("Pass me the crisps") scores worse than the phrase said alone. Lines
+are long enough not to need it, and talk going on around the table after a line would
+otherwise count against it. A line that names a rank is a :class:`Template`
+whose rank slot the judge fills with the rank it hears, from every rank there is, so that a
+wrong rank is heard as wrong instead of being forced onto the rank due.
+
+>>> from voice_earl.game.cards import Rank
+>>> turn = turn_candidates(ListenContext(2, (Rank.QUEEN,), commands=("undo",)))
+>>> [(t.position, t.before, t.after, len(t.ranks)) for t in turn.templates][:2]
+[(2, " There's a", ' as good as he', 13), (1, " There's as good as", ' can be', 13)]
+>>> [c.text for c in turn.fixed]
+[" There's the best of all the three", " And there's the Earl of Coventry", ' Pass.', ' I pass.', ' Pass, please.', ' Undo.']
+>>> [c.phrase for c in turn.fixed][2:]
+['pass', 'pass', 'pass', 'undo']
+>>> rank_spellings(Rank.SEVEN)
+(' seven', ' Seven', ' 7')
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import TypeVar
+
+from voice_earl.game.cards import RANKS, Rank
+from voice_earl.game.chants import POSITIONS
+from voice_earl.listening.context import PASS_WORDS, ListenContext
+from voice_earl.listening.text import SLOT, normalise
+
+# Ways of saying "pass" on its own. Each is judged the pass word itself; a sentence that merely
+# contains "pass" is none of them (the full stop is scored).
+PASS_PHRASES: tuple[str, ...] = ("Pass", "I pass", "Pass, please")
+# The due line is scored whole with this many of the ranks likeliest in its slot; other lines with one.
+DUE_RANKS_SCORED = 3
+
+
+class Kind(enum.Enum):
+    LINE = "line"
+    PASS = "pass"
+    COMMAND = "command"
+
+
+@dataclass(frozen=True)
+class Candidate:
+    kind: Kind
+    text: str  # as Whisper would write it: " There's a queen as good as he."
+    phrase: str  # what the verdicts judge, normalised: "there is a queen as good as he"
+    position: int | None = None  # the position whose line this is
+
+
+@dataclass(frozen=True)
+class Template:
+    """A line with a rank slot: ``before`` + a rank's spelling + ``after``."""
+
+    position: int
+    before: str
+    after: str
+    ranks: tuple[Rank, ...]  # the ranks the slot may take
+    keep: int = 1  # how many of the likeliest ranks to score as whole lines
+
+    def fill(self, spelling: str, before: str | None = None) -> Candidate:
+        text = f"{self.before if before is None else before}{spelling}{self.after}"
+        return Candidate(Kind.LINE, text, normalise(text), self.position)
+
+
+@dataclass(frozen=True)
+class TurnCandidates:
+    templates: tuple[Template, ...]  # lines with a rank slot, the due line's first
+    fixed: tuple[Candidate, ...]  # lines without a slot, the pass phrases and the commands
+
+
+def sentence(text: str) -> str:
+    """A chant line as Whisper writes it.
+
+    >>> sentence("There's the best of all the three"), sentence("Snorum!")
+    (" There's the best of all the three.", ' Snorum!')
+    """
+    text = " ".join(text.split())
+    return f" {text}" if text[-1:] in ".!?" else f" {text}."
+
+
+def rank_spellings(rank: Rank) -> tuple[str, ...]:
+    """How Whisper may write a rank in a line: the word in either case, and digits for 2-10."""
+    spellings = [f" {rank.word.lower()}", f" {rank.word}"]
+    if rank.value.isdigit():
+        spellings.append(f" {rank.value}")
+    return tuple(spellings)
+
+
+def turn_candidates(context: ListenContext) -> TurnCandidates:
+    """The turn's candidates: every line with every rank, the pass phrases and the turn's spoken
+    commands (a line's rank slot is filled by the judge, so more ranks cost nothing)."""
+    chant = context.chant
+    templates: list[Template] = []
+    fixed: list[Candidate] = []
+    order = (context.position, *(p for p in POSITIONS if p != context.position))
+    for position in order:
+        ranks = RANKS  # any rank may be said, and a rank not due must be heard as such
+        index = position - 1
+        for number, wording in enumerate((chant.lines[index], *chant.alternates[index])):
+            if SLOT in wording:
+                before, after = (" ".join(part.split()) for part in wording.split(SLOT, 1))
+                keep = DUE_RANKS_SCORED if position == context.position and number == 0 else 1
+                templates.append(Template(position, f" {before}" if before else "", _tail(after), ranks, keep))
+            else:
+                text = f" {' '.join(wording.split())}"
+                fixed.append(Candidate(Kind.LINE, text, normalise(text), position))
+    pass_word = normalise(PASS_WORDS[0])
+    fixed.extend(Candidate(Kind.PASS, sentence(phrase), pass_word) for phrase in PASS_PHRASES)
+    fixed.extend(
+        Candidate(Kind.COMMAND, sentence(command.capitalize()), normalise(command)) for command in context.commands
+    )
+    return TurnCandidates(tuple(_unique(templates)), tuple(_unique(fixed)))
+
+
+def _tail(after: str) -> str:
+    """What follows the rank: " can be", or "!"."""
+    if not after:
+        return ""
+    return after if after[0] in ",;:!?." else f" {after}"
+
+
+T = TypeVar("T")
+
+
+def _unique(items: list[T]) -> list[T]:
+    return list(dict.fromkeys(items))

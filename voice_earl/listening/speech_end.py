@@ -1,0 +1,140 @@
+"""Where speech really ends, from its energy above the noise floor.
+
+The WebRTC voice detector keeps calling a frame voiced for a while after the voice stops (about
+150 ms), so timing from its last voiced frame under-reports the wait. Here a 10 ms frame is
+loud when its energy stands well above the noise floor, relative to the speech's own peak:
+
+* :func:`speech_end_s` looks at a whole recording at once (for files: ``hear``, the benchmark);
+* :class:`EndWatch` follows a live stream, and says when the end of speech has become likely
+  (a short run of quiet frames after loud ones), so the judge can start before the
+  endpointer's full window of trailing silence has passed.
+
+>>> from voice_earl.listening.audio import SAMPLE_RATE
+>>> tone = (8000 * np.sin(np.arange(SAMPLE_RATE) * 0.2)).astype(np.int16)
+>>> quiet = np.zeros(SAMPLE_RATE // 2, np.int16)
+>>> speech_end_s(np.concatenate([quiet, tone, quiet]))
+1.5
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+import numpy as np
+
+from voice_earl.listening.audio import SAMPLE_RATE, Pcm16
+
+FRAME_S = 0.01
+FRAME_SAMPLES = int(FRAME_S * SAMPLE_RATE)
+SILENCE_DB = -100.0  # what digital silence counts as
+MIN_RISE_DB = 6.0  # loud frames are at least this far above the floor
+PEAK_SHARE = 0.35  # ... and this share of the way from the floor to the speech's peak
+PEAK_RANGE_DB = 35.0  # frames this far below the peak are never loud
+
+
+def frame_db(samples: Pcm16) -> np.ndarray:
+    """Energy of each whole 10 ms frame in dB below full scale."""
+    count = len(samples) // FRAME_SAMPLES
+    frames = samples[: count * FRAME_SAMPLES].astype(np.float64).reshape(count, FRAME_SAMPLES) / 32768.0
+    power = np.mean(frames**2, axis=1)
+    return np.maximum(10.0 * np.log10(np.maximum(power, 1e-12)), SILENCE_DB)
+
+
+NOISE_MARGIN_DB = 3.0  # loud frames stand this far above the loudest tenth of the noise alone
+NOISE_SAMPLE_S = 0.3  # how much of a recording's start and end is taken as its noise
+
+
+def loud_threshold(floor_db: float, peak_db: float, noise_top_db: float = SILENCE_DB) -> float:
+    """The energy above which a frame counts as speech. ``noise_top_db``: the 90th percentile of
+    frames known to hold no speech (talk in the room keeps the floor busy)."""
+    return max(
+        floor_db + MIN_RISE_DB,
+        floor_db + PEAK_SHARE * (peak_db - floor_db),
+        peak_db - PEAK_RANGE_DB,
+        noise_top_db + NOISE_MARGIN_DB,
+    )
+
+
+def speech_end_s(samples: Pcm16, before_s: float | None = None) -> float | None:
+    """Seconds from the start of ``samples`` to the end of the last loud frame (before ``before_s``).
+
+    The floor is the 10th percentile of the frames' energy, the peak the 99th; the recording's
+    first and last moments (the quieter of the two) show what the noise alone does. None when
+    no frame stands out (silence, or steady noise).
+    """
+    energies = frame_db(samples)
+    if len(energies) == 0:
+        return None
+    floor, peak = float(np.percentile(energies, 10)), float(np.percentile(energies, 99))
+    if peak - floor < MIN_RISE_DB:
+        return None
+    edge = max(1, int(NOISE_SAMPLE_S / FRAME_S))
+    noise_top = min(float(np.percentile(energies[:edge], 90)), float(np.percentile(energies[-edge:], 90)))
+    loud = np.flatnonzero(energies > loud_threshold(floor, peak, min(noise_top, peak - MIN_RISE_DB)))
+    if before_s is not None:
+        loud = loud[loud < before_s / FRAME_S]
+    return None if len(loud) == 0 else round(float(loud[-1] + 1) * FRAME_S, 3)
+
+
+class EndWatch:
+    """Follows the energy of a live stream, frame by frame.
+
+    ``floor`` is a low percentile of the last few seconds; ``peak`` the loudest frame since the
+    current speech began. After :meth:`speech_began`, :meth:`likely_end` is true once
+    ``gap_s`` of quiet has followed the last loud frame.
+    """
+
+    def __init__(self, gap_s: float, history_s: float = 4.0) -> None:
+        self.gap_s = gap_s
+        self._history: deque[float] = deque(maxlen=int(history_s / FRAME_S))
+        self._pending = np.zeros(0, np.int16)
+        self._peak = SILENCE_DB
+        self._noise_top = SILENCE_DB
+        self._in_speech = False
+        self.audio_t = 0.0  # seconds of audio seen
+        self.last_loud: float | None = None  # end of the last loud frame of the current speech
+        self.loud_since_end = False  # a loud frame came after the last likely end was reported
+
+    def feed(self, pcm: bytes) -> None:
+        samples = np.concatenate([self._pending, np.frombuffer(pcm, dtype=np.int16)])
+        count = len(samples) // FRAME_SAMPLES
+        self._pending = samples[count * FRAME_SAMPLES :]
+        for energy in frame_db(samples[: count * FRAME_SAMPLES]):
+            self.audio_t += FRAME_S
+            self._frame(float(energy))
+
+    def _frame(self, energy: float) -> None:
+        self._history.append(energy)
+        if not self._in_speech:
+            return
+        self._peak = max(self._peak, energy)
+        if energy > loud_threshold(self.floor, self._peak, self._noise_top):
+            self.last_loud = self.audio_t
+            self.loud_since_end = True
+
+    @property
+    def floor(self) -> float:
+        return float(np.percentile(self._history, 10)) if self._history else SILENCE_DB
+
+    def speech_began(self, frames_before_s: float) -> None:
+        """The endpointer heard speech begin: judge loudness from then on (including the pre-roll)."""
+        self._in_speech = True
+        self._peak = SILENCE_DB
+        self.last_loud = None
+        self.loud_since_end = False
+        history = list(self._history)
+        count = max(1, int(frames_before_s / FRAME_S))
+        recent, before = history[-count:], history[:-count]
+        self._noise_top = float(np.percentile(before, 90)) if len(before) >= 10 else SILENCE_DB
+        for offset, energy in enumerate(recent):
+            self._peak = max(self._peak, energy)
+            if energy > loud_threshold(self.floor, self._peak, self._noise_top):
+                self.last_loud = self.audio_t - (len(recent) - offset - 1) * FRAME_S
+                self.loud_since_end = True
+
+    def speech_ended(self) -> None:
+        self._in_speech = False
+
+    def likely_end(self) -> bool:
+        """Quiet for ``gap_s`` after loud speech."""
+        return self.last_loud is not None and self.audio_t - self.last_loud >= self.gap_s

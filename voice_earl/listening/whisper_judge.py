@@ -1,0 +1,270 @@
+"""The judge: Whisper scores the turn's candidates against the audio, and may answer none of them.
+
+The streaming first pass (pocketsphinx or vosk) hears fast: end of speech, partial results. Its
+grammar has no garbage path, so it forces table talk onto a line. The judge runs once the
+utterance is over, on OpenAI's Whisper ``tiny.en`` through CTranslate2 (int8, one thread):
+
+1. the utterance is encoded once, in a window a little longer than the speech (not 30 s);
+2. for each line with a rank slot, one decoder pass over the words before the slot gives the
+   probability of every rank's spellings there; the best rank fills the slot;
+3. every candidate (those lines, the lines without a slot, the pass phrases, the commands) is
+   scored in one batch: the log-probability of each of its tokens given the audio
+   (``ctranslate2.models.Whisper.align``);
+4. the best candidate by log-probability sum plus a bonus per token wins, unless its mean
+   per-token log-probability falls below its kind's floor: then it is none of these.
+
+The floors and the bonus were tuned on the tune split of ``scripts/bench_listening.py``.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from voice_earl.listening.audio import SAMPLE_RATE, Pcm16
+from voice_earl.listening.candidates import Candidate, Kind, Template, rank_spellings, turn_candidates
+from voice_earl.listening.context import ListenContext
+from voice_earl.listening.logmel import FRAMES_PER_SECOND, log_mel
+from voice_earl.listening.recognizer import RecognizerError
+from voice_earl.listening.text import RANK_BY_WORD, normalise
+
+logger = logging.getLogger(__name__)
+
+# Files of a CTranslate2 conversion of Whisper.
+MODEL_FILES = ("model.bin", "config.json", "vocabulary.txt", "tokenizer.json")
+
+
+@dataclass(frozen=True)
+class JudgeSettings:
+    """Tuned on the tune split of scripts/bench_listening.py; the held-out split is reported."""
+
+    token_bonus: float = 1.0  # added per token, so that longer candidates are not favoured less
+    line_floor: float = -1.3  # mean per-token log-probability below which a line is not heard
+    pass_floor: float = -1.3
+    command_floor: float = -0.7  # commands only when said alone and clearly
+    rank_margin: float = 1.0  # a number that is no rank this much likelier than any rank at the slot: no rank
+    min_window_s: float = 3.0  # audio is encoded in a window of whole seconds, at least this long
+    tail_s: float = 0.3  # silence kept after the speech
+    threads: int = 1  # one thread was faster than two on a 2-core machine
+
+
+@dataclass(frozen=True)
+class Scored:
+    candidate: Candidate
+    logprob: float  # sum over the candidate's tokens
+    tokens: int
+
+    @property
+    def mean(self) -> float:
+        return self.logprob / max(self.tokens, 1)
+
+
+@dataclass(frozen=True)
+class JudgeResult:
+    """The judge's answer: the phrase heard (normalised), or "" for none of these."""
+
+    phrase: str
+    best: Scored  # the best candidate, whether or not it cleared its floor
+    compute_s: float
+    scored: tuple[Scored, ...] = field(default=(), repr=False)
+    slots: dict[Candidate, Slot] = field(default_factory=dict, repr=False)  # the rank heard in each slot
+
+    @property
+    def heard(self) -> bool:
+        return bool(self.phrase)
+
+
+class WhisperJudge:
+    """Whisper forced scoring of a turn's candidates (CTranslate2, CPU, int8)."""
+
+    name = "whisper judge"
+
+    def __init__(self, model_dir: Path, settings: JudgeSettings | None = None) -> None:
+        try:
+            import ctranslate2
+            import tokenizers
+        except ImportError as error:
+            raise RecognizerError(
+                f"the whisper judge needs ctranslate2 and tokenizers ({error}); pip install 'voice-earl[judge]'"
+            ) from None
+        self.settings = settings or JudgeSettings()
+        self.model_dir = model_dir
+        missing = [name for name in MODEL_FILES if not (model_dir / name).is_file()]
+        if missing:
+            raise RecognizerError(f"{model_dir} is not a CTranslate2 Whisper model: {', '.join(missing)} missing")
+        self._ct2: Any = ctranslate2
+        try:
+            self._model: Any = ctranslate2.models.Whisper(
+                str(model_dir), device="cpu", compute_type="int8", inter_threads=1, intra_threads=self.settings.threads
+            )
+            self._tokenizer: Any = tokenizers.Tokenizer.from_file(str(model_dir / "tokenizer.json"))
+        except (RuntimeError, ValueError, OSError) as error:
+            raise RecognizerError(f"cannot load the whisper model in {model_dir} ({error}); fetch it again") from None
+        self._start = [self._token("<|startoftranscript|>")]
+        self._no_timestamps = self._token("<|notimestamps|>")
+        self._rank_tokens = _RankTokens(self)
+
+    def _token(self, text: str) -> int:
+        token = self._tokenizer.token_to_id(text)
+        if token is None:
+            raise RecognizerError(f"{self.model_dir}: the tokenizer has no {text} (not an English Whisper model)")
+        return int(token)
+
+    def tokens(self, text: str) -> list[int]:
+        return list(self._tokenizer.encode(text, add_special_tokens=False).ids)
+
+    def word(self, token: int) -> str:
+        return str(self._tokenizer.decode([token]))
+
+    # -- judging
+
+    def judge(self, samples: Pcm16, context: ListenContext) -> JudgeResult:
+        """Which of the turn's candidates ``samples`` (16 kHz int16, one utterance) holds, if any."""
+        started = time.perf_counter()
+        encoded, frames = self._encode(samples)
+        turn = turn_candidates(context)
+        filled, slots = self._fill_slots(encoded, turn.templates)
+        scored = self._score(encoded, frames, [*filled, *turn.fixed])
+        phrase, best = choose(scored, slots, self.settings)
+        result = JudgeResult(phrase, best, time.perf_counter() - started, tuple(scored), slots)
+        logger.debug(
+            "judge: %r (best %r, mean %.2f) in %.0f ms", phrase, best.candidate.text, best.mean, result.compute_s * 1000
+        )
+        return result
+
+    def _encode(self, samples: Pcm16) -> tuple[Any, int]:
+        seconds = len(samples) / SAMPLE_RATE
+        window = max(self.settings.min_window_s, float(np.ceil(seconds + 0.25)))
+        frames = int(window * FRAMES_PER_SECOND)
+        features = log_mel(samples.astype(np.float32) / 32768.0, frames)
+        view = self._ct2.StorageView.from_array(features[None])
+        encoded = np.array(self._model.encode(view, to_cpu=True))
+        return encoded, min(frames, int(seconds * FRAMES_PER_SECOND) + 1)
+
+    def _batch(self, encoded: Any, size: int) -> Any:
+        return self._ct2.StorageView.from_array(np.ascontiguousarray(np.repeat(encoded, size, axis=0)))
+
+    def _fill_slots(
+        self, encoded: Any, templates: Sequence[Template]
+    ) -> tuple[list[Candidate], dict[Candidate, Slot]]:
+        """Each template with the ranks likeliest in its slot (one decoder pass for all templates).
+
+        Before a rank that starts with a vowel, "a" is also tried as "an" ("There's an Eight")."""
+        if not templates:
+            return [], {}
+        befores = sorted({b for t in templates for b in _articles(t.before)})
+        prompts = [[*self._start, self._no_timestamps, *self.tokens(before)] for before in befores]
+        longest = max(len(p) for p in prompts) - 1
+        results = self._model.generate(
+            self._batch(encoded, len(prompts)),
+            prompts,
+            beam_size=1,
+            max_length=2 * (longest + 1),
+            return_logits_vocab=True,
+            suppress_blank=False,
+            suppress_tokens=[],
+        )
+        at_slot = {}
+        for before, prompt, result in zip(befores, prompts, results, strict=True):
+            logits = np.asarray(result.logits[0], dtype=np.float64)[len(prompt) - 2]
+            at_slot[before] = logits - _logsumexp(logits)
+        filled: list[Candidate] = []
+        slots: dict[Candidate, Slot] = {}
+        for template in templates:
+            for slot in self._rank_tokens.likeliest(at_slot, template):
+                candidate = template.fill(slot.spelling, slot.before)
+                filled.append(candidate)
+                slots[candidate] = slot
+        return filled, slots
+
+    def _score(self, encoded: Any, frames: int, candidates: Sequence[Candidate]) -> list[Scored]:
+        tokens = [self.tokens(c.text) for c in candidates]
+        results = self._model.align(self._batch(encoded, len(candidates)), self._start, tokens, frames)
+        return [
+            Scored(c, float(np.log(np.maximum(r.text_token_probs, 1e-30)).sum()), len(t))
+            for c, t, r in zip(candidates, tokens, results, strict=True)
+        ]
+
+
+def choose(
+    scored: Sequence[Scored], slots: Mapping[Candidate, Slot], settings: JudgeSettings
+) -> tuple[str, Scored]:
+    """The phrase heard ("" for none of these) and the best candidate, from the candidates' scores."""
+    best = max(scored, key=lambda s: s.logprob + settings.token_bonus * s.tokens)
+    floor = {
+        Kind.LINE: settings.line_floor,
+        Kind.PASS: settings.pass_floor,
+        Kind.COMMAND: settings.command_floor,
+    }[best.candidate.kind]
+    if best.mean < floor:
+        return "", best
+    slot = slots.get(best.candidate)
+    if slot is not None and slot.other_word and slot.margin >= settings.rank_margin:
+        # The line was said with a word that is no rank where the rank goes ("eleven"): say so.
+        return best.candidate.phrase.replace(normalise(slot.spelling), slot.other_word, 1), best
+    return best.candidate.phrase, best
+
+
+# Said where a rank goes, these are no rank ("eleven" is never "seven"). "one" is left out: it may mean the Ace.
+NOT_RANKS = (" eleven", " 11", " twelve", " 12", " thirteen", " 13", " zero", " 0", " joker", " Joker", " twenty")
+
+
+@dataclass(frozen=True)
+class Slot:
+    before: str  # the words before the slot as scored (" There's a" or " There's an")
+    spelling: str  # the rank's likeliest spelling
+    logprob: float
+    other_word: str  # the likeliest of NOT_RANKS there, normalised
+    margin: float  # how much likelier that word is than the likeliest rank
+
+
+class _RankTokens:
+    """The first token of every spelling of every rank, to read a slot's ranks off one distribution."""
+
+    def __init__(self, judge: WhisperJudge) -> None:
+        self._first: dict[str, int] = {}
+        for rank in RANK_BY_WORD.values():
+            for spelling in rank_spellings(rank):
+                self._first[spelling] = judge.tokens(spelling)[0]
+        self._others = {spelling: judge.tokens(spelling)[0] for spelling in NOT_RANKS}
+
+    def likeliest(self, at_slot: Mapping[str, Any], template: Template) -> list[Slot]:
+        """The ``template.keep`` likeliest ranks in the slot, each in its likeliest spelling."""
+        befores = _articles(template.before)
+        best: dict[Any, tuple[float, str, str]] = {}
+        for rank in template.ranks:
+            for spelling in rank_spellings(rank):
+                before = befores[-1] if _starts_with_vowel(spelling) else befores[0]
+                logprob = float(at_slot[before][self._first[spelling]])
+                if rank not in best or logprob > best[rank][0]:
+                    best[rank] = (logprob, spelling, before)
+        plain = at_slot[befores[0]]
+        other, other_logprob = max(
+            ((s, float(plain[token])) for s, token in self._others.items()), key=lambda item: item[1]
+        )
+        ranked = sorted(best.values(), reverse=True)[: template.keep]
+        return [
+            Slot(before, spelling, logprob, normalise(other), other_logprob - ranked[0][0])
+            for logprob, spelling, before in ranked
+        ]
+
+
+def _articles(before: str) -> tuple[str, ...]:
+    """The words before a slot, and with "a" as "an" when they end in "a"."""
+    return (before, f"{before}n") if before.endswith(" a") else (before,)
+
+
+def _starts_with_vowel(spelling: str) -> bool:
+    word = spelling.strip().lower()
+    return word[:1] in ("a", "e", "i", "o", "u") or word.startswith(("8", "11", "18"))
+
+
+def _logsumexp(values: Any) -> float:
+    peak = float(np.max(values))
+    return peak + float(np.log(np.sum(np.exp(values - peak))))
