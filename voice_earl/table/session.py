@@ -41,7 +41,17 @@ from voice_earl.game.series import Series
 from voice_earl.i18n import _, rank_name, rank_plural
 from voice_earl.listening.context import ListenContext
 from voice_earl.listening.verdicts import Verdict
-from voice_earl.table.turns import BotMove, Command, Heard, InputSource, KeyCommand, Silence, TurnInput, TurnRequest
+from voice_earl.table.turns import (
+    BotMove,
+    Command,
+    Heard,
+    InputSource,
+    KeyCommand,
+    Silence,
+    TurnInput,
+    TurnRequest,
+    Woken,
+)
 
 
 class SeatKind(enum.Enum):
@@ -321,6 +331,8 @@ class TableSession:
                 return _Outcome.AGAIN  # reminded once already: keep waiting
             self._emit(Reminded(request.seat, request.name, self.formula_line(request.due)))
             return _Outcome.REMINDED
+        if isinstance(given, Woken):
+            return _Outcome.AGAIN  # input arrived elsewhere: ask the source again
         if isinstance(given, BotMove):
             return self._bot_move(request, given)
         if isinstance(given, KeyCommand):
