@@ -8,8 +8,6 @@ import sys
 from voice_earl.keep import config
 from voice_earl.keep.config import KEYS, LoadedSettings, toml_value
 
-HELP = "show or change the default settings (config.toml)"
-
 KEY_HELP = (
     "keys: players (comma-separated names), profile (hoyle|parlour), deck (physical|virtual), "
     "chant (earl|snip-snap-snorum|path.toml), strictness (lenient|normal|strict), "

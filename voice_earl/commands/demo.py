@@ -7,7 +7,6 @@ import sys
 
 from voice_earl.game.rules import PROFILES
 
-HELP = "watch bots play a deal by voice: synthesized formulas go through the real recognizer"
 EXAMPLES = """examples:
   voice-earl demo                     three bots, one deal, every formula through the real recognizer
   voice-earl demo --players 5 --seed 7 --jsonl > game.jsonl"""

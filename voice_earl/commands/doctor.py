@@ -11,7 +11,6 @@ if TYPE_CHECKING:
 
     from voice_earl.commands.doctor_checks import CheckResult
 
-HELP = "check microphone, speakers, speech engines and models, and say what to fix"
 
 STATUS_STYLE = {"ok": "green", "warn": "yellow", "fail": "bold red"}
 

@@ -20,7 +20,6 @@ if TYPE_CHECKING:
 
 Recital = Callable[[Prompt], "tuple[str, float] | None"]
 
-HELP = "practise the four formulas alone: a random position and rank, you recite, it scores"
 EXAMPLES = """examples:
   voice-earl drill                    ten prompts, by voice
   voice-earl drill --rounds 0 --typed type the lines until an empty line

@@ -19,7 +19,6 @@ if TYPE_CHECKING:
     from voice_earl.listening.listener import Listener, Utterance
     from voice_earl.listening.verdicts import Judgement, Strictness
 
-HELP = "recognise formulas in WAV files or from the microphone and show the verdicts"
 
 
 def configure(parser: argparse.ArgumentParser) -> None:

@@ -16,7 +16,6 @@ if TYPE_CHECKING:
     from rich.console import Console
 
 
-HELP = "list past series; 'show ID' for its deals, 'export ID' for its game log"
 EMPTY = "no series yet - play one with `voice-earl play`"
 
 

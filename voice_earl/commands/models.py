@@ -13,7 +13,6 @@ from voice_earl.errors import VoiceEarlError
 if TYPE_CHECKING:
     from voice_earl.listening.models import ListedModel, ModelLayout, ProgressCallback
 
-HELP = "list, check, fetch and install vosk speech models"
 _DEFAULT_NAME = "vosk-model-small-en-us-0.15"  # listening.models.DEFAULT_MODEL, kept import-free for --help
 
 _CHECKSUM_NOTES = {

@@ -16,7 +16,6 @@ if TYPE_CHECKING:
     from voice_earl.keep.accuracy import Tally, TrendBy
     from voice_earl.keep.storage import Utterance
 
-HELP = "accuracy and speed per formula and rank, common slips, and the trend over time"
 EMPTY = "no practice yet - try `voice-earl practice` or `voice-earl drill`"
 WIDTH = 80
 TREND_ROWS = 14  # the latest periods shown as bars; --plot draws them all
