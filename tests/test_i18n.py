@@ -39,7 +39,8 @@ from voice_earl.listening.context import ListenContext
 from voice_earl.listening.verdicts import Strictness, judge
 from voice_earl.table import narrator
 from voice_earl.table.presenters import ScreenView
-from voice_earl.table.screen import TableScreen, plain_parts
+from voice_earl.table.screen import TableScreen
+from voice_earl.table.screen_sections import plain_parts
 from voice_earl.table.session import MoveRefused, Seat, TableEvent, TableSession, TableSettings, _explain
 from voice_earl.table.turns import Command, KeyCommand, ScriptedInput, parse_command
 

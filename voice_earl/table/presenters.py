@@ -24,7 +24,8 @@ from voice_earl.i18n import N_, _, rank_name
 from voice_earl.listening.verdicts import Verdict
 from voice_earl.table import narrator as say
 from voice_earl.table.narrator import Announcement, Narrator, Verbosity
-from voice_earl.table.screen import PlayerRow, TableScreen, TableSnapshot
+from voice_earl.table.screen import TableScreen
+from voice_earl.table.screen_sections import PlayerRow, TableSnapshot
 from voice_earl.table.session import (
     DealBegins,
     FormulaJudged,
