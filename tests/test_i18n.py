@@ -18,7 +18,7 @@ from voice_earl import i18n
 from voice_earl.commands.cli import main
 from voice_earl.errors import UsageError
 from voice_earl.game.cards import Rank
-from voice_earl.game.engine import (
+from voice_earl.game.moves import (
     CardNotHeld,
     GameOver,
     IllegalAction,

@@ -10,8 +10,8 @@ import pytest
 from voice_earl.game.bots import MostStrategy
 from voice_earl.game.cards import Card, Rank
 from voice_earl.game.chants import EARL
-from voice_earl.game.engine import Pass
 from voice_earl.game.gamelog import replay
+from voice_earl.game.moves import Pass
 from voice_earl.game.rules import HOYLE, PARLOUR, DeckMode
 from voice_earl.listening.verdicts import judge
 from voice_earl.table.session import (

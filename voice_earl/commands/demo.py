@@ -34,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
     from voice_earl.errors import UsageError
     from voice_earl.game.bots import MostStrategy
     from voice_earl.game.chants import EARL
-    from voice_earl.game.engine import Action, Lead, Pass
+    from voice_earl.game.moves import Action, Lead, Pass
     from voice_earl.game.rules import DeckMode, profile_by_name
     from voice_earl.game.simulate import NAMES
     from voice_earl.i18n import N_

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from voice_earl.errors import VoiceEarlError
-from voice_earl.game.engine import Action, Lead, Play
+from voice_earl.game.moves import Action, Lead, Play
 from voice_earl.game.rules import DeckMode
 from voice_earl.i18n import _, current_language
 from voice_earl.keep.storage import Store, StoreCorrupt

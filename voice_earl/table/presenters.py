@@ -6,7 +6,6 @@ import threading
 from collections.abc import Callable
 from typing import TextIO
 
-from voice_earl.game.engine import FormulaDue
 from voice_earl.game.events import (
     Event,
     FullCircle,
@@ -19,6 +18,7 @@ from voice_earl.game.events import (
     Won,
 )
 from voice_earl.game.gamelog import to_line
+from voice_earl.game.moves import FormulaDue
 from voice_earl.game.rules import DeckMode, Scoring
 from voice_earl.i18n import N_, _, rank_name
 from voice_earl.listening.verdicts import Verdict

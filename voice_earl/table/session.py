@@ -16,10 +16,12 @@ from typing import Any
 
 from voice_earl.game.cards import RANKS, Rank
 from voice_earl.game.chants import EARL, ChantSet
-from voice_earl.game.engine import (
+from voice_earl.game.engine import Deal
+from voice_earl.game.events import DealStarted, Event, Led, Passed, Played
+from voice_earl.game.gamelog import Record, to_record
+from voice_earl.game.moves import (
     Action,
     CardNotHeld,
-    Deal,
     FormulaDue,
     GameOver,
     IllegalAction,
@@ -34,8 +36,6 @@ from voice_earl.game.engine import (
     RankFinished,
     WrongRank,
 )
-from voice_earl.game.events import DealStarted, Event, Led, Passed, Played
-from voice_earl.game.gamelog import Record, to_record
 from voice_earl.game.rules import DeckMode, RulesProfile
 from voice_earl.game.series import Series
 from voice_earl.i18n import _, rank_name, rank_plural
