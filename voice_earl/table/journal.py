@@ -17,7 +17,8 @@ from voice_earl.errors import VoiceEarlError
 from voice_earl.game.gamelog import actions_of, to_line
 from voice_earl.game.rules import DeckMode, profile_from_dict, profile_to_dict
 from voice_earl.keep.chant_files import chant_set
-from voice_earl.keep.storage import Mode, Store, Utterance
+from voice_earl.keep.storage import Store
+from voice_earl.keep.storage_values import Mode, Utterance
 from voice_earl.listening.verdicts import Verdict
 from voice_earl.table.session import (
     FormulaJudged,
