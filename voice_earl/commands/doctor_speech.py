@@ -13,7 +13,7 @@ from voice_earl.commands.doctor_checks import CheckResult, Status
 from voice_earl.keep.config import Settings
 
 if TYPE_CHECKING:
-    from voice_earl.table.speech import VoiceInfo
+    from voice_earl.table.speech_synth import VoiceInfo
 
 LANGUAGES = {"en": "english", "nl": "dutch", "it": "italian"}
 
@@ -55,13 +55,13 @@ def probe_tts() -> TtsProbe:
     """The text-to-speech engine and its voices, asked through the narrator's own engine thread
     (pyttsx3 keeps one engine per process, which must stay on one thread)."""
     try:
-        from voice_earl.table import speech
+        from voice_earl.table import speech, speech_synth
 
         found = speech.list_voices()
         backend = speech.active_backend()
     except Exception as error:  # pyttsx3 raises anything from RuntimeError to OSError per platform
         return TtsProbe(f"{type(error).__name__}: {error}", ())
-    if backend is not speech.Backend.PYTTSX3:
+    if backend is not speech_synth.Backend.PYTTSX3:
         return TtsProbe(f"pyttsx3 is not usable; speaking through the {backend.value}", _voices(found))
     return TtsProbe(None, _voices(found))
 
