@@ -41,7 +41,8 @@ from voice_earl.table import narrator
 from voice_earl.table.presenters import ScreenView
 from voice_earl.table.screen import TableScreen
 from voice_earl.table.screen_sections import plain_parts
-from voice_earl.table.session import MoveRefused, Seat, TableEvent, TableSession, TableSettings, _explain
+from voice_earl.table.session import TableSession, _explain
+from voice_earl.table.session_events import MoveRefused, Seat, TableEvent, TableSettings
 from voice_earl.table.turns import Command, KeyCommand, ScriptedInput, parse_command
 
 ROOT = Path(__file__).resolve().parent.parent

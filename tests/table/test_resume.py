@@ -20,7 +20,8 @@ from voice_earl.game.gamelog import replay
 from voice_earl.game.rules import HOYLE, DeckMode
 from voice_earl.keep.storage import Store
 from voice_earl.table.journal import settings_from_record
-from voice_earl.table.session import Seat, TableSession, TableSettings
+from voice_earl.table.session import TableSession
+from voice_earl.table.session_events import Seat, TableSettings
 from voice_earl.table.turns import BotSource
 
 SEED = 77

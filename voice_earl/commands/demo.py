@@ -41,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
     from voice_earl.listening.verdicts import Strictness
     from voice_earl.table.narrator import Verbosity
     from voice_earl.table.screen import TableScreen
-    from voice_earl.table.session import Seat, SeatKind, TableSettings
+    from voice_earl.table.session_events import Seat, SeatKind, TableSettings
     from voice_earl.table.speech import bot_voices
     from voice_earl.table.table_app import NarratorOptions, open_table
     from voice_earl.table.turns import BotSource, Heard, TurnRequest

@@ -26,7 +26,8 @@ from voice_earl.table import narrator as say
 from voice_earl.table.narrator import Announcement, Narrator, Verbosity
 from voice_earl.table.screen import TableScreen
 from voice_earl.table.screen_sections import PlayerRow, TableSnapshot
-from voice_earl.table.session import (
+from voice_earl.table.session import TableSession
+from voice_earl.table.session_events import (
     DealBegins,
     FormulaJudged,
     MoveRefused,
@@ -37,7 +38,6 @@ from voice_earl.table.session import (
     SeatKind,
     SessionEnded,
     TableEvent,
-    TableSession,
     TurnBegins,
     Undone,
 )
