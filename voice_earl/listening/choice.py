@@ -1,7 +1,7 @@
 """Which recognizer to use, and loading it: the factory in front of the concrete recognizers.
 
 The recognizers themselves import only the interface in :mod:`voice_earl.listening.recognizer`;
-this module is the one place that knows them all.
+this module is the one place that knows them all, and imports them only when one is chosen or loaded.
 
 >>> RecognizerKind.parse("Pocketsphinx")
 <RecognizerKind.POCKETSPHINX: 'pocketsphinx'>
@@ -14,10 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from voice_earl.errors import UsageError
-from voice_earl.listening.models import auto_recognizer_choice, discover_vosk_model
 from voice_earl.listening.recognizer import Recognizer, RecognizerError
-from voice_earl.listening.sphinx_recognizer import SphinxRecognizer
-from voice_earl.listening.vosk_recognizer import VoskRecognizer
 
 
 class RecognizerKind(enum.Enum):
@@ -48,6 +45,8 @@ class RecognizerChoice:
 
 def choose_recognizer(kind: RecognizerKind | str, model_path: Path | None = None) -> RecognizerChoice:
     """Decide which recognizer and model to use, without loading anything."""
+    from voice_earl.listening.models import auto_recognizer_choice, discover_vosk_model
+
     kind = RecognizerKind.parse(kind) if isinstance(kind, str) else kind
     if kind is RecognizerKind.POCKETSPHINX:
         reason = "pocketsphinx with its bundled US English model (--recognizer pocketsphinx)"
@@ -70,6 +69,10 @@ def choose_recognizer(kind: RecognizerKind | str, model_path: Path | None = None
 
 def load_recognizer(choice: RecognizerChoice) -> Recognizer:
     if choice.kind is RecognizerKind.VOSK:
+        from voice_earl.listening.vosk_recognizer import VoskRecognizer
+
         assert choice.model_path is not None
         return VoskRecognizer(choice.model_path)
+    from voice_earl.listening.sphinx_recognizer import SphinxRecognizer
+
     return SphinxRecognizer()
