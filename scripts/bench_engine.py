@@ -22,7 +22,8 @@ from collections.abc import Callable
 
 from voice_earl.game.bots import MostStrategy
 from voice_earl.game.cards import full_deck
-from voice_earl.game.engine import Deal, deal_hands
+from voice_earl.game.engine import Deal
+from voice_earl.game.moves import deal_hands
 from voice_earl.game.rules import HOYLE
 
 GOAL = 0.3  # the engine should reach at least this fraction of the baseline's speed

@@ -16,7 +16,7 @@ from voice_earl.commands.table_options import (
 )
 from voice_earl.errors import UsageError
 from voice_earl.game.rules import DeckMode
-from voice_earl.table.session import Seat, TableSettings
+from voice_earl.table.session_events import Seat, TableSettings
 
 EXAMPLES = """examples:
   voice-earl play --players Ann Ben Cy        # a real pack, refereed by the laptop
