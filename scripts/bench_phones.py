@@ -129,7 +129,8 @@ def main() -> int:
     args = parser.parse_args()
 
     from voice_earl.game.rules import PARLOUR, DeckMode
-    from voice_earl.table.session import RulesApplied, Seat, TableEvent, TableSession, TableSettings
+    from voice_earl.table.session import TableSession
+    from voice_earl.table.session_events import RulesApplied, Seat, TableEvent, TableSettings
     from voice_earl.table.table_app import open_table  # noqa: F401  (what `play` has loaded anyway)
     from voice_earl.table.turns import LineCommands
 

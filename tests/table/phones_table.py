@@ -19,7 +19,8 @@ from voice_earl.game.rules import HOYLE, DeckMode, RulesProfile
 from voice_earl.table.phones.hub import Phones, serve_phones
 from voice_earl.table.phones.server import DEFAULT_LIMITS, Limits
 from voice_earl.table.phones.tokens import PhoneTokens
-from voice_earl.table.session import Seat, SessionEnded, TableSession, TableSettings
+from voice_earl.table.session import TableSession
+from voice_earl.table.session_events import Seat, SessionEnded, TableSettings
 from voice_earl.table.turns import LineCommands
 
 CARD = re.compile(r"(?<![A-Za-z0-9])(10|[2-9AJQK])([SHDC♠♥♦♣])(?![A-Za-z0-9])")

@@ -16,9 +16,8 @@ from voice_earl.commands.table_options import (
 )
 from voice_earl.errors import UsageError
 from voice_earl.game.rules import DeckMode
-from voice_earl.table.session import Seat, TableSettings
+from voice_earl.table.session_events import Seat, TableSettings
 
-HELP = "play a series at the table: the laptop listens, judges and narrates"
 EXAMPLES = """examples:
   voice-earl play --players Ann Ben Cy        # a real pack, refereed by the laptop
   voice-earl play --players Ann Ben Cy --deck virtual --open-hands

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from voice_earl.errors import UsageError
-from voice_earl.game.engine import Action, Lead, SeatView
+from voice_earl.game.moves import Action, Lead, SeatView
 
 
 class Strategy(Protocol):

@@ -12,13 +12,15 @@ from collections.abc import Mapping
 from typing import Any
 
 from voice_earl.errors import VoiceEarlError
-from voice_earl.game.engine import Action, Lead, Play
+from voice_earl.game.moves import Action, Lead, Play
 from voice_earl.game.rules import DeckMode
 from voice_earl.i18n import _, current_language
-from voice_earl.keep.storage import Store, StoreCorrupt
+from voice_earl.keep.storage import Store
+from voice_earl.keep.storage_file import StoreCorrupt
 from voice_earl.table.journal import Journal, resume_journal, resume_point, start_journal
 from voice_earl.table.narrator import Narrator, Verbosity, narrator_voice_for, recital
-from voice_earl.table.session import Listener, Move, SeatKind, TableSession, TableSettings
+from voice_earl.table.session import TableSession
+from voice_earl.table.session_events import Listener, Move, SeatKind, TableSettings
 from voice_earl.table.table_app import NarratorOptions, keyboard_input, open_table
 from voice_earl.table.turns import InputSource, TurnRequest
 

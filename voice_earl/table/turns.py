@@ -18,7 +18,7 @@ from typing import Any, Protocol, TextIO, runtime_checkable
 
 from voice_earl.game.bots import Strategy
 from voice_earl.game.cards import Rank
-from voice_earl.game.engine import Action, FormulaDue, Lead, Play, SeatView
+from voice_earl.game.moves import Action, FormulaDue, Lead, Play, SeatView
 from voice_earl.i18n import N_, _
 from voice_earl.listening.context import ListenContext
 from voice_earl.listening.verdicts import Judgement, Strictness, judge

@@ -23,9 +23,10 @@ import numpy as np
 from voice_earl.game.chants import ChantSet
 from voice_earl.i18n import N_
 from voice_earl.listening.audio import AudioChunk, DeviceLostError, Microphone, pcm_chunks
+from voice_earl.listening.choice import choose_recognizer, load_recognizer
 from voice_earl.listening.context import ListenContext
 from voice_earl.listening.listener import Listener, Utterance, judge_utterance
-from voice_earl.listening.recognizer import ListenEvent, Recognizer, SpeechStarted, choose_recognizer, load_recognizer
+from voice_earl.listening.recognizer import ListenEvent, Recognizer, SpeechStarted
 from voice_earl.listening.verdicts import Strictness, Verdict
 from voice_earl.table.drill import Prompt
 from voice_earl.table.session import SPOKEN_COMMANDS

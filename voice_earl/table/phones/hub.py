@@ -19,13 +19,13 @@ from voice_earl.table.phones.gate import TurnGate, WithPhones
 from voice_earl.table.phones.server import DEFAULT_LIMITS, Limits, PhoneServer
 from voice_earl.table.phones.tokens import PhoneTokens
 from voice_earl.table.phones.views import snapshot
-from voice_earl.table.session import (
+from voice_earl.table.session import TableSession
+from voice_earl.table.session_events import (
     MoveRefused,
     PauseChanged,
     RulesApplied,
     SessionEnded,
     TableEvent,
-    TableSession,
     TurnBegins,
     Undone,
 )

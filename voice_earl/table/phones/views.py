@@ -17,7 +17,8 @@ from voice_earl.game.cards import RANKS, SUITS, Card
 from voice_earl.game.gamelog import Record
 from voice_earl.game.rules import DeckMode, Scoring
 from voice_earl.table import narrator as say
-from voice_earl.table.session import SeatKind, TableSession
+from voice_earl.table.session import TableSession
+from voice_earl.table.session_events import SeatKind
 
 _CARD_ORDER = {str(Card(rank, suit)): (r, s) for r, rank in enumerate(RANKS) for s, suit in enumerate(SUITS)}
 
