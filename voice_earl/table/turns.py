@@ -227,20 +227,27 @@ class KeyPresses:
         self.interrupt: Callable[[], bool] | None = None
 
     def next_input(self, request: TurnRequest) -> TurnInput:
-        from voice_earl.table.terminal import key_waiting, read_key
-
         while True:
-            if self.interrupt is not None:
-                while not key_waiting(self._stream, _POLL_S * 5):
-                    if self.interrupt():
-                        return Woken()
-            key = read_key(self._stream)
+            key = self._key()
+            if isinstance(key, Woken):
+                return key
             if key is None:
                 return KeyCommand(Command.QUIT)
             command = key_command(key, at_lead=request.due.position == 1 and request.due.rank is None)
             if command is not None:
                 return command
             self._complain(_("that key does nothing here: {help}").format(help=_(KEY_HELP)))
+
+    def _key(self) -> str | Woken | None:
+        from voice_earl.table.terminal import cbreak, key_waiting, read_key, read_waiting_key
+
+        if self.interrupt is None:
+            return read_key(self._stream)
+        with cbreak(self._stream):
+            while not key_waiting(self._stream, _POLL_S * 5):
+                if self.interrupt():
+                    return Woken()
+            return read_waiting_key(self._stream)
 
 
 # ---------------------------------------------------------------------------- bots and scripts

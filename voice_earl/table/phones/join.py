@@ -18,7 +18,7 @@ from rich.text import Text
 from voice_earl.i18n import _
 from voice_earl.table.phones import qr
 from voice_earl.table.phones.server import PhoneServer
-from voice_earl.table.terminal import cbreak, key_waiting, read_key
+from voice_earl.table.terminal import cbreak, key_waiting, read_waiting_key
 
 _POLL_S = 0.2
 
@@ -43,7 +43,7 @@ def show_codes(server: PhoneServer, seats: Sequence[int], *, out: TextIO | None 
             live.update(_code_screen(server, seat, number, len(seats)), refresh=True)
             while not server.joined(seat):
                 if key_waiting(keys, _POLL_S):
-                    read_key(keys)
+                    read_waiting_key(keys)
                     break
 
 
