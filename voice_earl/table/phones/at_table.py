@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 from voice_earl.i18n import _
 from voice_earl.keep.storage import Store
 from voice_earl.table.phones.hub import PhoneHub, Phones, serve_phones
-from voice_earl.table.phones.join import print_summary, show_codes
+from voice_earl.table.phones.join import at_terminal, print_addresses, print_summary, show_codes
 from voice_earl.table.phones.network import LOOPBACK, lan_address
 from voice_earl.table.phones.tokens import PhoneTokens
 from voice_earl.table.session import TableSession
@@ -26,14 +27,19 @@ class PhonesAtTable:
     phones: Phones
     tokens: PhoneTokens
     store: Store
+    humans: list[int]
 
     def beside(self, source: InputSource) -> InputSource:
         return self.phones.beside(source)
 
     def follow(self, session: TableSession, series_id: int) -> PhoneHub:
-        """Keep the addresses with the series, and keep the phones in step with the session."""
+        """Keep the addresses with the series, and keep the phones in step with the session; then
+        (not at a terminal) print them for scripts, now that each player's view can be read."""
         self.store.keep_phones(series_id, self.tokens.to_record())
-        return self.phones.follow(session)
+        hub = self.phones.follow(session)
+        if not at_terminal(sys.stdout, sys.stdin):
+            print_addresses(self.phones.server, self.humans, sys.stdout)
+        return hub
 
 
 def listen_host(args: argparse.Namespace) -> tuple[str, str]:
@@ -62,6 +68,7 @@ def phones_at_table(
         served = tokens.with_port(phones.server.port)
         if series_id is not None:
             store.keep_phones(series_id, served.to_record())
-        print_summary(phones.server, humans, note)
-        show_codes(phones.server, humans)
-        yield PhonesAtTable(phones, served, store)
+        print_summary(phones.server, humans, note, sys.stderr)
+        if at_terminal(sys.stdout, sys.stdin):
+            show_codes(phones.server, humans, sys.stdout, sys.stdin)
+        yield PhonesAtTable(phones, served, store, humans)

@@ -45,7 +45,6 @@ class TurnGate:
     def __init__(self, names: Sequence[str]) -> None:
         self.names = tuple(names)
         self._lock = threading.Lock()
-        self._arrived = threading.Condition(self._lock)
         self._turn: _OpenTurn | None = None
         self._waiting: Tap | None = None
         self._paused = False
@@ -81,20 +80,15 @@ class TurnGate:
         """The tap waiting for ``seat``'s open turn, if any (it is taken once)."""
         with self._lock:
             tap = self._waiting
-            self._waiting = None
             if tap is None or self._turn is None or tap.turn != self._turn.id or tap.seat != seat:
                 return None
+            self._waiting = None
             return tap.command
 
     def waiting(self) -> bool:
         """Whether a tap waits: the voice or the keyboard stops waiting for its own input."""
         with self._lock:
             return self._waiting is not None
-
-    def wait(self, timeout: float) -> bool:
-        """Block until a tap waits (or ``timeout`` seconds pass)."""
-        with self._arrived:
-            return self._arrived.wait_for(lambda: self._waiting is not None, timeout)
 
     # -- the server's loop
 
@@ -110,7 +104,6 @@ class TurnGate:
             if self._paused:
                 return TapAnswer.REFUSED, _("The game is paused.")
             self._waiting = tap
-            self._arrived.notify_all()
             return TapAnswer.ACCEPTED, ""
 
 

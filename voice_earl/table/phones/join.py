@@ -2,12 +2,11 @@
 ("Ann, scan this"; a key or Ann's first connection moves on), and as plain lines to type.
 
 When standard output is not a terminal, each player's address is printed as one ``NAME URL``
-line for scripts, and the game starts at once.
+line for scripts once the game's state is there to be read, and the game starts at once.
 """
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
 from typing import TextIO
 
@@ -28,15 +27,18 @@ def address_lines(server: PhoneServer, seats: Sequence[int]) -> list[str]:
     return [f"{server.names[seat]} {server.url(seat)}" for seat in seats]
 
 
-def show_codes(server: PhoneServer, seats: Sequence[int], *, out: TextIO | None = None,
-               keys: TextIO | None = None) -> None:
-    """Show each player their code, or print the addresses when ``out`` is not a terminal."""
-    out = out if out is not None else sys.stdout
-    keys = keys if keys is not None else sys.stdin
-    if not out.isatty() or not keys.isatty():
-        for line in address_lines(server, seats):
-            print(line, file=out, flush=True)
-        return
+def print_addresses(server: PhoneServer, seats: Sequence[int], out: TextIO) -> None:
+    """One ``NAME URL`` line per player, for scripts."""
+    for line in address_lines(server, seats):
+        print(line, file=out, flush=True)
+
+
+def at_terminal(out: TextIO, keys: TextIO) -> bool:
+    return out.isatty() and keys.isatty()
+
+
+def show_codes(server: PhoneServer, seats: Sequence[int], out: TextIO, keys: TextIO) -> None:
+    """Show each player their code on the terminal, one at a time, until they connect or a key is pressed."""
     console = Console(file=out)
     with cbreak(keys), Live(console=console, screen=True, auto_refresh=False) as live:
         for number, seat in enumerate(seats, start=1):
@@ -56,9 +58,8 @@ def _code_screen(server: PhoneServer, seat: int, number: int, count: int) -> Gro
     return Group(title, qr.terminal_code(url), Text(url, style="bold"), step)
 
 
-def print_summary(server: PhoneServer, seats: Sequence[int], note: str, err: TextIO | None = None) -> None:
-    """Where the server listens and every address, on standard error (it stays in the scroll-back)."""
-    err = err if err is not None else sys.stderr
+def print_summary(server: PhoneServer, seats: Sequence[int], note: str, err: TextIO) -> None:
+    """Where the server listens and every address (on standard error: it stays in the scroll-back)."""
     print(f"voice-earl: {note}", file=err)
     for line in address_lines(server, seats):
         print(f"voice-earl:   {line}", file=err)
