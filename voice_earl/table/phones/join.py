@@ -42,14 +42,14 @@ def show_codes(server: PhoneServer, seats: Sequence[int], out: TextIO, keys: Tex
     console = Console(file=out)
     with cbreak(keys), Live(console=console, screen=True, auto_refresh=False) as live:
         for number, seat in enumerate(seats, start=1):
-            live.update(_code_screen(server, seat, number, len(seats)), refresh=True)
+            live.update(code_screen(server, seat, number, len(seats)), refresh=True)
             while not server.joined(seat):
                 if key_waiting(keys, _POLL_S):
                     read_waiting_key(keys)
                     break
 
 
-def _code_screen(server: PhoneServer, seat: int, number: int, count: int) -> Group:
+def code_screen(server: PhoneServer, seat: int, number: int, count: int) -> Group:
     name = server.names[seat]
     url = server.url(seat)
     title = Text(_("{player}, scan this").format(player=name), style="bold")

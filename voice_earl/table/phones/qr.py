@@ -15,8 +15,8 @@ from rich.style import Style
 from rich.text import Text
 
 _BORDER = 2  # modules of quiet zone around the code (scanners read 2 well on a screen)
-_DARK = "black"
-_LIGHT = "white"
+_DARK = "#000000"
+_LIGHT = "#ffffff"
 
 
 def _code(url: str) -> segno.QRCode:
