@@ -164,7 +164,7 @@
       const rank = code.slice(0, -1);
       if (rank !== groupRank) {
         group = document.createElement("div");
-        group.className = "group" + (rank === s.open_rank ? " due" : "");
+        group.className = "group" + (rank === s.open_rank && s.phase === "playing" ? " due" : "");
         group.dataset.rank = rank;
         hand.append(group);
         groupRank = rank;
