@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from voice_earl.commands import doctor_checks as doctor
+from voice_earl.commands import doctor_audio, doctor_checks, doctor_models, doctor_report, doctor_speech
 from voice_earl.keep.config import load_settings
 
 GOAL_S = 2.0
@@ -46,16 +46,18 @@ def main() -> int:
         big.write_bytes(os.urandom(64 * 1024 * 1024))
         env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
         checks: dict[str, Callable[[], object]] = {
-            "python + packages": lambda: (doctor.check_python(), doctor.check_packages()),
-            "PortAudio + devices": lambda: (doctor.check_portaudio(), doctor.query_audio_devices()),
-            "text to speech": lambda: doctor.check_tts(doctor.probe_tts(), doctor.espeak_version()),
-            "pocketsphinx": doctor.probe_pocketsphinx,
-            "vosk": lambda: doctor.probe_vosk(settings.model),
-            "models + checksums": lambda: doctor.installed_models(settings.model),
+            "python + packages": lambda: (doctor_checks.check_python(), doctor_checks.check_packages()),
+            "PortAudio + devices": lambda: (doctor_audio.check_portaudio(), doctor_audio.query_audio_devices()),
+            "text to speech": lambda: doctor_speech.check_tts(
+                doctor_speech.probe_tts(), doctor_speech.espeak_version()
+            ),
+            "pocketsphinx": doctor_models.probe_pocketsphinx,
+            "vosk": lambda: doctor_models.probe_vosk(settings.model),
+            "models + checksums": lambda: doctor_models.installed_models(settings.model),
             "config file": load_settings,
-            "data directory": lambda: doctor.check_data_dir(Path(scratch)),
-            "sha256 of 64 MB": lambda: doctor.sha256_of(big),
-            "whole report (warm)": lambda: doctor.run_checks(loaded),
+            "data directory": lambda: doctor_checks.check_data_dir(Path(scratch)),
+            "sha256 of 64 MB": lambda: doctor_models.sha256_of(big),
+            "whole report (warm)": lambda: doctor_report.run_checks(loaded),
             "whole report (cold)": lambda: subprocess.run(
                 [sys.executable, "-m", "voice_earl", "doctor"], capture_output=True, check=False, env=env
             ),

@@ -18,7 +18,7 @@ from voice_earl import i18n
 from voice_earl.commands.cli import main
 from voice_earl.errors import UsageError
 from voice_earl.game.cards import Rank
-from voice_earl.game.engine import (
+from voice_earl.game.moves import (
     CardNotHeld,
     GameOver,
     IllegalAction,
@@ -39,8 +39,10 @@ from voice_earl.listening.context import ListenContext
 from voice_earl.listening.verdicts import Strictness, judge
 from voice_earl.table import narrator
 from voice_earl.table.presenters import ScreenView
-from voice_earl.table.screen import TableScreen, plain_parts
-from voice_earl.table.session import MoveRefused, Seat, TableEvent, TableSession, TableSettings, _explain
+from voice_earl.table.screen import TableScreen
+from voice_earl.table.screen_sections import plain_parts
+from voice_earl.table.session import TableSession, _explain
+from voice_earl.table.session_events import MoveRefused, Seat, TableEvent, TableSettings
 from voice_earl.table.turns import Command, KeyCommand, ScriptedInput, parse_command
 
 ROOT = Path(__file__).resolve().parent.parent

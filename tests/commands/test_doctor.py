@@ -15,19 +15,13 @@ import numpy.typing as npt
 import pytest
 from rich.console import Console
 
-from voice_earl.commands import doctor_checks as doctor
+from voice_earl.commands import doctor_audio, doctor_checks, doctor_models, doctor_report, doctor_speech
 from voice_earl.commands.cli import main
 from voice_earl.commands.doctor import render
-from voice_earl.commands.doctor_checks import (
-    AudioDevices,
-    CheckResult,
-    Device,
-    Level,
-    RecognizerProbe,
-    Status,
-    TtsProbe,
-    Voice,
-)
+from voice_earl.commands.doctor_audio import AudioDevices, Device, Level
+from voice_earl.commands.doctor_checks import CheckResult, Status
+from voice_earl.commands.doctor_models import RecognizerProbe
+from voice_earl.commands.doctor_speech import TtsProbe, Voice
 from voice_earl.keep.config import LoadedSettings, Settings, load_settings
 from voice_earl.paths import user_models_dir
 
@@ -39,7 +33,7 @@ USB = Device(index=3, name="USB Audio Device: - (hw:1,0)", inputs=1, outputs=0, 
 
 def no_input_devices_here() -> bool:
     try:
-        return not doctor.query_audio_devices().inputs()
+        return not doctor_audio.query_audio_devices().inputs()
     except Exception:  # no PortAudio at all
         return True
 
@@ -72,12 +66,12 @@ def test_mic_test_without_a_microphone_is_a_row_not_a_crash(
 
 @pytest.mark.skipif(not no_input_devices_here(), reason="this machine has a microphone")
 def test_recording_from_a_missing_device_is_a_failed_row() -> None:
-    result = doctor.check_microphone(None, seconds=0.1)
+    result = doctor_audio.check_microphone(None, seconds=0.1)
     assert result.status is Status.FAIL and result.detail.startswith("cannot record")
 
 
 def test_every_area_has_a_row_on_this_machine() -> None:
-    results = doctor.run_checks(load_settings())
+    results = doctor_report.run_checks(load_settings())
     names = [result.name for result in results]
     for area in (
         "python",
@@ -101,14 +95,14 @@ def test_every_area_has_a_row_on_this_machine() -> None:
 
 
 def test_pocketsphinx_and_its_bundled_model_are_usable() -> None:
-    probe = doctor.probe_pocketsphinx()
+    probe = doctor_models.probe_pocketsphinx()
     assert probe.usable, probe.result
     assert "en-us" in probe.result.detail
 
 
 def test_a_configured_vosk_model_that_is_no_model_is_not_usable(tmp_path: Path) -> None:
     (tmp_path / "README").write_text("not a model", encoding="utf-8")
-    probe = doctor.probe_vosk(tmp_path)
+    probe = doctor_models.probe_vosk(tmp_path)
     assert not probe.usable
     assert probe.result.status is Status.WARN
     assert probe.result.fix
@@ -116,33 +110,33 @@ def test_a_configured_vosk_model_that_is_no_model_is_not_usable(tmp_path: Path) 
 
 @pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="espeak-ng is not installed")
 def test_text_to_speech_here_has_english_dutch_and_italian_voices() -> None:
-    probe = doctor.probe_tts()
+    probe = doctor_speech.probe_tts()
     assert probe.error is None
-    result = doctor.check_voices(probe, Settings(language="nl"))
+    result = doctor_speech.check_voices(probe, Settings(language="nl"))
     assert result.status is Status.OK
     assert "en yes, nl yes, it yes" in result.detail
-    assert doctor.check_tts(probe, doctor.espeak_version()).status is Status.OK
+    assert doctor_speech.check_tts(probe, doctor_speech.espeak_version()).status is Status.OK
 
 
 def test_config_problems_are_a_warning_row() -> None:
     path = load_settings().path
     path.parent.mkdir(parents=True)
     path.write_text('profile = "parlor"\ncolour = 1\n', encoding="utf-8")
-    result = doctor.check_config(load_settings())
+    result = doctor_checks.check_config(load_settings())
     assert result.status is Status.WARN
     assert '"parlor"' in result.detail and "(and 1 more)" in result.detail
 
 
 def test_config_not_created_yet_is_fine() -> None:
-    result = doctor.check_config(load_settings())
+    result = doctor_checks.check_config(load_settings())
     assert result.status is Status.OK and "not created yet" in result.detail
 
 
 def test_data_dir_writable_and_not(tmp_path: Path) -> None:
-    assert doctor.check_data_dir(tmp_path / "data").status is Status.OK
+    assert doctor_checks.check_data_dir(tmp_path / "data").status is Status.OK
     blocker = tmp_path / "a-file"
     blocker.write_text("", encoding="utf-8")
-    result = doctor.check_data_dir(blocker / "data")
+    result = doctor_checks.check_data_dir(blocker / "data")
     assert result.status is Status.WARN and "not writable" in result.detail
 
 
@@ -150,14 +144,14 @@ def test_data_dir_writable_and_not(tmp_path: Path) -> None:
 
 
 def test_python_version() -> None:
-    assert doctor.check_python((3, 11, 4)).status is Status.OK
-    old = doctor.check_python((3, 9, 18))
+    assert doctor_checks.check_python((3, 11, 4)).status is Status.OK
+    old = doctor_checks.check_python((3, 9, 18))
     assert old.status is Status.FAIL and "3.9.18" in old.detail and "3.10" in old.fix
 
 
 def test_missing_packages() -> None:
-    def without(*missing: str) -> doctor.CheckResult:
-        return doctor.check_packages(lambda name: None if name in missing else "1.0")
+    def without(*missing: str) -> doctor_checks.CheckResult:
+        return doctor_checks.check_packages(lambda name: None if name in missing else "1.0")
 
     assert without().status is Status.OK
     vosk_missing = without("vosk")
@@ -167,40 +161,40 @@ def test_missing_packages() -> None:
 
 
 def test_no_portaudio_means_no_device_rows_can_pass() -> None:
-    assert doctor.check_input_devices(None).status is Status.FAIL
-    assert doctor.check_output_devices(None).status is Status.WARN
+    assert doctor_audio.check_input_devices(None).status is Status.FAIL
+    assert doctor_audio.check_output_devices(None).status is Status.WARN
 
 
 def test_input_devices() -> None:
-    none = doctor.check_input_devices(AudioDevices((), None, None))
+    none = doctor_audio.check_input_devices(AudioDevices((), None, None))
     assert none.status is Status.FAIL and "no microphone" in none.detail and none.fix
 
     audio = AudioDevices((MIC, USB), default_input=0, default_output=0)
-    ok = doctor.check_input_devices(audio)
+    ok = doctor_audio.check_input_devices(audio)
     assert ok.status is Status.OK
     assert "*0: HDA Intel" in ok.detail and "44100 Hz" in ok.detail and "3: USB Audio" in ok.detail
 
-    assert doctor.check_input_devices(audio, configured=3).status is Status.OK
-    assert doctor.check_input_devices(audio, configured="usb audio").status is Status.OK
-    missing = doctor.check_input_devices(audio, configured="Blue Yeti")
+    assert doctor_audio.check_input_devices(audio, configured=3).status is Status.OK
+    assert doctor_audio.check_input_devices(audio, configured="usb audio").status is Status.OK
+    missing = doctor_audio.check_input_devices(audio, configured="Blue Yeti")
     assert missing.status is Status.FAIL and "'Blue Yeti' not found" in missing.detail
     assert "config unset input_device" in missing.fix
-    no_default = doctor.check_input_devices(AudioDevices((MIC,), None, None))
+    no_default = doctor_audio.check_input_devices(AudioDevices((MIC,), None, None))
     assert no_default.status is Status.FAIL and "no default input" in no_default.detail
 
 
 def test_output_devices() -> None:
-    none = doctor.check_output_devices(AudioDevices((USB,), 3, None))
+    none = doctor_audio.check_output_devices(AudioDevices((USB,), 3, None))
     assert none.status is Status.WARN and "text only" in none.detail
-    assert doctor.check_output_devices(AudioDevices((MIC, USB), 0, 0)).status is Status.OK
+    assert doctor_audio.check_output_devices(AudioDevices((MIC, USB), 0, 0)).status is Status.OK
 
 
 def test_level_of_a_sine() -> None:
     t = np.arange(48000) / 48000
-    level = doctor.level_dbfs((0.5 * np.sin(2 * np.pi * 440 * t)).astype(np.float32))
+    level = doctor_audio.level_dbfs((0.5 * np.sin(2 * np.pi * 440 * t)).astype(np.float32))
     assert level.peak_dbfs == pytest.approx(-6.02, abs=0.05)
     assert level.rms_dbfs == pytest.approx(-9.03, abs=0.05)
-    assert doctor.level_dbfs(np.zeros(10, dtype=np.float32)).peak_dbfs == -math.inf
+    assert doctor_audio.level_dbfs(np.zeros(10, dtype=np.float32)).peak_dbfs == -math.inf
 
 
 def synthesized_formula(tmp_path: Path) -> npt.NDArray[np.float32]:
@@ -215,18 +209,18 @@ def synthesized_formula(tmp_path: Path) -> npt.NDArray[np.float32]:
 @pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="espeak-ng is not installed")
 def test_mic_level_verdicts_on_a_spoken_formula(tmp_path: Path) -> None:
     speech = synthesized_formula(tmp_path)
-    normal = doctor.check_level(doctor.level_dbfs(speech * 0.5))
+    normal = doctor_audio.check_level(doctor_audio.level_dbfs(speech * 0.5))
     assert normal.status is Status.OK, normal
-    quiet = doctor.check_level(doctor.level_dbfs(speech * 0.005))  # about -46 dB: a far-away, muted mic
+    quiet = doctor_audio.check_level(doctor_audio.level_dbfs(speech * 0.005))  # about -46 dB: a far-away, muted mic
     assert quiet.status is Status.WARN and quiet.detail.startswith("too quiet") and "gain" in quiet.fix
-    clipped = doctor.check_level(doctor.level_dbfs(np.clip(speech * 8, -1, 1)))
+    clipped = doctor_audio.check_level(doctor_audio.level_dbfs(np.clip(speech * 8, -1, 1)))
     assert clipped.status is Status.WARN and clipped.detail.startswith("clipping")
-    silent = doctor.check_level(doctor.level_dbfs(np.zeros_like(speech)))
+    silent = doctor_audio.check_level(doctor_audio.level_dbfs(np.zeros_like(speech)))
     assert silent.status is Status.WARN and "unmute" in silent.fix
 
 
 def test_level_detail_shows_peak_and_rms() -> None:
-    result = doctor.check_level(Level(-12.04, -25.5))
+    result = doctor_audio.check_level(Level(-12.04, -25.5))
     assert result.status is Status.OK
     assert result.detail == "peak -12.0 dBFS, RMS -25.5 dBFS"
 
@@ -237,25 +231,25 @@ def test_voices() -> None:
         Voice("HKEY\\Voices\\Elsa", "Microsoft Elsa Desktop - Italian", ()),
     )
     probe = TtsProbe(None, voices)
-    english = doctor.check_voices(probe, Settings())
+    english = doctor_speech.check_voices(probe, Settings())
     assert english.status is Status.OK and english.detail == "2 voices; en yes, nl no, it yes"
-    dutch = doctor.check_voices(probe, Settings(language="nl"))
+    dutch = doctor_speech.check_voices(probe, Settings(language="nl"))
     assert dutch.status is Status.WARN and "dutch voice" in dutch.fix
-    missing = doctor.check_voices(probe, Settings(narrator_voice="gmw/fr"))
+    missing = doctor_speech.check_voices(probe, Settings(narrator_voice="gmw/fr"))
     assert missing.status is Status.WARN and "'gmw/fr' not found" in missing.detail
-    assert doctor.check_voices(probe, Settings(narrator_voice="gmw/en")).status is Status.OK
-    assert doctor.check_voices(probe, Settings(narrator_voice="en+f2")).status is Status.OK  # a variant
-    assert doctor.check_voices(probe, Settings(narrator_voice="english (great britain)")).status is Status.OK
+    assert doctor_speech.check_voices(probe, Settings(narrator_voice="gmw/en")).status is Status.OK
+    assert doctor_speech.check_voices(probe, Settings(narrator_voice="en+f2")).status is Status.OK  # a variant
+    assert doctor_speech.check_voices(probe, Settings(narrator_voice="english (great britain)")).status is Status.OK
     broken = TtsProbe("RuntimeError: no espeak", ())
-    assert doctor.check_voices(broken, Settings()).status is Status.WARN
-    assert "cannot speak" in doctor.check_tts(broken, None, system="Linux").detail
-    assert doctor.check_tts(TtsProbe(None, voices), None, system="Linux").status is Status.WARN
-    assert doctor.check_tts(TtsProbe(None, voices), None, system="Windows").status is Status.OK
+    assert doctor_speech.check_voices(broken, Settings()).status is Status.WARN
+    assert "cannot speak" in doctor_speech.check_tts(broken, None, system="Linux").detail
+    assert doctor_speech.check_tts(TtsProbe(None, voices), None, system="Linux").status is Status.WARN
+    assert doctor_speech.check_tts(TtsProbe(None, voices), None, system="Windows").status is Status.OK
 
 
 def test_espeak_language_bytes_are_decoded() -> None:
-    assert doctor._language_code(b"\x05en-gb") == "en-gb"
-    assert doctor._language_code("it") == "it"
+    assert doctor_speech._language_code(b"\x05en-gb") == "en-gb"
+    assert doctor_speech._language_code("it") == "it"
 
 
 def probe(usable: bool, name: str) -> RecognizerProbe:
@@ -266,13 +260,13 @@ def test_recognizer_verdict() -> None:
     ps_ok, ps_no = probe(True, "pocketsphinx"), probe(False, "pocketsphinx")
     vosk_ok, vosk_no = probe(True, "vosk"), probe(False, "vosk")
     auto = Settings()
-    assert doctor.check_recognizer(ps_no, vosk_no, auto).status is Status.FAIL
-    assert doctor.check_recognizer(ps_ok, vosk_no, auto).detail.startswith("auto: pocketsphinx")
-    assert doctor.check_recognizer(ps_ok, vosk_ok, auto).detail.startswith("auto: vosk")
+    assert doctor_models.check_recognizer(ps_no, vosk_no, auto).status is Status.FAIL
+    assert doctor_models.check_recognizer(ps_ok, vosk_no, auto).detail.startswith("auto: pocketsphinx")
+    assert doctor_models.check_recognizer(ps_ok, vosk_ok, auto).detail.startswith("auto: vosk")
     wants_vosk = Settings(recognizer="vosk")
-    refused = doctor.check_recognizer(ps_ok, vosk_no, wants_vosk)
+    refused = doctor_models.check_recognizer(ps_ok, vosk_no, wants_vosk)
     assert refused.status is Status.FAIL and refused.fix == "voice-earl config set recognizer auto"
-    assert doctor.check_recognizer(ps_no, vosk_ok, wants_vosk).status is Status.OK
+    assert doctor_models.check_recognizer(ps_no, vosk_ok, wants_vosk).status is Status.OK
 
 
 def make_model(folder: Path, weights: bytes, grammar: bool = True) -> Path:
@@ -291,14 +285,14 @@ def test_installed_models_with_checksums(tmp_path: Path) -> None:
     weights = bytes(range(256)) * 1000
     model = make_model(user_models_dir() / "vosk-model-small-en-us-0.15", weights)
     (user_models_dir() / "half-copied").mkdir()
-    found = doctor.installed_models()
+    found = doctor_models.installed_models()
     assert found is not None
     by_name = {m.path.name: m for m in found}
     assert set(by_name) >= {"vosk-model-small-en-us-0.15", "half-copied"}
     good = by_name["vosk-model-small-en-us-0.15"]
     assert good.path == model and not good.problems
     assert good.sha256 == hashlib.sha256(weights).hexdigest()
-    rows = {row.name: row for row in doctor.check_models(found)}
+    rows = {row.name: row for row in doctor_models.check_models(found)}
     ok = rows["model vosk-model-small-en-us-0.15"]
     assert ok.status is Status.OK and good.sha256[:16] in ok.detail and "0.3 MB" in ok.detail
     broken = rows["model half-copied"]
@@ -307,15 +301,15 @@ def test_installed_models_with_checksums(tmp_path: Path) -> None:
 
 def test_a_model_set_in_the_config_is_listed_and_used(tmp_path: Path) -> None:
     model = make_model(tmp_path / "elsewhere" / "my-model", b"weights", grammar=False)
-    found = doctor.installed_models(model)
+    found = doctor_models.installed_models(model)
     assert found is not None and [m.path for m in found if m.source == "settings"] == [model]
-    probe = doctor.probe_vosk(model)
+    probe = doctor_models.probe_vosk(model)
     assert probe.usable  # a static graph still listens, only less well
     assert probe.result.status is Status.WARN and "my-model" in probe.result.detail
 
 
 def test_no_models_is_a_warning_with_a_fix() -> None:
-    empty = doctor.check_models([])
+    empty = doctor_models.check_models([])
     assert empty[0].status is Status.WARN and "voice-earl models fetch" in empty[0].fix
 
 
@@ -323,7 +317,7 @@ def test_a_crashing_check_becomes_a_row() -> None:
     def broken() -> CheckResult:
         raise RuntimeError("device list exploded")
 
-    rows = doctor.guarded("input devices", broken)
+    rows = doctor_checks.guarded("input devices", broken)
     assert rows == [
         CheckResult(
             "input devices",
@@ -373,11 +367,11 @@ def test_doctor_exit_status_follows_the_checks(
             CheckResult("recognizer", Status.FAIL, "none can listen", "see the vosk and pocketsphinx rows")
         ]
 
-    monkeypatch.setattr(doctor, "run_checks", fake)
+    monkeypatch.setattr(doctor_report, "run_checks", fake)
     assert main(["doctor"]) == 1
     assert "none can listen" in capsys.readouterr().out
     monkeypatch.setattr(
-        doctor, "run_checks", lambda loaded: [CheckResult("python", Status.WARN, "old-ish", "x")]
+        doctor_report, "run_checks", lambda loaded: [CheckResult("python", Status.WARN, "old-ish", "x")]
     )
     assert main(["doctor"]) == 0
     assert "Ready to play by voice." in capsys.readouterr().out

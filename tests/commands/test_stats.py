@@ -25,7 +25,8 @@ from voice_earl.keep.accuracy import (
     trend,
     words,
 )
-from voice_earl.keep.storage import Mode, Store, Utterance
+from voice_earl.keep.storage import Store
+from voice_earl.keep.storage_values import Mode, Utterance
 
 SETTINGS: dict[str, Any] = {"players": ["Ann", "Ben", "Cy"], "profile": "hoyle", "deck": "virtual", "seed": 7}
 

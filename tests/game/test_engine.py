@@ -9,10 +9,22 @@ import pytest
 from voice_earl.errors import UsageError
 from voice_earl.game.cards import RANKS, Card, Rank, full_deck
 from voice_earl.game.chants import EARL
-from voice_earl.game.engine import (
+from voice_earl.game.engine import Deal
+from voice_earl.game.events import (
+    Event,
+    Forfeited,
+    FullCircle,
+    Led,
+    Misplayed,
+    Passed,
+    Penalised,
+    Played,
+    QuartetCompleted,
+    Won,
+)
+from voice_earl.game.moves import (
     Action,
     CardNotHeld,
-    Deal,
     FormulaDue,
     GameOver,
     IllegalAction,
@@ -29,18 +41,6 @@ from voice_earl.game.engine import (
     WrongRank,
     deal_hands,
     hand_sizes_for,
-)
-from voice_earl.game.events import (
-    Event,
-    Forfeited,
-    FullCircle,
-    Led,
-    Misplayed,
-    Passed,
-    Penalised,
-    Played,
-    QuartetCompleted,
-    Won,
 )
 from voice_earl.game.rules import HOYLE, PARLOUR, DeckMode, RulesProfile, Scoring
 
@@ -63,7 +63,7 @@ def deal_of(profile: RulesProfile, *hands: str, dealer: int | None = None) -> De
 
 def hand(deal: Deal, seat: int) -> list[Card]:
     assert deal.hands is not None
-    return deal.hands[seat]
+    return list(deal.hands[seat])
 
 
 def kinds(events: Sequence[Event]) -> list[str]:
@@ -600,7 +600,7 @@ def test_a_deal_without_records_plays_exactly_like_one_with_records() -> None:
 
     from voice_earl.game.bots import MostStrategy
     from voice_earl.game.cards import full_deck
-    from voice_earl.game.engine import deal_hands
+    from voice_earl.game.moves import deal_hands
 
     deck = list(full_deck())
     _random.Random(3).shuffle(deck)
@@ -617,7 +617,7 @@ def test_a_deal_without_records_plays_exactly_like_one_with_records() -> None:
 
 
 def test_a_misplay_report_is_refused_on_a_virtual_deck() -> None:
-    from voice_earl.game.engine import NoMisplayOnVirtualDeck
+    from voice_earl.game.moves import NoMisplayOnVirtualDeck
 
     c = Card.parse
     deal = Deal.from_hands(PARLOUR.with_changes(scoring=Scoring.COUNTERS, forfeit_kitty=True),

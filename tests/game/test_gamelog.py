@@ -10,7 +10,7 @@ import pytest
 
 from voice_earl.game.cards import Card, Rank
 from voice_earl.game.chants import SNIP_SNAP_SNORUM, ChantSet
-from voice_earl.game.engine import Deal, Lead, Misplay, Pass, Play
+from voice_earl.game.engine import Deal
 from voice_earl.game.events import (
     DealStarted,
     Event,
@@ -27,6 +27,7 @@ from voice_earl.game.events import (
     Won,
 )
 from voice_earl.game.gamelog import ReplayError, actions_of, replay, to_line, to_record
+from voice_earl.game.moves import Lead, Misplay, Pass, Play
 from voice_earl.game.rules import HOYLE, PARLOUR, DeckMode, RulesProfile, Scoring
 from voice_earl.game.series import Series
 from voice_earl.game.simulate import SimulationSettings, simulate

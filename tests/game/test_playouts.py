@@ -19,9 +19,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from voice_earl.game.cards import RANKS, Card, Rank, full_deck
-from voice_earl.game.engine import Action, Deal, IllegalAction, Lead, Pass, Play, deal_hands
+from voice_earl.game.engine import Deal
 from voice_earl.game.events import Event, Forfeited, Led, Played, SeriesEnded, Settled, Won
 from voice_earl.game.gamelog import replay, to_line, to_record
+from voice_earl.game.moves import Action, IllegalAction, Lead, Pass, Play, deal_hands
 from voice_earl.game.rules import HOYLE, PARLOUR, DeckMode, RulesProfile, Scoring
 from voice_earl.game.series import Series, competition_places
 

@@ -9,8 +9,8 @@ import pytest
 from voice_earl.errors import UsageError
 from voice_earl.game.bots import MostStrategy
 from voice_earl.game.cards import Card, Rank
-from voice_earl.game.engine import GameOver, Lead, Pass, Play
 from voice_earl.game.events import Event, Forfeited, Penalised, SeriesEnded, Settled, Won
+from voice_earl.game.moves import GameOver, Lead, Pass, Play
 from voice_earl.game.rules import HOYLE, PARLOUR, DeckMode, MatchEnd, RulesProfile, Scoring
 from voice_earl.game.series import Series, competition_places, settle
 

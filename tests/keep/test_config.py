@@ -13,8 +13,9 @@ from hypothesis import strategies as st
 
 from voice_earl.commands.cli import main
 from voice_earl.errors import UsageError, VoiceEarlError
-from voice_earl.keep import config
-from voice_earl.keep.config import Settings, load_settings, set_value, unset_value, with_flags
+from voice_earl.keep import config, toml_text
+from voice_earl.keep.config import Settings, load_settings, with_flags
+from voice_earl.keep.config_write import set_value, unset_value
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -114,7 +115,7 @@ def test_set_stores_paths_absolute_so_the_cwd_does_not_matter(
     )
 )
 def test_written_toml_reads_back_the_same(table: dict[str, object]) -> None:
-    assert tomllib.loads(config.dump_toml(table)) == table
+    assert tomllib.loads(toml_text.dump_toml(table)) == table
 
 
 def test_precedence_defaults_then_file_then_flags() -> None:

@@ -19,17 +19,10 @@ import pytest
 
 from voice_earl.errors import VoiceEarlError
 from voice_earl.game.cards import Rank
-from voice_earl.keep.storage import (
-    JournalError,
-    Mode,
-    SeriesStatus,
-    Store,
-    StoreBusy,
-    StoreCorrupt,
-    Utterance,
-    database_path,
-)
+from voice_earl.keep.storage import Store
+from voice_earl.keep.storage_file import StoreBusy, StoreCorrupt, database_path
 from voice_earl.keep.storage_schema import MIGRATIONS, SCHEMA_VERSION
+from voice_earl.keep.storage_values import JournalError, Mode, SeriesStatus, Utterance
 from voice_earl.paths import REPO_ROOT
 
 SETTINGS: dict[str, Any] = {
@@ -325,7 +318,7 @@ def test_a_version_1_file_is_migrated_forward_with_its_data(tmp_path: Path) -> N
     old.close()
 
     with Store.open(path) as store:
-        assert store._db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 2
+        assert store._db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
         assert store.load_series(5) == (SETTINGS, sample_log()[:3])
         assert [s.id for s in store.unfinished_series()] == [5]
         store.append_event(5, 3, sample_log()[3])

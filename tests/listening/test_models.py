@@ -20,16 +20,13 @@ from voice_earl import paths
 from voice_earl.commands import cli
 from voice_earl.errors import UsageError, VoiceEarlError
 from voice_earl.listening import models
+from voice_earl.listening.model_archive import ExtractionLimits, ModelAlreadyInstalled, extract_zip_safely
+from voice_earl.listening.model_install import fetch_model, install_model_archive
 from voice_earl.listening.models import (
     DEFAULT_MODEL,
-    ExtractionLimits,
-    ModelAlreadyInstalled,
     auto_recognizer_choice,
     check_model_layout,
     discover_vosk_model,
-    extract_zip_safely,
-    fetch_model,
-    install_model_archive,
     list_models,
     read_install_receipt,
 )

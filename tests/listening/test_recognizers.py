@@ -12,6 +12,7 @@ from listening_audio import needs_espeak, padded, speak, with_noise
 from voice_earl.game.cards import RANKS, Rank
 from voice_earl.game.chants import EARL, ChantSet
 from voice_earl.listening.audio import AudioChunk, pcm_chunks
+from voice_earl.listening.choice import RecognizerKind, choose_recognizer
 from voice_earl.listening.context import ListenContext
 from voice_earl.listening.listener import Listener, ListenSettings, Utterance, judge_utterance
 from voice_earl.listening.recognizer import (
@@ -19,9 +20,7 @@ from voice_earl.listening.recognizer import (
     ListenEvent,
     MissingWordsError,
     Partial,
-    RecognizerKind,
     SpeechStarted,
-    choose_recognizer,
 )
 from voice_earl.listening.sphinx_recognizer import SphinxRecognizer
 from voice_earl.listening.verdicts import Verdict

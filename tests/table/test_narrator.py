@@ -15,7 +15,7 @@ import pytest
 from voice_earl.errors import UsageError
 from voice_earl.game.cards import Rank
 from voice_earl.game.chants import SNIP_SNAP_SNORUM
-from voice_earl.table import narrator, speech
+from voice_earl.table import narrator, speech, speech_synth
 from voice_earl.table.narrator import Kind, Narrator, Verbosity
 from voice_earl.table.playback import RecordingOutput
 
@@ -221,7 +221,7 @@ def test_close_ends_the_worker_even_while_speaking() -> None:
 
 
 def test_bad_settings_are_usage_errors() -> None:
-    with pytest.raises(speech.UnknownVoice):
+    with pytest.raises(speech_synth.UnknownVoice):
         Narrator(voice="qqq-no-voice", output=RecordingOutput(), printer=Lines())
     with pytest.raises(UsageError, match="speech rate"):
         Narrator(rate=1000, speak=False, printer=Lines())

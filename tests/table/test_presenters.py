@@ -10,7 +10,8 @@ from voice_earl.game.rules import HOYLE, DeckMode
 from voice_earl.table.narrator import Narrator
 from voice_earl.table.presenters import JsonlLog, Narration, ScreenView
 from voice_earl.table.screen import TableScreen
-from voice_earl.table.session import Seat, TableSession, TableSettings
+from voice_earl.table.session import TableSession
+from voice_earl.table.session_events import Seat, TableSettings
 from voice_earl.table.turns import BotSource
 
 

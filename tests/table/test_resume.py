@@ -20,7 +20,8 @@ from voice_earl.game.gamelog import replay
 from voice_earl.game.rules import HOYLE, DeckMode
 from voice_earl.keep.storage import Store
 from voice_earl.table.journal import settings_from_record
-from voice_earl.table.session import Seat, TableSession, TableSettings
+from voice_earl.table.session import TableSession
+from voice_earl.table.session_events import Seat, TableSettings
 from voice_earl.table.turns import BotSource
 
 SEED = 77
@@ -30,7 +31,8 @@ DRIVER = textwrap.dedent(
     from voice_earl.game.bots import MostStrategy
     from voice_earl.table.journal import resume_journal, resume_point, start_journal
     from voice_earl.game.rules import HOYLE, DeckMode
-    from voice_earl.table.session import Seat, TableSession, TableSettings
+    from voice_earl.table.session import TableSession
+    from voice_earl.table.session_events import Seat, TableSettings
     from voice_earl.keep.storage import Store
     from voice_earl.table.turns import BotSource
 

@@ -11,15 +11,9 @@ from rich.segment import Segment
 
 from voice_earl.game.cards import full_deck
 from voice_earl.table import blockfont
-from voice_earl.table.screen import (
-    VERDICT_LABELS,
-    PlayerRow,
-    TableScreen,
-    TableSnapshot,
-    plain_parts,
-    quartet_progress,
-    render,
-)
+from voice_earl.table.screen import TableScreen
+from voice_earl.table.screen_layout import render
+from voice_earl.table.screen_sections import VERDICT_LABELS, PlayerRow, TableSnapshot, plain_parts, quartet_progress
 
 NAMES = ("Ann", "Ben", "Cleo", "Dmitri", "Eve", "Fynn", "Gus", "Hal", "Ida", "Jo", "Kit", "Lou", "Max")
 QUEEN_LINE = "There's a Queen as good as he"

@@ -10,11 +10,12 @@ import pytest
 from voice_earl.game.bots import MostStrategy
 from voice_earl.game.cards import Card, Rank
 from voice_earl.game.chants import EARL
-from voice_earl.game.engine import Pass
 from voice_earl.game.gamelog import replay
+from voice_earl.game.moves import Pass
 from voice_earl.game.rules import HOYLE, PARLOUR, DeckMode
 from voice_earl.listening.verdicts import judge
-from voice_earl.table.session import (
+from voice_earl.table.session import TableSession
+from voice_earl.table.session_events import (
     DealBegins,
     FormulaJudged,
     Move,
@@ -26,7 +27,6 @@ from voice_earl.table.session import (
     SeatKind,
     SessionEnded,
     TableEvent,
-    TableSession,
     TableSettings,
     TurnBegins,
     Undone,

@@ -13,7 +13,7 @@ import numpy.typing as npt
 import pytest
 
 from voice_earl.errors import UsageError
-from voice_earl.table import speech
+from voice_earl.table import speech, speech_synth
 
 LINE = "There's a Queen as good as he"
 
@@ -60,7 +60,7 @@ def spectral_distance(a: speech.Audio, b: speech.Audio) -> float:
 @pytest.mark.slow
 def test_render_gives_speech_of_plausible_length_at_espeak_rate() -> None:
     audio = speech.render("Ben: queens, second card")
-    assert speech.active_backend() is speech.Backend.PYTTSX3
+    assert speech.active_backend() is speech_synth.Backend.PYTTSX3
     assert audio.sample_rate == 22_050
     assert audio.samples.dtype == np.int16
     assert 1.0 < audio.duration < 4.0  # five words at 175 words per minute, with pauses
@@ -122,7 +122,7 @@ def test_every_bot_voice_renders() -> None:
 
 
 def test_unknown_voice_is_a_usage_error() -> None:
-    with pytest.raises(speech.UnknownVoice, match="unknown voice 'qqq-no-voice'") as caught:
+    with pytest.raises(speech_synth.UnknownVoice, match="unknown voice 'qqq-no-voice'") as caught:
         speech.render("hello", voice="qqq-no-voice")
     assert isinstance(caught.value, UsageError)
     speech.check_voice("en-us+f2")
@@ -213,13 +213,13 @@ def test_without_pyttsx3_the_command_line_renders_and_says_so_once() -> None:
         import logging, sys
         logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(message)s")
         sys.modules["pyttsx3"] = None  # as if pyttsx3 or libespeak-ng were missing
-        from voice_earl.table import speech
+        from voice_earl.table import speech, speech_synth
         first = speech.render("There's the best of all the three", voice="en+f2")
         second = speech.render("Snip")
         print(speech.active_backend().name, first.sample_rate, round(first.duration, 1), second.duration > 0.2)
         try:
             speech.render("hello", voice="qqq-no-voice")
-        except speech.UnknownVoice:
+        except speech_synth.UnknownVoice:
             print("unknown voice")
         """
     )
@@ -237,5 +237,5 @@ def test_shutdown_ends_the_engine_thread_and_a_later_render_starts_it_again() ->
     speech.shutdown()
     assert not any(thread.name == "pyttsx3-engine" for thread in threading.enumerate())
     slow = speech.render("Snip Snap Snorum", rate=100)
-    assert speech.active_backend() is speech.Backend.PYTTSX3
+    assert speech.active_backend() is speech_synth.Backend.PYTTSX3
     assert slow.duration > 1.3 * speech.render("Snip Snap Snorum").duration

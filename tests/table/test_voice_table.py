@@ -14,7 +14,8 @@ from voice_earl.game.rules import HOYLE, DeckMode
 from voice_earl.listening.audio import AudioChunk
 from voice_earl.listening.context import ListenContext
 from voice_earl.listening.verdicts import Verdict
-from voice_earl.table.session import Seat, TableSession, TableSettings
+from voice_earl.table.session import TableSession
+from voice_earl.table.session_events import Seat, TableSettings
 from voice_earl.table.turns import Heard, Silence
 from voice_earl.table.voice_input import Clock, VoiceInput, open_listener, synthesized_recital
 
@@ -74,7 +75,7 @@ def test_demo_plays_a_deal_through_the_listener(capsys: pytest.CaptureFixture[st
 
 @pytest.mark.slow
 def test_spoken_undo_takes_back_the_last_move(listener) -> None:  # type: ignore[no-untyped-def]
-    from voice_earl.table.session import Undone
+    from voice_earl.table.session_events import Undone
     from voice_earl.table.turns import BotMove
 
     settings = TableSettings(tuple(Seat(n) for n in "ABC"), HOYLE, DeckMode.VIRTUAL, deals=1, seed=1)
@@ -105,7 +106,7 @@ def test_practice_bots_recite_their_formulas_in_their_own_voices() -> None:
     from voice_earl.table.narrator import Narrator, Verbosity
     from voice_earl.table.play_modes import BotRecital
     from voice_earl.table.playback import RecordingOutput
-    from voice_earl.table.session import SeatKind
+    from voice_earl.table.session_events import SeatKind
     from voice_earl.table.speech import render
     from voice_earl.table.turns import BotSource
 

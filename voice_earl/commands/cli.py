@@ -1,8 +1,9 @@
 """The ``voice-earl`` command line.
 
-Each subcommand lives in ``voice_earl/commands/<name>.py`` and provides ``HELP`` (one line),
-``configure(parser)`` and ``run(args) -> int``. Heavy imports (recognizers, audio) belong
-inside ``run`` so that ``--help`` and argument errors stay instant.
+Each subcommand lives in ``voice_earl/commands/<name>.py`` and provides ``configure(parser)``,
+``run(args) -> int`` and optionally ``EXAMPLES``; its one-line help is in ``COMMANDS`` here. Only the
+command being run is imported, and heavy imports (recognizers, audio, the table) belong inside
+``run``, so that ``--help`` and argument errors stay instant.
 """
 
 from __future__ import annotations
@@ -11,26 +12,28 @@ import argparse
 import importlib
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from types import ModuleType
 from typing import NoReturn
 
 from voice_earl import __version__
 from voice_earl.errors import VoiceEarlError
 
-COMMANDS = (
-    "play",
-    "practice",
-    "drill",
-    "demo",
-    "simulate",
-    "hear",
-    "models",
-    "stats",
-    "history",
-    "config",
-    "doctor",
-)
+# Each command's one-line help, in the order --help lists them. Its module is imported only when it
+# is the command being run (or its --help is asked for), so that `voice-earl --help` stays instant.
+COMMANDS = {
+    "play": "play a series at the table: the laptop listens, judges and narrates",
+    "practice": "practise against bots: your hand on screen, you recite, bots answer aloud",
+    "drill": "practise the four formulas alone: a random position and rank, you recite, it scores",
+    "demo": "watch bots play a deal by voice: synthesized formulas go through the real recognizer",
+    "simulate": "play bot games and print the game log (--jsonl) or a summary",
+    "hear": "recognise formulas in WAV files or from the microphone and show the verdicts",
+    "models": "list, check, fetch and install vosk speech models",
+    "stats": "accuracy and speed per formula and rank, common slips, and the trend over time",
+    "history": "list past series; 'show ID' for its deals, 'export ID' for its game log",
+    "config": "show or change the default settings (config.toml)",
+    "doctor": "check microphone, speakers, speech engines and models, and say what to fix",
+}
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -44,7 +47,8 @@ def _command_module(name: str) -> ModuleType:
     return importlib.import_module(f"voice_earl.commands.{name}")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(configured: Iterable[str] | None = None) -> argparse.ArgumentParser:
+    """The whole parser; ``configured`` limits which commands get their options (None: all of them)."""
     parser = OneLineParser(
         prog="voice-earl",
         description="Earl of Coventry, played by voice around one laptop.",
@@ -53,22 +57,28 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"voice-earl {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="also show the log on stderr")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
-    for name in COMMANDS:
-        module = _command_module(name)
+    wanted = set(COMMANDS if configured is None else configured)
+    for name, help_line in COMMANDS.items():
         command = sub.add_parser(
-            name,
-            help=module.HELP,
-            description=module.HELP,
-            epilog=getattr(module, "EXAMPLES", None),
-            formatter_class=argparse.RawDescriptionHelpFormatter,
+            name, help=help_line, description=help_line, formatter_class=argparse.RawDescriptionHelpFormatter
         )
-        module.configure(command)
+        if name in wanted:
+            module = _command_module(name)
+            command.epilog = getattr(module, "EXAMPLES", None)
+            module.configure(command)
     return parser
 
 
+def _command_named(argv: Sequence[str]) -> list[str]:
+    """The command that ``argv`` runs, if any: the first word that is not an option."""
+    first = next((word for word in argv if not word.startswith("-")), None)
+    return [first] if first in COMMANDS else []
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(configured=_command_named(words))
+    args = parser.parse_args(words)
     if args.command is None:
         parser.print_help()
         return 0

@@ -5,10 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from voice_earl.keep import config
-from voice_earl.keep.config import KEYS, LoadedSettings, toml_value
-
-HELP = "show or change the default settings (config.toml)"
+from voice_earl.keep import config, config_write
+from voice_earl.keep.config import KEYS, LoadedSettings
+from voice_earl.keep.toml_text import toml_value
 
 KEY_HELP = (
     "keys: players (comma-separated names), profile (hoyle|parlour), deck (physical|virtual), "
@@ -36,10 +35,10 @@ def run(args: argparse.Namespace) -> int:
     elif args.action == "show":
         _show(config.load_settings())
     elif args.action == "set":
-        stored = config.set_value(args.key, args.value)
+        stored = config_write.set_value(args.key, args.value)
         print(f"{args.key} = {toml_value(stored)}  (saved in {path})")
     else:
-        if config.unset_value(args.key):
+        if config_write.unset_value(args.key):
             print(f"{args.key} removed: its default applies  ({path})")
         else:
             print(f"{args.key} was not set: its default applies")

@@ -7,7 +7,6 @@ import sys
 
 from voice_earl.game.rules import PROFILES
 
-HELP = "watch bots play a deal by voice: synthesized formulas go through the real recognizer"
 EXAMPLES = """examples:
   voice-earl demo                     three bots, one deal, every formula through the real recognizer
   voice-earl demo --players 5 --seed 7 --jsonl > game.jsonl"""
@@ -34,14 +33,14 @@ def run(args: argparse.Namespace) -> int:
     from voice_earl.errors import UsageError
     from voice_earl.game.bots import MostStrategy
     from voice_earl.game.chants import EARL
-    from voice_earl.game.engine import Action, Lead, Pass
+    from voice_earl.game.moves import Action, Lead, Pass
     from voice_earl.game.rules import DeckMode, profile_by_name
     from voice_earl.game.simulate import NAMES
     from voice_earl.i18n import N_
     from voice_earl.listening.verdicts import Strictness
     from voice_earl.table.narrator import Verbosity
     from voice_earl.table.screen import TableScreen
-    from voice_earl.table.session import Seat, SeatKind, TableSettings
+    from voice_earl.table.session_events import Seat, SeatKind, TableSettings
     from voice_earl.table.speech import bot_voices
     from voice_earl.table.table_app import NarratorOptions, open_table
     from voice_earl.table.turns import BotSource, Heard, TurnRequest

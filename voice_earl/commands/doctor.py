@@ -11,7 +11,6 @@ if TYPE_CHECKING:
 
     from voice_earl.commands.doctor_checks import CheckResult
 
-HELP = "check microphone, speakers, speech engines and models, and say what to fix"
 
 STATUS_STYLE = {"ok": "green", "warn": "yellow", "fail": "bold red"}
 
@@ -31,25 +30,25 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from voice_earl.commands import doctor_checks as doctor
+    from voice_earl.commands import doctor_audio, doctor_checks, doctor_report
     from voice_earl.keep.config import effective_settings
 
     console = Console()
     loaded = effective_settings(args)
-    results = doctor.run_checks(loaded)
+    results = doctor_report.run_checks(loaded)
     if args.mic_test:
-        blocker = doctor.mic_test_blocker(results)
+        blocker = doctor_audio.mic_test_blocker(results)
         if blocker is not None:
             results.append(blocker)
         else:
-            seconds = doctor.MIC_TEST_SECONDS
+            seconds = doctor_audio.MIC_TEST_SECONDS
             console.print(f"Say a formula now, for {seconds:.0f} seconds: 'And there's the Earl of Coventry'")
             device = loaded.settings.input_device
-            results += doctor.guarded("microphone level", lambda: doctor.check_microphone(device))
+            results += doctor_checks.guarded("microphone level", lambda: doctor_audio.check_microphone(device))
     render(results, console)
     if not args.mic_test:
         console.print("Add --mic-test to measure the microphone level.", highlight=False)
-    return 0 if doctor.voice_ready(results) else 1
+    return 0 if doctor_checks.voice_ready(results) else 1
 
 
 def render(results: Sequence[CheckResult], console: Console) -> None:

@@ -20,7 +20,6 @@ if TYPE_CHECKING:
 
 Recital = Callable[[Prompt], "tuple[str, float] | None"]
 
-HELP = "practise the four formulas alone: a random position and rank, you recite, it scores"
 EXAMPLES = """examples:
   voice-earl drill                    ten prompts, by voice
   voice-earl drill --rounds 0 --typed type the lines until an empty line
@@ -43,7 +42,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from voice_earl.commands.table_options import activate_language, apply_config
     from voice_earl.i18n import _
-    from voice_earl.keep.storage import Mode, Store, Utterance
+    from voice_earl.keep.storage import Store
+    from voice_earl.keep.storage_values import Mode, Utterance
 
     apply_config(args)
     activate_language(args)

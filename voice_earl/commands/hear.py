@@ -19,7 +19,6 @@ if TYPE_CHECKING:
     from voice_earl.listening.listener import Listener, Utterance
     from voice_earl.listening.verdicts import Judgement, Strictness
 
-HELP = "recognise formulas in WAV files or from the microphone and show the verdicts"
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -57,8 +56,8 @@ class _Job:
 
 def run(args: argparse.Namespace) -> int:
     from voice_earl.keep.chant_files import chant_set
+    from voice_earl.listening.choice import choose_recognizer, load_recognizer
     from voice_earl.listening.listener import Listener
-    from voice_earl.listening.recognizer import choose_recognizer, load_recognizer
     from voice_earl.listening.verdicts import Strictness
 
     sources = sum((bool(args.files), args.manifest is not None, args.mic))

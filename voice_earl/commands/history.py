@@ -10,13 +10,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from voice_earl.errors import VoiceEarlError
-from voice_earl.keep.storage import SeriesStatus, SeriesSummary, Store
+from voice_earl.keep.storage import Store
+from voice_earl.keep.storage_values import SeriesStatus, SeriesSummary
 
 if TYPE_CHECKING:
     from rich.console import Console
 
 
-HELP = "list past series; 'show ID' for its deals, 'export ID' for its game log"
 EMPTY = "no series yet - play one with `voice-earl play`"
 
 

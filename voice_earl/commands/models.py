@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING
 from voice_earl.errors import VoiceEarlError
 
 if TYPE_CHECKING:
-    from voice_earl.listening.models import ListedModel, ModelLayout, ProgressCallback
+    from voice_earl.listening.model_install import ProgressCallback
+    from voice_earl.listening.models import ListedModel, ModelLayout
 
-HELP = "list, check, fetch and install vosk speech models"
 _DEFAULT_NAME = "vosk-model-small-en-us-0.15"  # listening.models.DEFAULT_MODEL, kept import-free for --help
 
 _CHECKSUM_NOTES = {
@@ -133,7 +133,8 @@ def _check(path: Path) -> int:
 
 
 def _fetch(args: argparse.Namespace) -> int:
-    from voice_earl.listening.models import ModelAlreadyInstalled, fetch_model
+    from voice_earl.listening.model_archive import ModelAlreadyInstalled
+    from voice_earl.listening.model_install import fetch_model
 
     try:
         with _download_progress(args.name) as progress:
@@ -148,7 +149,8 @@ def _fetch(args: argparse.Namespace) -> int:
 
 
 def _install(args: argparse.Namespace) -> int:
-    from voice_earl.listening.models import ModelAlreadyInstalled, install_model_archive
+    from voice_earl.listening.model_archive import ModelAlreadyInstalled
+    from voice_earl.listening.model_install import install_model_archive
 
     try:
         path = install_model_archive(

@@ -17,9 +17,8 @@ from voice_earl.errors import UsageError
 from voice_earl.game.bots import STRATEGIES
 from voice_earl.game.rules import DeckMode
 from voice_earl.game.simulate import NAMES
-from voice_earl.table.session import Seat, SeatKind, TableSettings
+from voice_earl.table.session_events import Seat, SeatKind, TableSettings
 
-HELP = "practise against bots: your hand on screen, you recite, bots answer aloud"
 EXAMPLES = """examples:
   voice-earl practice                 you against two bots; your hand is on screen
   voice-earl practice --bots 4 --profile parlour --lang nl

@@ -12,8 +12,6 @@ from voice_earl.game.gamelog import to_line, to_record
 from voice_earl.game.rules import PROFILES, profile_by_name
 from voice_earl.game.simulate import NAMES, SimulationResult, SimulationSettings, simulate
 
-HELP = "play bot games and print the game log (--jsonl) or a summary"
-
 
 def _probability(text: str) -> float:
     try:

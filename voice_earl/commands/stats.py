@@ -14,9 +14,8 @@ if TYPE_CHECKING:
     from rich.table import Table
 
     from voice_earl.keep.accuracy import Tally, TrendBy
-    from voice_earl.keep.storage import Utterance
+    from voice_earl.keep.storage_values import Utterance
 
-HELP = "accuracy and speed per formula and rank, common slips, and the trend over time"
 EMPTY = "no practice yet - try `voice-earl practice` or `voice-earl drill`"
 WIDTH = 80
 TREND_ROWS = 14  # the latest periods shown as bars; --plot draws them all
@@ -37,7 +36,8 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from voice_earl.keep.accuracy import TrendBy
-    from voice_earl.keep.storage import Mode, Store
+    from voice_earl.keep.storage import Store
+    from voice_earl.keep.storage_values import Mode
 
     if args.top < 0:
         raise UsageError("--top must be 0 or more")

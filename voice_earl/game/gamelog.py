@@ -16,7 +16,6 @@ from typing import Any
 
 from voice_earl.game.cards import Card, Rank
 from voice_earl.game.chants import EARL, ChantSet
-from voice_earl.game.engine import Action, Lead, Misplay, Pass, Play
 from voice_earl.game.events import (
     DealStarted,
     Event,
@@ -32,6 +31,7 @@ from voice_earl.game.events import (
     Settled,
     Won,
 )
+from voice_earl.game.moves import Action, Lead, Misplay, Pass, Play
 from voice_earl.game.rules import DeckMode, RulesProfile
 from voice_earl.game.series import Series
 

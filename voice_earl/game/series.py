@@ -19,8 +19,9 @@ from collections.abc import Sequence
 
 from voice_earl.errors import UsageError
 from voice_earl.game.cards import Card, full_deck
-from voice_earl.game.engine import Action, Deal, GameOver, deal_hands
+from voice_earl.game.engine import Deal
 from voice_earl.game.events import DealStarted, Event, Penalised, SeriesEnded, Settled, Won
+from voice_earl.game.moves import Action, GameOver, deal_hands
 from voice_earl.game.rules import DeckMode, MatchEnd, RulesProfile, Scoring
 
 ELIMINATION_DEAL_CAP = 500  # an elimination match that never ends is stopped here and scored by stacks

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 
 from voice_earl.errors import UsageError
 from voice_earl.game.bots import Strategy, strategy_by_name
-from voice_earl.game.engine import Lead, Play
 from voice_earl.game.events import Event, SeriesEnded, Settled, Won
+from voice_earl.game.moves import Lead, Play
 from voice_earl.game.rules import HOYLE, RulesProfile
 from voice_earl.game.series import Series
 

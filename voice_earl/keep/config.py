@@ -2,35 +2,32 @@
 
 Precedence: built-in defaults < the config file < command-line flags. A bad value or an
 unknown key in the file is reported as a problem and skipped; every other key still loads.
+Writing the file is in :mod:`voice_earl.keep.config_write`.
 
 >>> settings = Settings()
 >>> settings.profile, settings.narrator_rate
 ('hoyle', 175)
 >>> with_flags(settings, {"profile": "parlour", "deck": None}).profile
 'parlour'
->>> print(toml_value(["Ann", 'Bo "B"']))
-["Ann", "Bo \\"B\\""]
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
-import datetime
 import difflib
 import logging
-import math
 import os
 import re
 import sys
-import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, cast
+from typing import Literal
 
 from voice_earl.errors import UsageError, VoiceEarlError
 from voice_earl.keep.chant_files import chant_set
+from voice_earl.keep.toml_text import toml_value
 from voice_earl.paths import config_dir
 
 if sys.version_info >= (3, 11):
@@ -309,155 +306,6 @@ def effective_settings(flags: argparse.Namespace | Mapping[str, object]) -> Load
     """Defaults < config file < flags: what a command runs with, and the file's problems to show."""
     loaded = load_settings()
     return dataclasses.replace(loaded, settings=with_flags(loaded.settings, flags))
-
-
-# ---- writing ---------------------------------------------------------------------------------
-
-
-def set_value(name: str, value: str, path: Path | None = None) -> object:
-    """Check ``value`` for key ``name`` and write it to the file; returns the value as stored."""
-    key = find_key(name)
-    parsed = parse_value(key, value)
-    stored: object = parsed
-    if isinstance(parsed, Path) or (key.name == "chant" and Path(str(parsed)).suffix == ".toml"):
-        stored = str(Path(os.path.expanduser(str(parsed))).resolve())  # the file must not depend on the cwd
-    elif isinstance(parsed, tuple):
-        stored = list(parsed)
-    _update_file(path, key.path, stored)
-    return stored
-
-
-def unset_value(name: str, path: Path | None = None) -> bool:
-    """Remove ``name`` from the file (an unknown key too, to clean it up); False if it was not set."""
-    path = config_path() if path is None else path
-    table = read_table(path)
-    dotted = tuple(name.split("."))
-    parent = _parent_table(table, dotted, create=False)
-    if parent is None or dotted[-1] not in parent:
-        if name not in KEYS_BY_NAME:
-            raise UsageError(unknown_key_message(name))
-        return False
-    _update_file(path, dotted, None)
-    return True
-
-
-def _parent_table(
-    table: dict[str, object], dotted: tuple[str, ...], create: bool
-) -> dict[str, object] | None:
-    for part in dotted[:-1]:
-        child = table.get(part)
-        if not isinstance(child, dict):
-            if not create:
-                return None
-            child = table[part] = {}
-        table = child
-    return table
-
-
-def _update_file(path: Path | None, dotted: tuple[str, ...], value: object | None) -> None:
-    path = config_path() if path is None else path
-    table = read_table(path)  # a file that is not valid TOML is refused, never overwritten
-    parent = _parent_table(table, dotted, create=value is not None)
-    assert parent is not None
-    if value is None:
-        parent.pop(dotted[-1], None)
-        if len(dotted) > 1 and not parent:
-            table.pop(dotted[0], None)
-    else:
-        parent[dotted[-1]] = value
-    write_atomically(path, dump_toml(table))
-
-
-HEADER = "# voice-earl settings. Change them with 'voice-earl config set KEY VALUE'.\n"
-
-
-def write_atomically(path: Path, text: str) -> None:
-    """Replace ``path`` with ``text`` so that a reader sees the old file or the new one, never half."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        mode = path.stat().st_mode & 0o777 if path.exists() else 0o644
-        fd, temp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        try:
-            os.chmod(temp_name, mode)  # mkstemp makes it private; keep the file's own mode
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(text)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(temp_name, path)
-        except BaseException:
-            Path(temp_name).unlink(missing_ok=True)
-            raise
-    except OSError as error:
-        raise VoiceEarlError(f"{path}: cannot write the config file ({error})") from None
-
-
-def dump_toml(table: Mapping[str, object]) -> str:
-    """A TOML document for ``table``: plain values first, then one ``[table]`` per sub-table.
-
-    >>> print(dump_toml({"narrator": {"rate": 150}, "profile": "hoyle"}), end="")
-    # voice-earl settings. Change them with 'voice-earl config set KEY VALUE'.
-    profile = "hoyle"
-    <BLANKLINE>
-    [narrator]
-    rate = 150
-    """
-    lines = [HEADER.rstrip("\n")]
-    lines += _dump_body(table, ())
-    return "\n".join(lines) + "\n"
-
-
-def _dump_body(table: Mapping[str, object], prefix: tuple[str, ...]) -> list[str]:
-    lines = [f"{toml_key(k)} = {toml_value(v)}" for k, v in table.items() if not _is_table(v)]
-    for name, value in table.items():
-        if _is_table(value):
-            header = ".".join(toml_key(part) for part in (*prefix, name))
-            lines += ["", f"[{header}]", *_dump_body(cast(Mapping[str, object], value), (*prefix, name))]
-    return lines
-
-
-def _is_table(value: object) -> bool:
-    return isinstance(value, Mapping)
-
-
-def toml_key(name: str) -> str:
-    bare = name and all(ch.isascii() and (ch.isalnum() or ch in "-_") for ch in name)
-    return name if bare else toml_value(name)
-
-
-def toml_value(value: object) -> str:
-    """One value in TOML syntax (strings, numbers, booleans, dates, arrays and inline tables)."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        if math.isnan(value):
-            return "nan"
-        return repr(value) if math.isfinite(value) else ("inf" if value > 0 else "-inf")
-    if isinstance(value, str | Path):
-        return _toml_string(str(value))
-    if isinstance(value, datetime.date | datetime.time):
-        return value.isoformat()
-    if isinstance(value, list | tuple):
-        return "[" + ", ".join(toml_value(item) for item in value) + "]"
-    if isinstance(value, Mapping):
-        return "{" + ", ".join(f"{toml_key(str(k))} = {toml_value(v)}" for k, v in value.items()) + "}"
-    return _toml_string(str(value))
-
-
-_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r"}
-
-
-def _toml_string(text: str) -> str:
-    out = []
-    for ch in text:
-        if ch in _ESCAPES:
-            out.append(_ESCAPES[ch])
-        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
-            out.append(f"\\u{ord(ch):04x}")
-        else:
-            out.append(ch)
-    return '"' + "".join(out) + '"'
 
 
 # ---- flags -----------------------------------------------------------------------------------

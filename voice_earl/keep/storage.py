@@ -16,16 +16,12 @@ with which series. A damaged database is moved aside, never overwritten.
 
 from __future__ import annotations
 
-import enum
 import json
 import logging
-import os
 import sqlite3
-import sys
 import wave
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from types import TracebackType
@@ -33,115 +29,16 @@ from typing import Any
 
 from voice_earl.errors import VoiceEarlError
 from voice_earl.game.cards import Rank
-from voice_earl.keep.storage_schema import MIGRATIONS, SCHEMA_VERSION
-from voice_earl.paths import data_dir
+from voice_earl.keep.storage_file import WriterLock, connect_checked, database_path
+from voice_earl.keep.storage_values import Event, JournalError, Mode, SeriesStatus, SeriesSummary, Utterance, utc_now
 
 log = logging.getLogger(__name__)
-
-DATABASE_NAME = "voice-earl.sqlite3"
-BUSY_TIMEOUT_S = 10.0
-Event = dict[str, Any]
-
-# sqlite3 error names that mean the file itself is damaged (rather than busy or unopenable).
-_DAMAGE_ERRORS = {"SQLITE_CORRUPT", "SQLITE_NOTADB"}
-_DAMAGE_WORDS = ("malformed", "not a database", "corrupt")
-
-
-class StoreBusy(VoiceEarlError):
-    """Another running voice-earl holds the database."""
-
-
-class StoreCorrupt(VoiceEarlError):
-    """The database could not be read; it has been moved to ``moved_to``."""
-
-    def __init__(self, message: str, moved_to: Path) -> None:
-        super().__init__(message)
-        self.moved_to = moved_to
-
-
-class JournalError(VoiceEarlError):
-    """An event that does not fit the journal: a gap, a conflicting re-append, a closed series."""
-
-
-class SeriesStatus(enum.Enum):
-    OPEN = "open"
-    FINISHED = "finished"
-    ABANDONED = "abandoned"
-
-
-class Mode(enum.Enum):
-    """Where an utterance was said."""
-
-    PRACTICE = "practice"
-    DRILL = "drill"
-    PLAY = "play"
-
-
-@dataclass(frozen=True)
-class SeriesSummary:
-    """One series as ``voice-earl history`` lists it."""
-
-    id: int
-    started_at: datetime
-    finished_at: datetime | None
-    status: SeriesStatus
-    players: tuple[str, ...]
-    profile: str
-    deals: int
-    events: int
-    totals: tuple[int, ...] | None
-    places: tuple[int, ...] | None
-    wins: tuple[int, ...]
-
-    @property
-    def winners(self) -> tuple[str, ...]:
-        """The players in first place (several when tied); empty until the series ends."""
-        if self.places is None:
-            return ()
-        return tuple(name for name, place in zip(self.players, self.places, strict=False) if place == 1)
-
-
-def _now() -> datetime:
-    return datetime.now(timezone.utc)
-
-
-@dataclass(frozen=True)
-class Utterance:
-    """One line said in practice, a drill or a game: what was due, what was heard, how it went."""
-
-    mode: Mode
-    position: int
-    rank: Rank | None
-    expected: str
-    heard: str
-    verdict: str  # a listening Verdict's value: correct, wrong_line, wrong_rank, unclear, silent...
-    score: int
-    latency_ms: int | None
-    strictness: str | None = None  # lenient, normal or strict
-    at: datetime = field(default_factory=_now)
-    session: str | None = None
-    series_id: int | None = None
-    audio_path: Path | None = None
-
-    def __post_init__(self) -> None:
-        if self.position not in (1, 2, 3, 4):
-            raise ValueError(f"position must be 1-4, not {self.position}")
-        if not 0 <= self.score <= 100:
-            raise ValueError(f"score must be 0-100, not {self.score}")
-
-    @property
-    def correct(self) -> bool:
-        return self.verdict == "correct"
-
-
-def database_path() -> Path:
-    return data_dir() / DATABASE_NAME
 
 
 class Store:
     """An open database. Use ``Store.open(...)`` as a context manager."""
 
-    def __init__(self, connection: sqlite3.Connection, path: Path, lock: _Lock | None, keep_audio: bool) -> None:
+    def __init__(self, connection: sqlite3.Connection, path: Path, lock: WriterLock | None, keep_audio: bool) -> None:
         self._db = connection
         self.path = path
         self._lock = lock
@@ -160,9 +57,9 @@ class Store:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as error:
             raise VoiceEarlError(f"cannot create the data folder {path.parent}: {error.strerror}") from None
-        lock = _Lock.acquire(path) if exclusive else None
+        lock = WriterLock.acquire(path) if exclusive else None
         try:
-            connection = _connect_checked(path)
+            connection = connect_checked(path)
         except BaseException:
             if lock is not None:
                 lock.release()
@@ -192,7 +89,7 @@ class Store:
         with self._transaction():
             cursor = self._db.execute(
                 "INSERT INTO series (started_at, settings, players) VALUES (?, ?, ?)",
-                (_stamp(_now()), body, _dumps(_names(players))),
+                (_stamp(utc_now()), body, _dumps(_names(players))),
             )
         series_id = cursor.lastrowid
         assert series_id is not None
@@ -229,7 +126,7 @@ class Store:
                 raise JournalError(f"series {series_id} expects event {next_seq} next, not {seq}")
             self._db.execute(
                 "INSERT INTO events (series_id, seq, kind, body, at) VALUES (?, ?, ?, ?, ?)",
-                (series_id, seq, kind, body, _stamp(_now())),
+                (series_id, seq, kind, body, _stamp(utc_now())),
             )
             self._summarise(series_id, event)
         self._note_series(series_id)
@@ -258,6 +155,20 @@ class Store:
         rows = self._db.execute("SELECT body FROM events WHERE series_id = ? ORDER BY seq", (series_id,))
         return json.loads(row[0]), [json.loads(body) for (body,) in rows]
 
+    def keep_phones(self, series_id: int, phones: Mapping[str, Any]) -> None:
+        """Keep the phones' addresses (tokens, port) with a series, for ``play --resume``."""
+        with self._transaction():
+            self._status(series_id)
+            self._db.execute("UPDATE series SET phones = ? WHERE id = ?", (_dumps(phones), series_id))
+
+    def phones(self, series_id: int) -> dict[str, Any] | None:
+        """The phones' addresses kept with a series, or None."""
+        row = self._db.execute("SELECT phones FROM series WHERE id = ?", (series_id,)).fetchone()
+        if row is None:
+            raise _no_series(series_id)
+        value = json.loads(row[0]) if row[0] else None
+        return value if isinstance(value, dict) else None
+
     def finish_series(self, series_id: int, *, abandoned: bool = False) -> None:
         """Close a series: finished (played out), or abandoned (given up unfinished)."""
         status = SeriesStatus.ABANDONED if abandoned else SeriesStatus.FINISHED
@@ -265,7 +176,7 @@ class Store:
             self._status(series_id)
             self._db.execute(
                 "UPDATE series SET status = ?, finished_at = COALESCE(finished_at, ?) WHERE id = ?",
-                (status.value, _stamp(_now()), series_id),
+                (status.value, _stamp(utc_now()), series_id),
             )
 
     def unfinished_series(self) -> list[SeriesSummary]:
@@ -410,145 +321,6 @@ class Store:
             out.setframerate(sample_rate)
             out.writeframes(pcm16)
         return path
-
-
-# -- opening, checking, migrating ------------------------------------------------------------------
-
-
-def _connect_checked(path: Path) -> sqlite3.Connection:
-    """Connect, check integrity and migrate; a damaged file is moved aside (``StoreCorrupt``)."""
-    connection: sqlite3.Connection | None = None
-    try:
-        connection = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
-        connection.row_factory = sqlite3.Row
-        connection.execute("PRAGMA journal_mode = WAL")
-        connection.execute("PRAGMA synchronous = FULL")
-        connection.execute("PRAGMA foreign_keys = ON")
-        problems = [row[0] for row in connection.execute("PRAGMA quick_check")]
-        if problems != ["ok"]:
-            raise sqlite3.DatabaseError(f"database disk image is malformed ({problems[0]})")
-        _migrate(connection, path)
-        return connection
-    except sqlite3.DatabaseError as error:
-        if connection is not None:
-            connection.close()
-        if not _is_damage(error):
-            raise VoiceEarlError(f"cannot open the database {path}: {error}; check the folder's permissions") from None
-        moved = _move_aside(path)
-        raise StoreCorrupt(
-            f"the database {path} is damaged ({error}); it was moved to {moved} and a new one will be"
-            " started the next time you run voice-earl",
-            moved,
-        ) from None
-
-
-def _is_damage(error: sqlite3.DatabaseError) -> bool:
-    if getattr(error, "sqlite_errorname", None) in _DAMAGE_ERRORS:
-        return True
-    text = str(error).lower()
-    return any(word in text for word in _DAMAGE_WORDS)
-
-
-def _migrate(connection: sqlite3.Connection, path: Path) -> None:
-    (version,) = connection.execute("PRAGMA user_version").fetchone()
-    if version > SCHEMA_VERSION:
-        raise VoiceEarlError(
-            f"the database {path} was written by a newer voice-earl (schema {version}, this one knows"
-            f" {SCHEMA_VERSION}); upgrade voice-earl"
-        )
-    for target in range(version + 1, SCHEMA_VERSION + 1):
-        # executescript runs the DDL and the version bump as one transaction: a crash leaves the old version.
-        connection.executescript(
-            f"BEGIN IMMEDIATE;\n{MIGRATIONS[target - 1]}\nPRAGMA user_version = {target};\nCOMMIT;"
-        )
-        log.info("migrated %s to schema %d", path, target)
-
-
-def _move_aside(path: Path) -> Path:
-    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-    target = path.with_name(f"{path.name}.corrupt-{stamp}")
-    counter = 1
-    while target.exists():
-        target = path.with_name(f"{path.name}.corrupt-{stamp}-{counter}")
-        counter += 1
-    # The WAL and shared-memory files travel with it, so the pair can still be opened for rescue.
-    for suffix in ("-wal", "-shm"):
-        companion = path.with_name(path.name + suffix)
-        if companion.exists():
-            companion.rename(target.with_name(target.name + suffix))
-    path.rename(target)
-    log.warning("moved the damaged database %s to %s", path, target)
-    return target
-
-
-# -- the writer's lock -------------------------------------------------------------------------------
-
-
-class _Lock:
-    """An exclusive ``flock`` on ``<database>.lock``, noting the holder's pid and series.
-
-    The operating system drops the lock when the process dies, however it dies.
-    """
-
-    def __init__(self, fd: int, path: Path) -> None:
-        self._fd = fd
-        self.path = path
-
-    @classmethod
-    def acquire(cls, database: Path) -> _Lock:
-        path = database.with_name(database.name + ".lock")
-        try:
-            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-        except OSError as error:
-            raise VoiceEarlError(f"cannot open the lock file {path}: {error.strerror}") from None
-        if not _try_lock(fd):
-            holder = os.read(fd, 200).decode("utf-8", "replace").strip()
-            os.close(fd)
-            raise StoreBusy(f"busy: the database {database} is in use by {_describe_holder(holder)}; finish it first")
-        lock = cls(fd, path)
-        lock._write(f"pid {os.getpid()}")
-        return lock
-
-    def note_series(self, series_id: int) -> None:
-        self._write(f"pid {os.getpid()} series {series_id}")
-
-    def release(self) -> None:
-        if self._fd >= 0:
-            os.close(self._fd)  # closing the descriptor releases the lock
-            self._fd = -1
-
-    def _write(self, text: str) -> None:
-        os.ftruncate(self._fd, 0)
-        os.pwrite(self._fd, text.encode(), 0)
-
-
-def _describe_holder(note: str) -> str:
-    """``pid 41 series 7`` -> ``another voice-earl (pid 41) playing series 7``."""
-    words = note.split()
-    fields = dict(zip(words[::2], words[1::2], strict=False))
-    who = f"another voice-earl (pid {fields['pid']})" if "pid" in fields else "another voice-earl"
-    return f"{who} playing series {fields['series']}" if "series" in fields else who
-
-
-if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
-    import msvcrt
-
-    def _try_lock(fd: int) -> bool:
-        try:
-            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
-        except OSError:
-            return False
-        return True
-
-else:
-    import fcntl
-
-    def _try_lock(fd: int) -> bool:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            return False
-        return True
 
 
 # -- small helpers ---------------------------------------------------------------------------------

@@ -17,9 +17,11 @@ from voice_earl.errors import VoiceEarlError
 from voice_earl.game.gamelog import actions_of, to_line
 from voice_earl.game.rules import DeckMode, profile_from_dict, profile_to_dict
 from voice_earl.keep.chant_files import chant_set
-from voice_earl.keep.storage import Mode, Store, Utterance
+from voice_earl.keep.storage import Store
+from voice_earl.keep.storage_values import Mode, Utterance
 from voice_earl.listening.verdicts import Verdict
-from voice_earl.table.session import (
+from voice_earl.table.session import TableSession
+from voice_earl.table.session_events import (
     FormulaJudged,
     Move,
     RulesApplied,
@@ -27,7 +29,6 @@ from voice_earl.table.session import (
     SeatKind,
     SessionEnded,
     TableEvent,
-    TableSession,
     TableSettings,
     Undone,
 )

@@ -34,7 +34,7 @@ from voice_earl.errors import UsageError, VoiceEarlError
 from voice_earl.game.cards import Rank
 from voice_earl.game.chants import EARL, ChantSet
 from voice_earl.i18n import _, language_voice, rank_plural
-from voice_earl.table import speech
+from voice_earl.table import speech, speech_synth
 from voice_earl.table.playback import AudioOutput, OutputUnavailable, open_output
 
 log = logging.getLogger(__name__)
@@ -50,7 +50,7 @@ def narrator_voice_for(code: str) -> str | None:
 def _installed(voice: str) -> bool:
     try:
         installed = {speech.normalize_voice(info.id) for info in speech.list_voices()}
-    except (speech.SpeechError, OSError) as error:
+    except (speech_synth.SpeechError, OSError) as error:
         log.warning("cannot list the voices (%s): the narrator keeps its default voice", error)
         return False
     if voice not in installed:
@@ -288,7 +288,7 @@ class Narrator:
         try:
             chosen = output if output is not None else open_output(device)
             speech.check_voice(self.voice)  # an unknown voice is the user's to fix: UnknownVoice propagates
-        except (OutputUnavailable, speech.SpeechError) as error:
+        except (OutputUnavailable, speech_synth.SpeechError) as error:
             self._notice(_("{problem}: announcements are printed only").format(problem=error))
             return None
         return chosen
@@ -406,7 +406,7 @@ class Narrator:
         self._notice(_("{problem}: announcements are printed only from now on").format(problem=reason))
 
     def _notice_cli_fallback(self) -> None:
-        if not self._cli_noticed and speech.active_backend() is speech.Backend.ESPEAK_CLI:
+        if not self._cli_noticed and speech.active_backend() is speech_synth.Backend.ESPEAK_CLI:
             self._cli_noticed = True
             self._notice(_("pyttsx3 could not render speech: using the espeak-ng command line"))
 

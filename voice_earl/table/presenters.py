@@ -6,7 +6,6 @@ import threading
 from collections.abc import Callable
 from typing import TextIO
 
-from voice_earl.game.engine import FormulaDue
 from voice_earl.game.events import (
     Event,
     FullCircle,
@@ -19,13 +18,16 @@ from voice_earl.game.events import (
     Won,
 )
 from voice_earl.game.gamelog import to_line
+from voice_earl.game.moves import FormulaDue
 from voice_earl.game.rules import DeckMode, Scoring
 from voice_earl.i18n import N_, _, rank_name
 from voice_earl.listening.verdicts import Verdict
 from voice_earl.table import narrator as say
 from voice_earl.table.narrator import Announcement, Narrator, Verbosity
-from voice_earl.table.screen import PlayerRow, TableScreen, TableSnapshot
-from voice_earl.table.session import (
+from voice_earl.table.screen import TableScreen
+from voice_earl.table.screen_sections import PlayerRow, TableSnapshot
+from voice_earl.table.session import TableSession
+from voice_earl.table.session_events import (
     DealBegins,
     FormulaJudged,
     MoveRefused,
@@ -36,7 +38,6 @@ from voice_earl.table.session import (
     SeatKind,
     SessionEnded,
     TableEvent,
-    TableSession,
     TurnBegins,
     Undone,
 )

@@ -10,16 +10,15 @@ from __future__ import annotations
 
 import enum
 import random
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Mapping, Sequence
 
 from voice_earl.game.cards import RANKS, Rank
-from voice_earl.game.chants import EARL, ChantSet
-from voice_earl.game.engine import (
+from voice_earl.game.engine import Deal
+from voice_earl.game.events import DealStarted, Event, Led, Passed, Played
+from voice_earl.game.gamelog import Record, to_record
+from voice_earl.game.moves import (
     Action,
     CardNotHeld,
-    Deal,
     FormulaDue,
     GameOver,
     IllegalAction,
@@ -34,137 +33,38 @@ from voice_earl.game.engine import (
     RankFinished,
     WrongRank,
 )
-from voice_earl.game.events import DealStarted, Event, Led, Passed, Played
-from voice_earl.game.gamelog import Record, to_record
-from voice_earl.game.rules import DeckMode, RulesProfile
+from voice_earl.game.rules import DeckMode
 from voice_earl.game.series import Series
 from voice_earl.i18n import _, rank_name, rank_plural
 from voice_earl.listening.context import ListenContext
 from voice_earl.listening.verdicts import Verdict
-from voice_earl.table.turns import BotMove, Command, Heard, InputSource, KeyCommand, Silence, TurnInput, TurnRequest
-
-
-class SeatKind(enum.Enum):
-    HUMAN = "human"
-    BOT = "bot"
-
-
-@dataclass(frozen=True)
-class Seat:
-    name: str
-    kind: SeatKind = SeatKind.HUMAN
-
-
-@dataclass(frozen=True)
-class TableSettings:
-    seats: tuple[Seat, ...]
-    profile: RulesProfile
-    deck: DeckMode = DeckMode.PHYSICAL
-    deals: int | None = None
-    seed: int = 0
-    chant: ChantSet = EARL
-    first_dealer: int | None = None
-
-    @property
-    def names(self) -> tuple[str, ...]:
-        return tuple(seat.name for seat in self.seats)
-
-    @property
-    def silent(self) -> bool:
-        return self.profile.silent
-
-
-@dataclass(frozen=True)
-class Move:
-    """An action and what voice-driven play adds to its record (heard, verdict, score, latency)."""
-
-    action: Action
-    fields: Mapping[str, Any] = field(default_factory=dict)
-
-
-# ---------------------------------------------------------------------------- session events
-
-
-@dataclass(frozen=True)
-class DealBegins:
-    deal: int
-    dealer: str
-    hand_sizes: tuple[tuple[str, int], ...]  # in dealing order, from the dealer's left
-    physical: bool
-
-
-@dataclass(frozen=True)
-class TurnBegins:
-    seat: int
-    name: str
-    due: FormulaDue
-    line: str  # the line due (at a lead, with "RANK" for the rank)
-
-
-@dataclass(frozen=True)
-class FormulaJudged:
-    seat: int
-    name: str
-    heard: Heard
-    takes_back: bool  # parlour: the card goes back (a forfeit)
-
-
-@dataclass(frozen=True)
-class MoveRefused:
-    seat: int
-    name: str
-    reason: str
-
-
-@dataclass(frozen=True)
-class Reminded:
-    seat: int
-    name: str
-    line: str
-
-
-@dataclass(frozen=True)
-class RulesApplied:
-    """What the engine did with a move: its events, and their game-log records."""
-
-    events: tuple[Event, ...]
-    records: tuple[Record, ...]
-
-
-@dataclass(frozen=True)
-class Undone:
-    name: str  # whose move was taken back
-    records_kept: int  # the game log now holds this many records
-
-
-@dataclass(frozen=True)
-class RepeatAsked:
-    pass
-
-
-@dataclass(frozen=True)
-class PauseChanged:
-    paused: bool
-
-
-@dataclass(frozen=True)
-class SessionEnded:
-    finished: bool  # the series ended (False: the players quit; the series can be resumed)
-
-
-TableEvent = (
-    DealBegins
-    | TurnBegins
-    | FormulaJudged
-    | MoveRefused
-    | Reminded
-    | RulesApplied
-    | Undone
-    | RepeatAsked
-    | PauseChanged
-    | SessionEnded
+from voice_earl.table.session_events import (
+    DealBegins,
+    FormulaJudged,
+    Listener,
+    Move,
+    MoveRefused,
+    PauseChanged,
+    Reminded,
+    RepeatAsked,
+    RulesApplied,
+    SessionEnded,
+    TableEvent,
+    TableSettings,
+    TurnBegins,
+    Undone,
 )
-Listener = Callable[[TableEvent], None]
+from voice_earl.table.turns import (
+    BotMove,
+    Command,
+    Heard,
+    InputSource,
+    KeyCommand,
+    Silence,
+    TurnInput,
+    TurnRequest,
+    Woken,
+)
 
 
 class TableSession:
@@ -321,6 +221,8 @@ class TableSession:
                 return _Outcome.AGAIN  # reminded once already: keep waiting
             self._emit(Reminded(request.seat, request.name, self.formula_line(request.due)))
             return _Outcome.REMINDED
+        if isinstance(given, Woken):
+            return _Outcome.AGAIN  # input arrived elsewhere (a phone's tap): ask the source again
         if isinstance(given, BotMove):
             return self._bot_move(request, given)
         if isinstance(given, KeyCommand):

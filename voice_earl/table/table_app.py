@@ -16,7 +16,8 @@ from typing import TextIO
 from voice_earl.table.narrator import Narrator, Verbosity
 from voice_earl.table.presenters import JsonlLog, Narration, ScreenView
 from voice_earl.table.screen import TableScreen
-from voice_earl.table.session import Listener, Move, SessionEnded, TableSession, TableSettings
+from voice_earl.table.session import TableSession
+from voice_earl.table.session_events import Listener, Move, SessionEnded, TableSettings
 from voice_earl.table.turns import KEY_HELP, LINE_HELP, InputSource, KeyPresses, LineCommands
 
 log = logging.getLogger(__name__)

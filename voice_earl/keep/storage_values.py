@@ -1,0 +1,89 @@
+"""The values the journal stores and returns: series summaries and utterances, and the journal's errors."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from voice_earl.errors import VoiceEarlError
+from voice_earl.game.cards import Rank
+
+Event = dict[str, Any]
+
+
+class JournalError(VoiceEarlError):
+    """An event that does not fit the journal: a gap, a conflicting re-append, a closed series."""
+
+
+class SeriesStatus(enum.Enum):
+    OPEN = "open"
+    FINISHED = "finished"
+    ABANDONED = "abandoned"
+
+
+class Mode(enum.Enum):
+    """Where an utterance was said."""
+
+    PRACTICE = "practice"
+    DRILL = "drill"
+    PLAY = "play"
+
+
+@dataclass(frozen=True)
+class SeriesSummary:
+    """One series as ``voice-earl history`` lists it."""
+
+    id: int
+    started_at: datetime
+    finished_at: datetime | None
+    status: SeriesStatus
+    players: tuple[str, ...]
+    profile: str
+    deals: int
+    events: int
+    totals: tuple[int, ...] | None
+    places: tuple[int, ...] | None
+    wins: tuple[int, ...]
+
+    @property
+    def winners(self) -> tuple[str, ...]:
+        """The players in first place (several when tied); empty until the series ends."""
+        if self.places is None:
+            return ()
+        return tuple(name for name, place in zip(self.players, self.places, strict=False) if place == 1)
+
+
+def utc_now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+@dataclass(frozen=True)
+class Utterance:
+    """One line said in practice, a drill or a game: what was due, what was heard, how it went."""
+
+    mode: Mode
+    position: int
+    rank: Rank | None
+    expected: str
+    heard: str
+    verdict: str  # a listening Verdict's value: correct, wrong_line, wrong_rank, unclear, silent...
+    score: int
+    latency_ms: int | None
+    strictness: str | None = None  # lenient, normal or strict
+    at: datetime = field(default_factory=utc_now)
+    session: str | None = None
+    series_id: int | None = None
+    audio_path: Path | None = None
+
+    def __post_init__(self) -> None:
+        if self.position not in (1, 2, 3, 4):
+            raise ValueError(f"position must be 1-4, not {self.position}")
+        if not 0 <= self.score <= 100:
+            raise ValueError(f"score must be 0-100, not {self.score}")
+
+    @property
+    def correct(self) -> bool:
+        return self.verdict == "correct"

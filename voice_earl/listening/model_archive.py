@@ -1,0 +1,228 @@
+"""Checked extraction of a model archive and its atomic install.
+
+Both ways of installing (``fetch_model`` and ``install_model_archive`` in
+:mod:`voice_earl.listening.model_install`) share this: an archive is extracted into a work
+directory next to the target with every member checked, and the checked model is renamed into
+place, so a failed or interrupted install leaves nothing behind.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import stat
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from voice_earl.errors import VoiceEarlError
+from voice_earl.listening.models import (
+    MODEL_NAME,
+    RECEIPT_NAME,
+    InstallReceipt,
+    check_model_layout,
+    human_size,
+    visible_subdirs,
+)
+
+CHUNK_BYTES = 256 * 1024
+
+
+@dataclass(frozen=True)
+class ExtractionLimits:
+    """Bounds that keep a hostile or broken archive from filling the disk."""
+
+    max_members: int = 10_000
+    max_total_bytes: int = 8 * 1024**3
+    max_member_bytes: int = 4 * 1024**3
+    max_ratio: float = 100.0
+    ratio_floor_bytes: int = 1024 * 1024  # tiny members compress oddly; judge ratio above this size
+
+
+DEFAULT_LIMITS = ExtractionLimits()
+
+
+class ModelAlreadyInstalled(VoiceEarlError):
+    """The model is already installed at ``path``; ``force`` replaces it."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(f"{path.name} is already installed at {path} (use --force to replace it)")
+        self.path = path
+
+
+def error_reason(error: object) -> str:
+    if isinstance(error, OSError) and error.strerror:
+        return error.strerror
+    return str(error) or type(error).__name__
+
+
+def install_from_archive(
+    archive: Path,
+    target: Path,
+    work: Path,
+    receipt: InstallReceipt,
+    force: bool,
+    limits: ExtractionLimits,
+) -> None:
+    extracted = work / "extracted"
+    extract_zip_safely(archive, extracted, limits)
+    model_root = _model_root(extracted, archive)
+    layout = check_model_layout(model_root)
+    if not layout.valid:
+        raise VoiceEarlError(
+            f"{archive.name} does not hold a usable vosk model: {'; '.join(layout.problems)}; nothing was installed"
+        )
+    (model_root / RECEIPT_NAME).write_text(json.dumps(receipt.__dict__, indent=2) + "\n", encoding="utf-8")
+    _move_into_place(model_root, target, work, force)
+
+
+def _model_root(extracted: Path, archive: Path) -> Path:
+    """The model is either at the top of the archive or in its single top folder."""
+    if (extracted / "am").is_dir():
+        return extracted
+    folders = [entry for entry in visible_subdirs(extracted) if entry.name != "__MACOSX"]
+    if len(folders) == 1:
+        return folders[0]
+    raise VoiceEarlError(
+        f"{archive.name} does not hold a vosk model: expected am/, conf/ and graph/ at its top "
+        "or inside one folder; nothing was installed"
+    )
+
+
+def archive_model_name(archive: Path) -> str:
+    """The single top folder of the archive, else the archive's file name without .zip."""
+    try:
+        with zipfile.ZipFile(archive) as bundle:
+            tops = {PurePosixPath(name).parts[0] for name in bundle.namelist() if name.strip("/")}
+    except (zipfile.BadZipFile, OSError) as error:
+        raise VoiceEarlError(f"{archive} is not a readable zip archive ({error})") from error
+    tops.discard("__MACOSX")
+    if len(tops) == 1:
+        (top,) = tops
+        if top not in ("am", "conf", "graph", "ivector") and MODEL_NAME.fullmatch(top):
+            return top
+    return archive.name.removesuffix(".zip")
+
+
+def _move_into_place(staged: Path, target: Path, work: Path, force: bool) -> None:
+    """Rename the checked model into place; with force, swap out the old one and restore it on failure."""
+    if not (target.exists() or target.is_symlink()):
+        os.rename(staged, target)
+        return
+    if not force:
+        raise ModelAlreadyInstalled(target)
+    retired = work / "replaced"
+    os.rename(target, retired)
+    try:
+        os.rename(staged, target)
+    except BaseException:
+        os.rename(retired, target)
+        raise
+
+
+def extract_zip_safely(archive: Path, target: Path, limits: ExtractionLimits = DEFAULT_LIMITS) -> None:
+    """Extract ``archive`` into the new directory ``target``, refusing anything unsafe.
+
+    Refused: paths that are absolute or climb out with ``..``, symlinks and other special files,
+    encrypted or duplicate members, too many members, and sizes or compression ratios beyond
+    ``limits`` (declared sizes are checked first, actual bytes while writing).
+    """
+    try:
+        with zipfile.ZipFile(archive) as bundle:
+            members = bundle.infolist()
+            _check_members(archive, members, limits)
+            _check_free_space(target.parent, sum(member.file_size for member in members))
+            target.mkdir()
+            for member in members:
+                _extract_member(bundle, member, target, limits)
+    except zipfile.BadZipFile as error:
+        raise VoiceEarlError(f"{archive.name} is not a valid zip archive ({error}); nothing was installed") from error
+    except OSError as error:
+        reason = error_reason(error)
+        raise VoiceEarlError(f"could not extract {archive.name}: {reason}; nothing was installed") from error
+
+
+def _refuse(archive: Path, reason: str) -> VoiceEarlError:
+    return VoiceEarlError(f"refusing to install {archive.name}: {reason}; nothing was installed")
+
+
+def _check_members(archive: Path, members: list[zipfile.ZipInfo], limits: ExtractionLimits) -> None:
+    if len(members) > limits.max_members:
+        raise _refuse(archive, f"it has {len(members)} members (at most {limits.max_members} allowed)")
+    total = 0
+    seen: set[str] = set()
+    for member in members:
+        relative = _safe_member_path(archive, member)
+        key = relative.as_posix()
+        if key in seen:
+            raise _refuse(archive, f"member {member.filename!r} appears twice")
+        seen.add(key)
+        _check_member_size(archive, member, limits)
+        total += member.file_size
+        if total > limits.max_total_bytes:
+            raise _refuse(archive, f"it unpacks to more than {human_size(limits.max_total_bytes)}")
+
+
+def _safe_member_path(archive: Path, member: zipfile.ZipInfo) -> PurePosixPath:
+    name = member.filename
+    relative = PurePosixPath(name)
+    if (
+        not name.strip("/")
+        or "\x00" in name
+        or "\\" in name
+        or relative.is_absolute()
+        or ".." in relative.parts
+        or re.match(r"[A-Za-z]:", name)
+    ):
+        raise _refuse(archive, f"member {name!r} would be written outside the model folder")
+    if member.flag_bits & 0x1:
+        raise _refuse(archive, f"member {name!r} is encrypted")
+    # Many zip writers store permission bits without a file type: only a stated type is judged.
+    file_type = stat.S_IFMT(member.external_attr >> 16)
+    if file_type not in (0, stat.S_IFREG, stat.S_IFDIR):
+        kind = "a symlink" if file_type == stat.S_IFLNK else "a special file"
+        raise _refuse(archive, f"member {name!r} is {kind}")
+    return relative
+
+
+def _check_member_size(archive: Path, member: zipfile.ZipInfo, limits: ExtractionLimits) -> None:
+    if member.file_size > limits.max_member_bytes:
+        raise _refuse(
+            archive,
+            f"member {member.filename!r} unpacks to {human_size(member.file_size)}, more than allowed",
+        )
+    if member.file_size > limits.ratio_floor_bytes:
+        ratio = member.file_size / max(member.compress_size, 1)
+        if ratio > limits.max_ratio:
+            raise _refuse(archive, f"member {member.filename!r} is compressed {ratio:.0f} to 1 (a zip bomb?)")
+
+
+def _check_free_space(directory: Path, needed: int) -> None:
+    free = shutil.disk_usage(directory).free
+    if free < needed:
+        raise VoiceEarlError(
+            f"not enough free space in {directory}: the model needs {human_size(needed)}, {human_size(free)} is free"
+        )
+
+
+def _extract_member(bundle: zipfile.ZipFile, member: zipfile.ZipInfo, target: Path, limits: ExtractionLimits) -> None:
+    destination = target.joinpath(*PurePosixPath(member.filename).parts)
+    if not destination.resolve().is_relative_to(target.resolve()):  # second line of defence
+        raise VoiceEarlError(f"member {member.filename!r} would be written outside the model folder")
+    if member.is_dir():
+        destination.mkdir(parents=True, exist_ok=True)
+        return
+    destination.parent.mkdir(parents=True, exist_ok=True)
+    # Never trust the declared size alone: stop as soon as the real bytes exceed it.
+    allowed = min(member.file_size, limits.max_member_bytes)
+    written = 0
+    with bundle.open(member) as source, destination.open("xb") as out:
+        while chunk := source.read(CHUNK_BYTES):
+            written += len(chunk)
+            if written > allowed:
+                raise VoiceEarlError(
+                    f"member {member.filename!r} is larger than its archive entry says; nothing was installed"
+                )
+            out.write(chunk)

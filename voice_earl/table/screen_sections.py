@@ -1,0 +1,284 @@
+"""What the table screen shows: the snapshot values and the sections of the frame, one pure builder each.
+
+:mod:`voice_earl.table.screen_layout` fits these sections into the space given; :func:`plain_parts`
+gives the same content as short plain texts for pipes and files.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.console import RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from voice_earl.game.cards import Rank
+from voice_earl.i18n import N_, _, ngettext, rank_plural
+from voice_earl.table import blockfont
+
+DEFAULT_KEYS = N_("space pass · enter play · u undo · r repeat · p pause · q quit")
+
+VERDICT_STYLES: dict[str, str] = {
+    "correct": "bold green",
+    "wrong_line": "bold yellow",
+    "wrong_rank": "bold yellow",
+    "unclear": "bold red",
+    "silent": "dim",
+    "pass": "dim",
+}
+# In English; verdict_label() translates.
+VERDICT_LABELS: dict[str, str] = {
+    "correct": N_("✓ correct"),
+    "wrong_line": N_("✗ wrong line"),
+    "wrong_rank": N_("✗ wrong rank"),
+    "unclear": N_("? unclear"),
+    "silent": N_("… silent"),
+    "pass": N_("pass"),
+}
+_TO_MOVE_STYLE = "bold reverse"
+_RED_SUITS = ("♥", "♦", "H", "D")
+
+
+@dataclass(frozen=True)
+class PlayerRow:
+    """One player as the screen shows them."""
+
+    name: str
+    cards: int  # cards left in hand
+    total: int  # running total of the series
+    dealer: bool = False
+    to_move: bool = False  # whose turn it is (highlighted)
+    hand: tuple[str, ...] | None = None  # shown cards ("Q♠", "7♦"): open-hands play, or the human in practice
+    note: str = ""  # "bot", "you", "won"
+
+
+@dataclass(frozen=True)
+class TableSnapshot:
+    """Everything on the screen at one moment; the game loop builds a new one after every change."""
+
+    title: str  # "Deal 2 of 6 · hoyle · physical deck"
+    players: tuple[PlayerRow, ...]
+    rank: str | None = None  # open rank's short form ("Q", "10"); None at a lead
+    in_quartet: int = 0  # cards of the open rank on the table: progress "Q Q Q _"
+    finished_ranks: tuple[str, ...] = ()
+    due_player: str | None = None
+    due_line: str | None = None  # the line due, shown in large text
+    due_hint: str = ""  # "Ben: queens, second card"
+    heard: str | None = None  # the last thing heard
+    verdict: str | None = None  # "correct" | "wrong_line" | "wrong_rank" | "pass" | "unclear" | "silent"
+    feedback: str = ""  # "you said 'as good as me', the line ends 'as good as he'"
+    message: str = ""  # the narrator's last printed line
+    status: str = ""  # "listening…", "paused", "loading model…"
+    keys: str = DEFAULT_KEYS  # in English: the screen translates it
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Sections: small pure builders, one renderable each.
+
+
+def quartet_progress(snapshot: TableSnapshot) -> str:
+    """``Q Q Q _``: the open rank once per card on the table, ``_`` for each card still to come.
+
+    >>> quartet_progress(TableSnapshot(title="", players=(), rank="Q", in_quartet=3))
+    'Q Q Q _'
+    >>> quartet_progress(TableSnapshot(title="", players=()))
+    '_ _ _ _'
+    """
+    played = min(max(snapshot.in_quartet, 0), 4) if snapshot.rank else 0
+    return " ".join([snapshot.rank or "_"] * played + ["_"] * (4 - played))
+
+
+def verdict_label(verdict: str) -> str:
+    """``✓ correct`` in the current language (an unknown verdict as it is)."""
+    label = VERDICT_LABELS.get(verdict)
+    return _(label) if label is not None else verdict
+
+
+def _rank_name(rank: str) -> str:
+    try:
+        return rank_plural(Rank.parse(rank))
+    except ValueError:
+        return rank
+
+
+def _rank_label(snapshot: TableSnapshot) -> str:
+    return _("rank: {ranks}").format(ranks=_rank_name(snapshot.rank)) if snapshot.rank else _("lead: any rank")
+
+
+def _finished_label(snapshot: TableSnapshot) -> str:
+    finished = " ".join(snapshot.finished_ranks) if snapshot.finished_ranks else "—"
+    return _("finished: {ranks}").format(ranks=finished)
+
+
+def header(snapshot: TableSnapshot) -> RenderableType:
+    grid = Table.grid(expand=True)
+    grid.add_column(ratio=1, no_wrap=True, overflow="ellipsis")
+    grid.add_column(justify="right", no_wrap=True)
+    grid.add_row(Text(snapshot.title, style="bold underline"), Text(snapshot.status, style="italic"))
+    return grid
+
+
+def rank_small(snapshot: TableSnapshot) -> RenderableType:
+    return Text.assemble(
+        (_rank_label(snapshot), ""), "   ", (quartet_progress(snapshot), "bold"), "   ", (_finished_label(snapshot), "")
+    )
+
+
+def rank_big(snapshot: TableSnapshot, width: int, scale: int) -> RenderableType | None:
+    side = Text("\n".join((_rank_label(snapshot), _finished_label(snapshot))))
+    rows = blockfont.banner(quartet_progress(snapshot), width - side.cell_len - 3, max_lines=1, scale=scale)
+    if rows is None:
+        return None
+    grid = Table.grid(padding=(0, 3))
+    grid.add_column(no_wrap=True)
+    grid.add_column(vertical="middle")
+    grid.add_row(Text("\n".join(rows), style="bold"), side)
+    return grid
+
+
+def due_header(snapshot: TableSnapshot) -> RenderableType | None:
+    if snapshot.due_player is None and not snapshot.due_hint:
+        return None
+    text = Text()
+    if snapshot.due_player is not None:
+        text.append(f" ▶ {snapshot.due_player} ", style=_TO_MOVE_STYLE)
+        text.append("  ")
+    text.append(snapshot.due_hint, style="dim")
+    return text
+
+
+def due_big(snapshot: TableSnapshot, width: int, scale: int, gap: bool) -> RenderableType | None:
+    if snapshot.due_line is None:
+        return None
+    rows = blockfont.banner(snapshot.due_line, width, max_lines=3, line_gap=int(gap), scale=scale)
+    return None if rows is None else Text("\n".join(rows), style="bold", no_wrap=True)
+
+
+def due_text(snapshot: TableSnapshot) -> RenderableType | None:
+    return None if snapshot.due_line is None else Text(snapshot.due_line.upper(), style="bold")
+
+
+def heard(snapshot: TableSnapshot) -> Text:
+    text = Text()
+    text.append(_("heard") + "  ", style="dim")
+    text.append(f"“{snapshot.heard}”" if snapshot.heard is not None else "—")
+    if snapshot.verdict is not None:
+        text.append("   ")
+        text.append(verdict_label(snapshot.verdict), style=VERDICT_STYLES.get(snapshot.verdict, "bold"))
+    return text
+
+
+def feedback(snapshot: TableSnapshot) -> Text:
+    return Text(snapshot.feedback, style="italic")
+
+
+def message(snapshot: TableSnapshot) -> Text:
+    return Text(snapshot.message)
+
+
+def _hand(cards: tuple[str, ...]) -> Text:
+    text = Text()
+    for index, card in enumerate(cards):
+        if index:
+            text.append(" ")
+        text.append(card, style="red" if card.endswith(_RED_SUITS) else "")
+    return text
+
+
+def _info(player: PlayerRow, compact: bool) -> Text:
+    text = Text()
+    if player.dealer:
+        text.append(_("D") if compact else _("dealer"), style="bold cyan")
+    if player.note:
+        text.append((" " if compact else " · ") if player.dealer else "", style="dim")
+        text.append(player.note, style="italic")
+    return text
+
+
+def players_table(players: tuple[PlayerRow, ...], compact: bool = False) -> Table:
+    """One row per player; ``compact`` folds the turn marker into the name and shortens the dealer marker."""
+    table = Table(box=None, padding=(0, 1), pad_edge=False, header_style="dim", show_edge=False)
+    if not compact:
+        table.add_column("", width=1, no_wrap=True)
+    table.add_column(_("player"), no_wrap=True, overflow="ellipsis", max_width=14)
+    table.add_column(_("cards"), justify="right", no_wrap=True)
+    table.add_column(_("total"), justify="right", no_wrap=True)
+    table.add_column("", no_wrap=True)
+    show_hands = any(player.hand is not None for player in players)
+    if show_hands:
+        table.add_column(_("hand"), overflow="fold")
+    for player in players:
+        marker = "▶" if player.to_move else ""
+        cells: list[RenderableType] = [marker + player.name] if compact else [marker, player.name]
+        cells += [str(player.cards), str(player.total), _info(player, compact)]
+        if show_hands:
+            cells.append(_hand(player.hand) if player.hand is not None else "")
+        table.add_row(*cells, style=_TO_MOVE_STYLE if player.to_move else None)
+    return table
+
+
+def players_columns(players: tuple[PlayerRow, ...]) -> RenderableType:
+    half = (len(players) + 1) // 2
+    grid = Table.grid(padding=(0, 2))
+    grid.add_column()
+    grid.add_column()
+    grid.add_row(players_table(players[:half], compact=True), players_table(players[half:], compact=True))
+    return grid
+
+
+def players_inline(players: tuple[PlayerRow, ...]) -> Text:
+    """The last resort on a crowded small screen: ``cards/total  Ann(D):4/0  ▶Ben:3/3 …``, no space in an entry."""
+    text = Text(_("cards/total"), style="dim")
+    for player in players:
+        marker = "▶" if player.to_move else ""
+        dealer = "({mark})".format(mark=_("D")) if player.dealer else ""
+        style = _TO_MOVE_STYLE if player.to_move else ""
+        text.append("  ")
+        text.append(f"{marker}{player.name}{dealer}:{player.cards}/{player.total}", style=style)
+    return text
+
+
+def keys(snapshot: TableSnapshot) -> Text:
+    return Text(_(snapshot.keys), style="dim", no_wrap=True, overflow="ellipsis")
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Plain lines for pipes and files.
+
+
+def plain_parts(snapshot: TableSnapshot) -> dict[str, str]:
+    """The snapshot as short plain texts, one per part of the screen (what plain mode compares and prints)."""
+    due = ""
+    if snapshot.due_player is not None or snapshot.due_line is not None:
+        who = f"{snapshot.due_player}: " if snapshot.due_player is not None else ""
+        hint = f" ({snapshot.due_hint})" if snapshot.due_hint else ""
+        due = f"{who}{snapshot.due_line or _('to play')}{hint}"
+    heard = ""
+    if snapshot.heard is not None or snapshot.verdict is not None:
+        heard = _("heard “{heard}”").format(heard=snapshot.heard) if snapshot.heard is not None else _("heard nothing")
+        if snapshot.verdict is not None:
+            heard += f" → {verdict_label(snapshot.verdict)}"
+        if snapshot.feedback:
+            heard += f": {snapshot.feedback}"
+    return {
+        "title": snapshot.title,
+        "rank": f"{_rank_label(snapshot)} {quartet_progress(snapshot)}, {_finished_label(snapshot)}",
+        "players": "; ".join(_plain_player(player) for player in snapshot.players),
+        "due": due,
+        "heard": heard,
+        "message": snapshot.message,
+        "status": f"[{snapshot.status}]" if snapshot.status else "",
+    }
+
+
+def _plain_player(player: PlayerRow) -> str:
+    dealer = " ({dealer})".format(dealer=_("dealer")) if player.dealer else ""
+    text = f"{'▶' if player.to_move else ''}{player.name}{dealer} "
+    text += ngettext("{count} card, total {total}", "{count} cards, total {total}", player.cards).format(
+        count=player.cards, total=player.total
+    )
+    if player.note:
+        text += f", {player.note}"
+    if player.hand is not None:
+        text += f" [{' '.join(player.hand)}]"
+    return text
