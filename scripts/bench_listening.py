@@ -29,7 +29,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from listening_corpus import (  # noqa: E402
+from listening_corpus import (
     CONDITIONS,
     Expect,
     Trial,
@@ -43,11 +43,11 @@ from listening_corpus import (  # noqa: E402
     synthetic_trials,
     voices,
 )
-from listening_recordings import recorded_trials  # noqa: E402
+from listening_recordings import recorded_trials
 
-from voice_earl.listening.audio import pcm_chunks, read_wav  # noqa: E402
-from voice_earl.listening.listener import Listener, judge_utterance  # noqa: E402
-from voice_earl.listening.verdicts import Verdict  # noqa: E402
+from voice_earl.listening.audio import pcm_chunks, read_wav
+from voice_earl.listening.listener import Listener, judge_utterance
+from voice_earl.listening.verdicts import Verdict
 
 CACHE = Path.home() / ".cache" / "voice-earl" / "bench-listening"
 

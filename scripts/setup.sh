@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # Idempotent set-up: system packages for the voice parts, then .venv with the package and its extras.
-# Usage: scripts/setup.sh [EXTRAS]   (e.g. "dev" for the tests; none for playing, which installs [phones])
+# Usage: scripts/setup.sh [EXTRAS]   (e.g. "dev" for the tests; none for playing, which installs [phones,judge])
 set -euo pipefail
 cd "$(dirname "$0")/.."
 extras="${1:-}"
-target=".[phones]"  # playing: the phones' server (--phones) comes with it
+target=".[phones,judge]"  # playing: the phones' server (--phones) and the listener's judge come with it
 [ -n "$extras" ] && target=".[$extras]"
 
 system_packages=(libportaudio2 espeak-ng libespeak-ng1 alsa-utils python3-venv)
-# The tests also check the catalogs with GNU gettext's msgfmt, and open the phones' page in Debian's chromium.
-[ "$extras" = dev ] && system_packages+=(gettext chromium chromium-driver)
+# The tests also check the catalogs with GNU gettext's msgfmt, open the phones' page in Debian's chromium, speak
+# with festival's kdl voice and listen to real recordings of ordinary speech (the Asterisk prompts).
+[ "$extras" = dev ] && system_packages+=(gettext chromium chromium-driver festival festvox-kdlpc16k
+    asterisk-core-sounds-en-wav)
 missing=()
 for pkg in "${system_packages[@]}"; do
     dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")

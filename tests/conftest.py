@@ -14,6 +14,7 @@ def isolated_user_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Itera
     monkeypatch.setenv("VOICE_EARL_DATA_DIR", str(data))
     monkeypatch.setenv("VOICE_EARL_CONFIG_DIR", str(tmp_path / "user-config"))
     monkeypatch.delenv("VOICE_EARL_MODEL", raising=False)
+    monkeypatch.delenv("VOICE_EARL_JUDGE_MODEL", raising=False)
     yield data
 
 

@@ -13,6 +13,7 @@ import pytest
 from voice_earl.listening.audio import SAMPLE_RATE, Pcm16, read_wav
 
 needs_espeak = pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="espeak-ng is not installed")
+needs_festival = pytest.mark.skipif(shutil.which("text2wave") is None, reason="festival is not installed")
 
 
 def speak(text: str, path: Path, voice: str = "en-us", speed: int = 150, pitch: int = 50) -> Pcm16:
@@ -20,6 +21,15 @@ def speak(text: str, path: Path, voice: str = "en-us", speed: int = 150, pitch: 
     subprocess.run(
         ["espeak-ng", "-v", voice, "-s", str(speed), "-p", str(pitch), "-w", str(path), text],
         check=True,
+        capture_output=True,
+    )
+    return read_wav(path)
+
+
+def speak_kdl(text: str, path: Path) -> Pcm16:
+    """Synthesize ``text`` with festival's kdl voice (festvox-kdlpc16k) as 16 kHz mono int16."""
+    subprocess.run(
+        ["text2wave", "-eval", "(voice_ked_diphone)", "-o", str(path)], input=text.encode(), check=True,
         capture_output=True,
     )
     return read_wav(path)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from voice_earl.commands.table_options import add_judge_options
 from voice_earl.game.rules import PROFILES
 
 EXAMPLES = """examples:
@@ -15,6 +16,7 @@ EXAMPLES = """examples:
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--players", type=int, default=3, help="how many bots (default 3)")
     parser.add_argument("--seed", type=int, default=1, help="the same seed deals the same cards")
+    parser.add_argument("--deals", type=int, default=1, help="how many deals (default 1; hoyle's series is 6)")
     parser.add_argument("--profile", choices=sorted(PROFILES), default="hoyle")
     parser.add_argument("--jsonl", action="store_true",
                         help="write the game log to stdout (with heard, verdict, score, latency_ms); the screen "
@@ -24,6 +26,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--speak", action="store_true", help="let the narrator speak too (needs a sound card)")
     parser.add_argument("--recognizer", choices=("auto", "vosk", "pocketsphinx"), default=None)
     parser.add_argument("--model", default=None, help="path to a vosk model directory")
+    add_judge_options(parser)
     parser.add_argument("--strictness", choices=("lenient", "normal", "strict"), default="normal")
 
 
@@ -48,19 +51,21 @@ def run(args: argparse.Namespace) -> int:
 
     profile = profile_by_name(args.profile)
     profile.check_players(args.players)
+    if args.deals < 1:
+        raise UsageError(f"--deals is at least 1, not {args.deals}")
     if not 0.0 <= args.chant_errors <= 1.0:
         raise UsageError(f"--chant-errors is a probability between 0 and 1, not {args.chant_errors}")
     settings = TableSettings(
         seats=tuple(Seat(name, SeatKind.BOT) for name in NAMES[: args.players]),
         profile=profile,
         deck=DeckMode.VIRTUAL,
-        deals=1,
+        deals=args.deals,
         seed=args.seed,
         chant=EARL,
     )
     screen = TableScreen(Console(file=sys.stderr)) if args.jsonl else TableScreen()
     with screen.progress("loading the recognizer"):
-        listener, reason = open_listener(args.recognizer, args.model)
+        listener, reason = open_listener(args)
     screen.print_line(f"Listening with {reason}")
     strictness = Strictness(args.strictness)
     voices = bot_voices(args.players)

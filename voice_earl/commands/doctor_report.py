@@ -21,6 +21,7 @@ from voice_earl.commands.doctor_checks import (
     check_python,
     guarded,
 )
+from voice_earl.commands.doctor_judge import check_judge
 from voice_earl.commands.doctor_models import (
     RecognizerProbe,
     check_models,
@@ -56,6 +57,7 @@ def run_checks(loaded: LoadedSettings) -> list[CheckResult]:
     vosk_probe = _guarded_probe("vosk", lambda: probe_vosk(settings.model))
     results += [pocketsphinx.result, vosk_probe.result]
     results += guarded("recognizer", lambda: check_recognizer(pocketsphinx, vosk_probe, settings))
+    results += guarded("judge", check_judge)
     results += guarded("models", lambda: check_models(installed_models(settings.model)))
     results += guarded("config file", lambda: check_config(loaded))
     results += guarded("data directory", check_data_dir)

@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from voice_earl.commands.table_options import add_language_option
+from voice_earl.commands.table_options import add_judge_options, add_language_option
 from voice_earl.keep.chant_files import chant_set
 from voice_earl.listening.verdicts import Strictness
 from voice_earl.table.drill import Drill, Prompt, run_drill
@@ -34,6 +34,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--recognizer", choices=("auto", "vosk", "pocketsphinx"), default=None)
     parser.add_argument("--model", default=None, help="path to a vosk model directory")
+    add_judge_options(parser)
     parser.add_argument("--device", default=None, help="microphone: name or index")
     parser.add_argument("--keep-audio", action="store_true", help="keep a WAV of each line you say")
     add_language_option(parser)

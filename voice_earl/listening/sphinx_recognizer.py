@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -28,6 +29,8 @@ logger = logging.getLogger(__name__)
 
 # Decoder settings over pocketsphinx's defaults, chosen on the tune split of scripts/bench_listening.py.
 DECODER_OPTIONS: dict[str, str | float | bool] = {}
+# Turn grammars kept ready; older ones are removed (a lead's grammar differs with the ranks held).
+MAX_GRAMMARS = 16
 
 
 def jsgf_grammar(phrases: Sequence[str]) -> str:
@@ -59,10 +62,13 @@ class SphinxRecognizer(Recognizer):
         except ImportError as error:
             raise RecognizerError(f"pocketsphinx is not installed ({error}); pip install pocketsphinx") from None
         self._pocketsphinx: Any = pocketsphinx
-        settings = {**DECODER_OPTIONS, **(options or {})}
-        self._decoder: Any = self._new_decoder(settings)
-        self._second: Any = self._new_decoder({**settings, "fsgusefiller": False}) if second_pass else None
-        self._searches: dict[str, str] = {}
+        self._settings = {**DECODER_OPTIONS, **(options or {})}
+        self._decoder: Any = self._new_decoder(self._settings)
+        self._second_pass = second_pass
+        self._second: Any = None  # made when first needed: it costs about 54 MB and 115 ms
+        self._second_searches: set[str] = set()
+        self._searches: OrderedDict[str, tuple[str, str]] = OrderedDict()  # grammar key -> (search name, JSGF)
+        self._made = 0
         self._search = ""
         self._audio: list[bytes] = []
         self._in_utterance = False
@@ -82,10 +88,6 @@ class SphinxRecognizer(Recognizer):
                 f"cannot load pocketsphinx's English model ({error}); reinstall pocketsphinx"
             ) from None
 
-    @property
-    def _decoders(self) -> tuple[Any, ...]:
-        return (self._decoder,) if self._second is None else (self._decoder, self._second)
-
     def knows(self, word: str) -> bool:
         return self._decoder.lookup_word(word) is not None
 
@@ -98,13 +100,26 @@ class SphinxRecognizer(Recognizer):
     def _set_grammar(self, phrases: Sequence[str]) -> None:
         grammar = jsgf_grammar(phrases)
         key = hashlib.sha1(grammar.encode()).hexdigest()[:16]
-        name = self._searches.get(key)
-        if name is None:
-            name = f"turn_{len(self._searches)}"
-            for decoder in self._decoders:
-                decoder.add_jsgf_string(name, grammar)
-            self._searches[key] = name
+        known = self._searches.get(key)
+        if known is None:
+            name = f"turn_{self._made}"
+            self._made += 1
+            self._decoder.add_jsgf_string(name, grammar)
+            self._searches[key] = (name, grammar)
+            self._forget_old_grammars()
+        else:
+            name = known[0]
+            self._searches.move_to_end(key)
         self._search = name
+
+    def _forget_old_grammars(self) -> None:
+        """Keep the newest :data:`MAX_GRAMMARS`: each costs about 2.5 MB, and a long evening has hundreds of leads."""
+        while len(self._searches) > MAX_GRAMMARS:
+            _key, (name, _grammar) = self._searches.popitem(last=False)
+            self._decoder.remove_search(name)
+            if name in self._second_searches:
+                self._second.remove_search(name)
+                self._second_searches.discard(name)
 
     def accept(self, pcm: bytes) -> None:
         if not self._search:
@@ -115,7 +130,7 @@ class SphinxRecognizer(Recognizer):
             self._in_utterance = True
         pcm = self._dithered(pcm)
         self._decoder.process_raw(pcm, False, False)
-        if self._second is not None:
+        if self._second_pass:
             self._audio.append(pcm)
 
     def _dithered(self, pcm: bytes) -> bytes:
@@ -138,13 +153,19 @@ class SphinxRecognizer(Recognizer):
         self._decoder.end_utt()
         self._in_utterance = False
         text = _text(self._decoder.hyp())
-        if not text and self._second is not None and self._audio:
+        if not text and self._second_pass and self._audio:
             text = self._decode_again(b"".join(self._audio))
             logger.debug("second pass without fillers: %r", text)
         self._audio.clear()
         return text
 
     def _decode_again(self, pcm: bytes) -> str:
+        if self._second is None:
+            self._second = self._new_decoder({**self._settings, "fsgusefiller": False})
+        if self._search not in self._second_searches:
+            grammar = next(g for name, g in self._searches.values() if name == self._search)
+            self._second.add_jsgf_string(self._search, grammar)
+            self._second_searches.add(self._search)
         self._second.activate_search(self._search)
         self._second.start_utt()
         self._second.process_raw(pcm, False, True)

