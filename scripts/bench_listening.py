@@ -233,7 +233,8 @@ def main() -> int:
         return bench_recordings(args)
     missing = engines_missing()
     if missing:
-        print(f"needed to synthesize the test speech: {', '.join(missing)} (bash scripts/setup.sh dev)", file=sys.stderr)
+        tools = ", ".join(missing)
+        print(f"needed to synthesize the test speech: {tools} (bash scripts/setup.sh dev)", file=sys.stderr)
         return 1
     if args.tune:
         from listening_tuning import tune

@@ -181,14 +181,15 @@ def commands_context(position: int, ranks: tuple[Rank, ...]) -> ListenContext:
 
 
 def synthetic_trials(split: str, seed: int) -> Iterator[Trial]:
-    """Per voice: 15 due lines, 4 wrong lines, 6 wrong ranks (2 of them no rank at all), 6 passes, 2 commands and 16 chatter."""
+    """Per voice: 15 due lines, 4 wrong lines, 6 wrong ranks (2 of them no rank at all), 6 passes,
+    2 commands and 16 sentences of table talk."""
     rng = random.Random(seed)
     chatter = list(CHATTER)
     rng.shuffle(chatter)
     for number, voice in enumerate(voices(split)):
         for _ in range(3):
             rank = rng.choice(RANKS)
-            open_ranks = tuple(rng.sample([r for r in RANKS if r is not rank], rng.randint(0, 6))) + (rank,)
+            open_ranks = (*tuple(rng.sample([r for r in RANKS if r is not rank], rng.randint(0, 6))), rank)
             lead = commands_context(1, open_ranks)
             follows = {p: commands_context(p, (rank,)) for p in (2, 3, 4)}
             yield Trial(EARL.line(1, rank), lead, Expect.CORRECT, voice)
@@ -235,7 +236,7 @@ def _duration(path: Path) -> float:
 
     try:
         with wave.open(str(path)) as wav:
-            return wav.getnframes() / wav.getframerate()
+            return float(wav.getnframes()) / float(wav.getframerate())
     except (wave.Error, EOFError, OSError):
         return 0.0
 

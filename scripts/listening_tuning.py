@@ -13,6 +13,7 @@ import pickle
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import Any, cast
 
 import numpy as np
 from listening_corpus import (
@@ -29,9 +30,9 @@ from listening_corpus import (
 )
 
 from voice_earl.listening.audio import pcm_chunks, read_wav
+from voice_earl.listening.judge_models import discover_judge_model
 from voice_earl.listening.listener import Listener
 from voice_earl.listening.sphinx_recognizer import SphinxRecognizer
-from voice_earl.listening.judge_models import discover_judge_model
 from voice_earl.listening.verdicts import Verdict, judge
 from voice_earl.listening.whisper_judge import JudgeResult, JudgeSettings, WhisperJudge, choose
 
@@ -76,11 +77,13 @@ def tune(args: argparse.Namespace, cache: Path) -> int:
     kept_scores.write_bytes(pickle.dumps(results))
     base = JudgeSettings()
     print_spreads(results)
-    print(f"\n{'bonus':>5} {'line':>5} {'pass':>5} {'cmd':>5} {'rank':>5} | " + " | ".join(f"{c:^26}" for c in conditions))
-    print(f"{'':29} | " + " | ".join(f"{'ok':>5} {'wrong':>5} {'pass':>5} {'talk':>5}" for _ in conditions))
+    names = " ".join(f"{name[:5]:>5}" for name in GRID)
+    print(f"\n{names} | " + " | ".join(f"{c:^26}" for c in conditions))
+    columns = " | ".join(f"{'ok':>5} {'wrong':>5} {'pass':>5} {'talk':>5}" for _ in conditions)
+    print(f"{'':{6 * len(GRID) - 1}} | {columns}")
     rows = []
     for values in itertools.product(*GRID.values()):
-        settings = replace(base, **dict(zip(GRID, values, strict=True)))
+        settings = replace(base, **cast("dict[str, Any]", dict(zip(GRID, values, strict=True))))
         figures = [_figures(results[c], settings) for c in conditions]
         cost = sum(_cost(f) for f in figures)
         rows.append((cost, values, figures))
@@ -89,7 +92,7 @@ def tune(args: argparse.Namespace, cache: Path) -> int:
         cells = " | ".join(" ".join(f"{100 * v:5.1f}" for v in f[:4]) for f in figures)
         print(" ".join(f"{v:5.1f}" for v in values) + f" | {cells}   cost {cost:.3f}")
     if args.show_errors:
-        best = replace(base, **dict(zip(GRID, ranked[0][1], strict=True)))
+        best = replace(base, **cast("dict[str, Any]", dict(zip(GRID, ranked[0][1], strict=True))))
         for condition in conditions:
             print(f"\nmistakes in {condition} with {best}")
             for trial, result in results[condition]:

@@ -48,14 +48,33 @@ def test_json_line_per_file(recordings: dict[str, Path], capsys: pytest.CaptureF
         "expected",
         "diff",
         "recognizer",
+        "judge",
         "latency_ms",
+        "speech_end_s",
+        "decided_at_s",
     }
     assert (first["verdict"], first["rank"], first["score"]) == ("correct", "7", 100)
     assert first["heard"] == "there is a seven as good as he"
-    assert first["recognizer"] == "pocketsphinx"
+    assert (first["recognizer"], first["judge"]) == ("pocketsphinx", "whisper judge")
     assert isinstance(first["latency_ms"], int)
+    # Timed from the true end of the speech in the file: 0.3 s of silence, then the speech, then 1 s more.
+    end, decided = first["speech_end_s"], first["decided_at_s"]
+    assert isinstance(end, float) and isinstance(decided, float)
+    assert 1.0 < end < decided
+    assert first["latency_ms"] == round((decided - end) * 1000) or abs(first["latency_ms"] - (decided - end) * 1000) < 2
     assert second["verdict"] == "wrong_line"
-    assert "using pocketsphinx" in err and "no vosk model" in err
+    assert "using pocketsphinx + whisper judge" in err and "no vosk model" in err
+
+
+def test_without_the_judge_it_says_what_is_lost(
+    recordings: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    status = main(["hear", str(recordings["second"]), "--position", "2", "--rank", "7", "--json", "--no-judge"])
+    out, err = capsys.readouterr()
+    assert status == 0
+    (record,) = _json_lines(out)
+    assert record["verdict"] == "correct" and record["judge"] is None
+    assert "pocketsphinx alone" in err and "table talk may move the game" in err
 
 
 def test_a_lead_without_a_rank_allows_every_rank(

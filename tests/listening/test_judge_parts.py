@@ -11,7 +11,7 @@ import pytest
 from voice_earl import paths
 from voice_earl.errors import VoiceEarlError
 from voice_earl.game.cards import RANKS, Rank
-from voice_earl.game.chants import EARL, ChantSet
+from voice_earl.game.chants import ChantSet
 from voice_earl.listening.audio import SAMPLE_RATE
 from voice_earl.listening.candidates import Candidate, Kind, Template, turn_candidates
 from voice_earl.listening.context import ListenContext
@@ -55,7 +55,7 @@ def test_a_wording_that_sounds_the_same_is_not_scored_twice() -> None:
                                                                                    (), ()))
     befores = [t.before for t in turn_candidates(ListenContext(1, RANKS, different)).templates if t.position == 1]
     assert befores == [" Here is", " Look at this"]
-    assert [t.before for t in turn_candidates(ListenContext(2, (Rank.TWO,), different)).templates][0] == ""
+    assert next(t.before for t in turn_candidates(ListenContext(2, (Rank.TWO,), different)).templates) == ""
 
 
 def test_a_filled_template_is_judged_like_the_line() -> None:
@@ -127,7 +127,7 @@ def test_a_tone_lights_up_its_own_band() -> None:
     low = log_mel((0.5 * np.sin(2 * np.pi * 300 * t)).astype(np.float32), 100)
     high = log_mel((0.5 * np.sin(2 * np.pi * 3000 * t)).astype(np.float32), 100)
     assert low.mean(axis=1).argmax() < 20 < high.mean(axis=1).argmax()
-    assert -1.5 <= low.min() and low.max() <= 1.5
+    assert low.min() >= -1.5 and low.max() <= 1.5
 
 
 def test_short_audio_is_padded_with_silence() -> None:
@@ -205,7 +205,7 @@ def test_a_model_asked_for_must_be_one(no_package: Path) -> None:
     broken = fake_model(no_package / "broken")
     (broken / "model.bin").unlink()
     assert judge_model_problems(broken) == ("model.bin is missing",)
-    with pytest.raises(VoiceEarlError, match="model.bin is missing"):
+    with pytest.raises(VoiceEarlError, match=r"model\.bin is missing"):
         discover_judge_model(broken)
     (broken / "model.bin").write_text("x")
     (broken / "config.json").write_text("{}")

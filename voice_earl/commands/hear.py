@@ -164,12 +164,18 @@ def _hear_file(job: _Job, listener: Listener, strictness: Strictness, fixed: boo
     judgement = judge_utterance(utterance, job.context, strictness)
     # The true end of the speech, from the whole file's energy (not the listener's own estimate).
     speech_end = speech_end_s(samples, before_s=utterance.decided_at) if utterance.speech_start is not None else None
-    return _record(job.path, utterance, judgement, listener, speech_end)
+    return _record(job.path, utterance, judgement, listener, job.context, speech_end)
 
 
 def _record(
-    path: str, utterance: Utterance, judgement: Judgement, listener: Listener, speech_end: float | None
+    path: str,
+    utterance: Utterance,
+    judgement: Judgement,
+    listener: Listener,
+    context: ListenContext,
+    speech_end: float | None,
 ) -> dict[str, Any]:
+    judge = listener.judge if listener.judge is not None and listener.judge.understands(context) else None
     latency = None if speech_end is None else max(0, round((utterance.decided_at - speech_end) * 1000))
     return {
         "path": path,
@@ -181,7 +187,7 @@ def _record(
         "expected": judgement.expected,
         "diff": [{"kind": op.kind, "said": " ".join(op.said), "due": " ".join(op.due)} for op in judgement.diff],
         "recognizer": listener.recognizer.name,
-        "judge": listener.judge.name if listener.judge is not None else None,
+        "judge": judge.name if judge is not None else None,
         "latency_ms": latency,
         "speech_end_s": speech_end,
         "decided_at_s": round(utterance.decided_at, 3),
@@ -224,4 +230,4 @@ def _hear_mic(args: argparse.Namespace, listener: Listener, context: ListenConte
             count += 1
             judgement = judge_utterance(utterance, context, strictness)
             end = utterance.speech_end
-            _print(_record(f"utterance {count}", utterance, judgement, listener, end), args.json)
+            _print(_record(f"utterance {count}", utterance, judgement, listener, context, end), args.json)

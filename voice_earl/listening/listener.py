@@ -61,6 +61,9 @@ class Judge(Protocol):
 
     name: str
 
+    def understands(self, context: ListenContext) -> bool:
+        """Whether the judge can weigh this turn's phrases (an English model: English chants)."""
+
     def judge(self, samples: Pcm16, context: ListenContext, first_pass: str = "") -> JudgeResult: ...
 
 
@@ -186,7 +189,8 @@ class _Run:
 
         self.settings = s = listener.settings
         self.recognizer = listener.recognizer
-        self.judge = listener.judge
+        judge = listener.judge
+        self.judge = judge if judge is not None and judge.understands(context) else None
         self.context = context
         self.phrases = phrases
         self.due = due

@@ -37,7 +37,8 @@ def frame_db(samples: Pcm16) -> np.ndarray:
     count = len(samples) // FRAME_SAMPLES
     frames = samples[: count * FRAME_SAMPLES].astype(np.float64).reshape(count, FRAME_SAMPLES) / 32768.0
     power = np.mean(frames**2, axis=1)
-    return np.maximum(10.0 * np.log10(np.maximum(power, 1e-12)), SILENCE_DB)
+    energies: np.ndarray = np.maximum(10.0 * np.log10(np.maximum(power, 1e-12)), SILENCE_DB)
+    return energies
 
 
 NOISE_MARGIN_DB = 3.0  # loud frames stand this far above the loudest tenth of the noise alone

