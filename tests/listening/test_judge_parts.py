@@ -34,12 +34,14 @@ SETTINGS = JudgeSettings(token_bonus=3.0, line_floor=-3.0, pass_floor=-3.0, comm
 # --- candidates ------------------------------------------------------------------------------------
 
 
-def test_every_line_names_every_rank_so_a_wrong_rank_is_heard() -> None:
+def test_the_line_due_names_every_rank_so_a_wrong_rank_is_heard() -> None:
     turn = turn_candidates(ListenContext(2, (Rank.KING,), commands=("undo", "repeat")))
     due = turn.templates[0]
     assert (due.position, due.before, due.after, due.ranks, due.keep) == (2, " There's a", " as good as he", RANKS, 3)
     lead = next(t for t in turn.templates if t.position == 1)
-    assert lead.ranks == RANKS and lead.keep == 1
+    assert lead.ranks == (Rank.KING,) and lead.keep == 1  # another line is a wrong line whatever its rank
+    at_a_lead = turn_candidates(ListenContext(1, (Rank.TWO, Rank.KING)))
+    assert [(t.position, len(t.ranks)) for t in at_a_lead.templates] == [(1, 13), (2, 0)]  # 0: the lead's rank
     texts = [c.text for c in turn.fixed]
     assert " There's the best of all the three" in texts and " And there's the Earl of Coventry" in texts
     assert [c.text for c in turn.fixed if c.kind is Kind.PASS] == [" Pass.", " I pass.", " Pass, please."]

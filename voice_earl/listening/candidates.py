@@ -11,7 +11,7 @@ wrong rank is heard as wrong instead of being forced onto the rank due.
 >>> from voice_earl.game.cards import Rank
 >>> turn = turn_candidates(ListenContext(2, (Rank.QUEEN,), commands=("undo",)))
 >>> [(t.position, t.before, t.after, len(t.ranks)) for t in turn.templates][:2]
-[(2, " There's a", ' as good as he', 13), (1, " There's as good as", ' can be', 13)]
+[(2, " There's a", ' as good as he', 13), (1, " There's as good as", ' can be', 1)]
 >>> [c.text for c in turn.fixed]  # doctest: +NORMALIZE_WHITESPACE
 [" There's the best of all the three", " And there's the Earl of Coventry",
  ' Pass.', ' I pass.', ' Pass, please.', ' Undo.']
@@ -60,7 +60,7 @@ class Template:
     position: int
     before: str
     after: str
-    ranks: tuple[Rank, ...]  # the ranks the slot may take
+    ranks: tuple[Rank, ...]  # the ranks the slot may take (none: the rank heard in the due line's slot)
     keep: int = 1  # how many of the likeliest ranks to score as whole lines
 
     def fill(self, spelling: str, before: str | None = None) -> Candidate:
@@ -100,12 +100,16 @@ def turn_candidates(context: ListenContext) -> TurnCandidates:
     fixed: list[Candidate] = []
     order = (context.position, *(p for p in POSITIONS if p != context.position))
     for position in order:
-        ranks = RANKS  # any rank may be said, and a rank not due must be heard as such
+        # The line due may name any rank, and a rank not due must be heard as such. Another
+        # position's line is a wrong line whatever its rank: it gets the rank due, or at a lead
+        # the rank heard in the lead's own slot (no ranks here), which costs no decoding.
+        due = position == context.position
+        ranks = RANKS if due else (context.ranks if len(context.ranks) == 1 else ())
         index = position - 1
         for number, wording in enumerate(_wordings(chant.lines[index], chant.alternates[index])):
             if SLOT in wording:
                 before, after = (" ".join(part.split()) for part in wording.split(SLOT, 1))
-                keep = DUE_RANKS_SCORED if position == context.position and number == 0 else 1
+                keep = DUE_RANKS_SCORED if due and number == 0 else 1
                 templates.append(Template(position, f" {before}" if before else "", _tail(after), ranks, keep))
             else:
                 text = f" {' '.join(wording.split())}"

@@ -173,7 +173,8 @@ def model_directories() -> tuple[tuple[Path, str], ...]:
 
 
 def _candidates(directory: Path) -> list[Path]:
-    return sorted(visible_subdirs(directory), key=_preference)
+    """The folders that may hold a vosk model (the judge's whisper model lives beside them)."""
+    return sorted((d for d in visible_subdirs(directory) if not (d / "model.bin").is_file()), key=_preference)
 
 
 def _require_model(path: Path, source: str) -> Path:

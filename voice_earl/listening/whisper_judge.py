@@ -174,9 +174,27 @@ class WhisperJudge:
         """Each template with the ranks likeliest in its slot (one decoder pass for all templates).
 
         Before a rank that starts with a vowel, "a" is also tried as "an" ("There's an Eight")."""
-        if not templates:
-            return [], {}
-        befores = sorted({b for t in templates for b in _articles(t.before)})
+        slotted = [t for t in templates if len(t.ranks) > 1]
+        at_slot = self._slot_distributions(encoded, sorted({b for t in slotted for b in _articles(t.before)}))
+        filled: list[Candidate] = []
+        slots: dict[Candidate, Slot] = {}
+        for template in slotted:
+            for slot in self._rank_tokens.likeliest(at_slot, template):
+                candidate = template.fill(slot.spelling, slot.before)
+                filled.append(candidate)
+                slots[candidate] = slot
+        heard_rank = slots[filled[0]].spelling if filled else None
+        for template in templates:
+            if len(template.ranks) == 1:
+                filled.append(template.fill(rank_spellings(template.ranks[0])[0]))
+            elif not template.ranks and heard_rank is not None:
+                filled.append(template.fill(heard_rank))
+        return filled, slots
+
+    def _slot_distributions(self, encoded: Any, befores: Sequence[str]) -> dict[str, Any]:
+        """The log-probability of every token right after each of ``befores`` (one decoder pass)."""
+        if not befores:
+            return {}
         prompts = [[*self._start, self._no_timestamps, *self.tokens(before)] for before in befores]
         longest = max(len(p) for p in prompts) - 1
         results = self._model.generate(
@@ -192,14 +210,7 @@ class WhisperJudge:
         for before, prompt, result in zip(befores, prompts, results, strict=True):
             logits = np.asarray(result.logits[0], dtype=np.float64)[len(prompt) - 2]
             at_slot[before] = logits - _logsumexp(logits)
-        filled: list[Candidate] = []
-        slots: dict[Candidate, Slot] = {}
-        for template in templates:
-            for slot in self._rank_tokens.likeliest(at_slot, template):
-                candidate = template.fill(slot.spelling, slot.before)
-                filled.append(candidate)
-                slots[candidate] = slot
-        return filled, slots
+        return at_slot
 
     def _score(self, encoded: Any, frames: int, candidates: Sequence[Candidate]) -> list[Scored]:
         tokens = [self.tokens(c.text) for c in candidates]
