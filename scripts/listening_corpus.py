@@ -206,7 +206,7 @@ def synthetic_trials(split: str, seed: int) -> Iterator[Trial]:
             other = rng.choice([r for r in RANKS if r is not rank])
             yield Trial(EARL.line(2, other), follows[2], Expect.WRONG_RANK, voice)
             yield Trial(EARL.line(1, other), commands_context(1, (rank,)), Expect.WRONG_RANK, voice)
-        not_a_rank = rng.choice(("eleven", "twelve", "zero", "Joker"))
+        not_a_rank = rng.choice(("eleven", "twelve", "zero", "thirteen"))
         yield Trial(EARL.lines[0].replace("{rank}", not_a_rank), commands_context(1, RANKS), Expect.WRONG_RANK, voice)
         yield Trial(EARL.lines[1].replace("{rank}", not_a_rank), follows[2], Expect.WRONG_RANK, voice)
         for saying in PASS_SAYINGS:

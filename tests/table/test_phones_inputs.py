@@ -8,6 +8,7 @@ import queue
 import threading
 import time
 from collections.abc import Iterator
+from types import SimpleNamespace
 from typing import TextIO
 
 import numpy as np
@@ -96,7 +97,7 @@ def test_the_keyboard_stops_waiting_for_a_tap_and_keeps_keys_typed_while_it_wait
 
 @pytest.mark.slow
 def test_the_voice_stops_listening_when_a_tap_arrives() -> None:
-    listener, _ = open_listener("pocketsphinx", None)
+    listener, _ = open_listener(SimpleNamespace(recognizer="pocketsphinx"))
     gate = TurnGate(("Ann", "Ben", "Cy"))
 
     def room() -> Iterator[AudioChunk]:

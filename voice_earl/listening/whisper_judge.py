@@ -46,13 +46,13 @@ class JudgeSettings:
 
     token_bonus: float = 3.0  # added per token, so that short candidates do not win on their length
     line_floor: float = -3.5  # mean per-token log-probability below which the line due is not heard
-    other_line_floor: float = -3.0  # ... another position's line (a wrong line moves the game too)
-    pass_floor: float = -3.5
+    other_line_floor: float = -2.5  # ... another position's line (a wrong line moves the game too)
+    pass_floor: float = -4.0
     command_floor: float = -3.0  # commands only when said alone and clearly
-    agreed_line_floor: float = -5.5  # ... for the line the first pass heard too
-    agreed_pass_floor: float = -4.0
+    agreed_line_floor: float = -4.5  # ... for the line the first pass heard too
+    agreed_pass_floor: float = -4.5
     agree_margin: float = 8.0  # the first pass's candidate may score this much below the best
-    rank_margin: float = 3.0  # a number that is no rank this much likelier than any rank at the slot: no rank
+    rank_margin: float = 2.0  # a number that is no rank this much likelier than any rank at the slot: no rank
     min_window_s: float = 3.0  # audio is encoded in a window of whole seconds, at least this long
     tail_s: float = 0.3  # silence kept after the speech
     threads: int = 1  # one thread was faster than two on a 2-core machine
