@@ -66,7 +66,7 @@ def hear(listener: Listener, samples: Pcm16, context: ListenContext) -> tuple[Ut
 def test_the_line_due_is_correct(listener: Listener, voice_dir: Path, text: str, context: ListenContext) -> None:
     utterance, verdict = hear(listener, kdl(text, voice_dir), context)
     assert verdict is Verdict.CORRECT, utterance.text
-    assert utterance.judgement is not None and utterance.judgement.heard
+    assert utterance.judge_result is not None and utterance.judge_result.heard
 
 
 def test_another_positions_line_is_a_wrong_line(listener: Listener, voice_dir: Path) -> None:
@@ -163,4 +163,4 @@ def test_without_the_judge_the_first_pass_alone_decides(tmp_path: Path) -> None:
     assert plain.judge is None
     line = speak("There's a King as good as he", tmp_path / "line.wav")
     utterance, verdict = hear(plain, padded(line), KINGS_SECOND)
-    assert verdict is Verdict.CORRECT and utterance.judgement is None and utterance.judge_started is None
+    assert verdict is Verdict.CORRECT and utterance.judge_result is None and utterance.judge_started is None

@@ -97,7 +97,7 @@ class Utterance:
     first_pass_s: float = 0.0  # of compute_s, the first pass's share
     judge_s: float = 0.0  # of compute_s, the deciding judge run's
     judge_started: float | None = None  # the clock when the deciding judge run began
-    judgement: JudgeResult | None = field(default=None, repr=False)  # the deciding judge run
+    judge_result: JudgeResult | None = field(default=None, repr=False)  # the deciding judge run
 
     @property
     def latency_ms(self) -> int | None:
@@ -429,7 +429,7 @@ class _Run:
             first_pass_s=self.first_pass_s,
             judge_s=deciding.ready_at - deciding.started if deciding is not None else 0.0,
             judge_started=deciding.started if deciding is not None else None,
-            judgement=deciding.result if deciding is not None else None,
+            judge_result=deciding.result if deciding is not None else None,
         )
 
 

@@ -30,14 +30,12 @@ import numpy as np
 from voice_earl.listening.audio import SAMPLE_RATE, Pcm16
 from voice_earl.listening.candidates import Candidate, Kind, Template, rank_spellings, turn_candidates
 from voice_earl.listening.context import ListenContext
+from voice_earl.listening.judge_models import MODEL_FILES
 from voice_earl.listening.logmel import FRAMES_PER_SECOND, log_mel
 from voice_earl.listening.recognizer import RecognizerError
 from voice_earl.listening.text import RANK_BY_WORD, normalise
 
 logger = logging.getLogger(__name__)
-
-# Files of a CTranslate2 conversion of Whisper.
-MODEL_FILES = ("model.bin", "config.json", "vocabulary.txt", "tokenizer.json")
 
 
 @dataclass(frozen=True)
@@ -54,7 +52,6 @@ class JudgeSettings:
     agree_margin: float = 8.0  # the first pass's candidate may score this much below the best
     rank_margin: float = 2.0  # a number that is no rank this much likelier than any rank at the slot: no rank
     min_window_s: float = 3.0  # audio is encoded in a window of whole seconds, at least this long
-    tail_s: float = 0.3  # silence kept after the speech
     threads: int = 1  # one thread was faster than two on a 2-core machine
 
 
