@@ -183,5 +183,5 @@ def test_vosk_with_a_korean_chant(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert status == 0
     (record,) = _json_lines(out)
     assert (record["verdict"], record["recognizer"]) == ("correct", "vosk")
-    assert "using vosk with model model from --model" in err
+    assert "using vosk + whisper judge: vosk with model model from --model" in err
     assert "does not know these words" in err and "seven" in err
