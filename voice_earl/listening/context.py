@@ -7,8 +7,8 @@
 >>> second.phrases()  # doctest: +NORMALIZE_WHITESPACE
 ('there is a queen as good as he', 'there is as good as queen can be', 'there is as good a queen can be',
  'there is the best of all the three', 'and there is the earl of coventry', 'pass')
->>> len(ListenContext.fixed().phrases())  # 13 ranks x 3 rank lines + 2 fixed lines + pass
-42
+>>> len(ListenContext.fixed().phrases())  # 13 ranks x 3 rank lines, 2 with "an" (Ace, Eight), 2 fixed lines, pass
+46
 """
 
 from __future__ import annotations
