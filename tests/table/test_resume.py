@@ -142,3 +142,20 @@ def test_a_journal_cut_between_two_records_of_one_move_is_completed_on_resume() 
         resume_journal(store, series_id, resumed, cut, "play")
         _, stored = store.load_series(series_id)
     assert stored == full.records[: quartet + 1]
+
+
+def test_a_series_saved_with_the_old_wording_a_ace_still_resumes() -> None:
+    from voice_earl.table.journal import moves_from_records, resume_journal, settings_record
+
+    settings = TableSettings(tuple(Seat(n) for n in ("Ann", "Ben", "Cy")), HOYLE, DeckMode.VIRTUAL, deals=1, seed=4)
+    full = TableSession(settings, dict.fromkeys(range(3), BotSource(MostStrategy(), "b")))
+    full.run()
+    second = next(i for i, r in enumerate(full.records) if r.get("line", "").startswith("There's an "))
+    saved = [dict(r) for r in full.records[: second + 1]]
+    saved[second]["line"] = saved[second]["line"].replace("There's an ", "There's a ")  # as saved before "an"
+    with Store.open() as store:
+        series_id = store.open_series(settings_record(settings, "play"))
+        for seq, record in enumerate(saved):
+            store.append_event(series_id, seq, record)
+        resumed = TableSession(settings, {}, moves=moves_from_records(saved))
+        resume_journal(store, series_id, resumed, saved, "play")  # does not refuse
