@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     from voice_earl.table.session_events import Seat, SeatKind, TableSettings
     from voice_earl.table.speech import bot_voices
     from voice_earl.table.table_app import NarratorOptions, open_table
-    from voice_earl.table.turns import BotSource, Heard, TurnRequest
+    from voice_earl.table.turns import BotSource, Heard, KeyHelp, TurnRequest
     from voice_earl.table.voice_input import open_listener, synthesized_recital
 
     profile = profile_by_name(args.profile)
@@ -83,7 +83,8 @@ def run(args: argparse.Namespace) -> int:
     bots = {seat: BotSource(MostStrategy(), f"demo:{args.seed}", args.chant_errors, recite)
             for seat in range(args.players)}
     narration = NarratorOptions(speak=args.speak, verbosity=Verbosity.NORMAL)
+    keys = KeyHelp(N_("Ctrl-C stops"), "", "")  # bots play on by themselves: nothing waits after the deal
     with open_table(settings, bots, narration=narration, show_hands=lambda seat: True,
-                    keys=N_("Ctrl-C stops"), jsonl=sys.stdout if args.jsonl else None, screen=screen) as table:
+                    keys=keys, jsonl=sys.stdout if args.jsonl else None, screen=screen) as table:
         table.run()
     return 0

@@ -12,17 +12,20 @@ from collections.abc import Mapping
 from typing import Any
 
 from voice_earl.errors import VoiceEarlError
-from voice_earl.game.moves import Action, Lead, Play
+from voice_earl.game.cards import Rank
+from voice_earl.game.moves import Action, Lead, Pass, Play
 from voice_earl.game.rules import DeckMode
-from voice_earl.i18n import _, current_language
+from voice_earl.i18n import _, current_language, rank_plural
 from voice_earl.keep.storage import Store
 from voice_earl.keep.storage_file import StoreCorrupt
+from voice_earl.table import narrator as say
 from voice_earl.table.journal import Journal, resume_journal, resume_point, start_journal
 from voice_earl.table.narrator import Narrator, Verbosity, narrator_voice_for, recital
 from voice_earl.table.session import TableSession
 from voice_earl.table.session_events import Listener, Move, SeatKind, TableSettings
-from voice_earl.table.table_app import NarratorOptions, keyboard_input, open_table
-from voice_earl.table.turns import InputSource, TurnRequest
+from voice_earl.table.table_app import NarratorOptions, Table, keyboard_input, open_table
+from voice_earl.table.terminal import cbreak
+from voice_earl.table.turns import InputSource, KeyHelp, KeyPresses, TurnRequest
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +47,7 @@ def _complain(text: str) -> None:
 
 def human_input(
     args: argparse.Namespace, settings: TableSettings, stack: contextlib.ExitStack[bool | None]
-) -> tuple[InputSource, str, bool]:
+) -> tuple[InputSource, KeyHelp, bool]:
     """The humans' input source, its key help, and whether the game is silent.
 
     When no microphone or recognizer can start, offer Silent Earl instead of failing.
@@ -59,11 +62,17 @@ def human_input(
             if not offer_silent(str(error)):
                 raise
     source, keys = keyboard_input(sys.stdin, _complain)
+    if isinstance(source, KeyPresses):
+        # Keys stay unechoed and unbuffered for the whole game, so that none is drawn over the screen.
+        stack.enter_context(cbreak(sys.stdin))
     return source, keys, True
 
 
 class BotRecital:
-    """Bots say their formulas aloud, each in a voice of its own, different from the narrator's."""
+    """Bots say their formulas aloud, and "pass", each in a voice of its own, different from the narrator's.
+
+    In Silent Earl nobody recites: the narrator says what the bot did instead ("Ben leads Queens").
+    """
 
     def __init__(self, settings: TableSettings, narrator_voice: str | None = None) -> None:
         from voice_earl.table.speech import bot_voices
@@ -73,27 +82,62 @@ class BotRecital:
         self._voices = bot_voices(len(settings.seats), exclude=narrator_voice)
 
     def __call__(self, request: TurnRequest, action: Action, bungle: bool) -> None:
-        if self.narrator is None or self.settings.profile.silent or not isinstance(action, Lead | Play):
+        if self.narrator is None:
             return None
         rank = action.rank if isinstance(action, Lead) else request.due.rank
-        if rank is None:
+        if self.settings.profile.silent:
+            self.narrator.say(say.notice(_bot_move(request.name, action, rank)))
             return None
-        line = self.settings.chant.line(request.due.position, rank)
+        if isinstance(action, Pass):
+            line = _("pass")
+        elif isinstance(action, Lead | Play) and rank is not None:
+            line = self.settings.chant.line(request.due.position, rank)
+        else:
+            return None
         voice = self._voices[request.seat % len(self._voices)]
         self.narrator.say(recital(request.name, line, voice))
         return None
 
 
-def _couple_voice_and_narrator(source: InputSource, narrator: Narrator, barge_in: bool) -> None:
-    """Half-duplex: the microphone is muted while the narrator speaks; a key (and, with ``barge_in``,
-    a player talking over it) cuts the narrator short."""
+def _bot_move(name: str, action: Action, rank: Rank | None) -> str:
+    """A bot's move in words, for Silent Earl: "Ben leads Queens", "Ben plays Queens", "Ben passes"."""
+    if isinstance(action, Lead | Play) and rank is not None:
+        text = _("{player} leads {ranks}") if isinstance(action, Lead) else _("{player} plays {ranks}")
+        return text.format(player=name, ranks=rank_plural(rank))
+    return _("{player} passes").format(player=name)
+
+
+def _couple_to_table(source: InputSource, table: Table, barge_in: bool) -> None:
+    """The keys' questions and complaints go on the screen. With a voice: half-duplex (the microphone is
+    muted while the narrator speaks), a key (and, with ``barge_in``, a player talking over it) cuts the
+    narrator short, and after a deal the game waits for the narrator to finish."""
     from voice_earl.table.voice_input import VoiceInput, mute_while_speaking
 
+    if isinstance(source, KeyPresses):
+        source.show = table.view.narrate
     if isinstance(source, VoiceInput):
+        narrator = table.narrator
+        source.show = table.view.narrate
+        source.narrator_idle = narrator.wait
         narrator.on_speaking(mute_while_speaking(source.listener))
         source.on_key = narrator.interrupt
         if barge_in:
             source.barge_in = narrator.interrupt
+
+
+def _warn_hands_unseen(table: Table) -> None:
+    """A virtual deck whose hands nobody sees: say so, and how to play it."""
+    table.narrator.say(say.notice(_("Nobody can see their own cards: see the screen."), line=""))
+    table.screen.print_line(_(
+        "Nobody can see their own cards: this screen shows no hands. For private hands play with --phones; "
+        "or show every hand here with --open-hands, or deal a real pack with --deck physical."
+    ))
+
+
+def resume_hint(mode: str) -> str:
+    """How to go on with a stopped series."""
+    command = "voice-earl practice --resume" if mode == "practice" else "voice-earl play --resume"
+    return _("The series is saved: {command} goes on with it.").format(command=command)
 
 
 def offer_silent(problem: str) -> bool:
@@ -157,13 +201,24 @@ def run_table_mode(args: argparse.Namespace, settings: TableSettings | None, mod
                 journal_box.append(resume_journal(store, series_id, session, records, mode))
             return [journal_box[0]]
 
-        with open_table(settings, inputs, narration=narrator_options(args), show_hands=show_hands, keys=keys,
-                        moves=moves, extra_listeners=journal) as table:
-            _couple_voice_and_narrator(human, table.narrator, bool(getattr(args, "barge_in", False)))
-            reciter.narrator = table.narrator
-            if settings.profile.is_crowded(len(settings.seats)):
-                crowded = _("{count} players: a crowded table, but it works.")
-                table.view.narrate(crowded.format(count=len(settings.seats)))
-            ended = table.run()
+        hold = getattr(human, "wait_to_go_on", None)
+        try:
+            with open_table(settings, inputs, narration=narrator_options(args), show_hands=show_hands, keys=keys,
+                            hold=hold, moves=moves, extra_listeners=journal) as table:
+                _couple_to_table(human, table, bool(getattr(args, "barge_in", False)))
+                reciter.narrator = table.narrator
+                if settings.profile.is_crowded(len(settings.seats)):
+                    crowded = _("{count} players: a crowded table, but it works.")
+                    table.view.narrate(crowded.format(count=len(settings.seats)))
+                if settings.deck is DeckMode.VIRTUAL and not any(map(show_hands, range(len(settings.seats)))):
+                    _warn_hands_unseen(table)
+                ended = table.run()
+        except KeyboardInterrupt:
+            if not journal_box or journal_box[0].session.series.over:
+                raise  # nothing to keep yet, or nothing left to play
+            print("\nvoice-earl: " + _("Stopped. {saved}").format(saved=resume_hint(mode)), file=sys.stderr)
+            return 130
     log.info("%s ended: %s", mode, "finished" if ended.finished else "stopped")
+    if not ended.finished:
+        print("voice-earl: " + resume_hint(mode), file=sys.stderr)
     return 0
