@@ -167,3 +167,19 @@ def _script_for_series(seed: int, deals: int, with_next: bool) -> str:
         if with_next and session.deal.number != number:
             lines.append("next")
     return "\n".join(lines) + "\n"
+
+
+def test_thirteen_players_final_standings_fit_80x24() -> None:
+    from voice_earl.table.screen_sections import DealResult, ResultRow, TableSnapshot
+
+    names = ("Ann", "Ben", "Cleo", "Dmitri", "Eve", "Fynn", "Gus", "Hal", "Ida", "Jo", "Kit", "Lou", "Max")
+    rows = tuple(ResultRow(i // 2 + 1, name, -i, 10 - i, shared=True) for i, name in enumerate(names))
+    detail = "Ann wins deal 6 · Ann takes 78: " + ", ".join(f"{name} pays {i}" for i, name in enumerate(names[1:6]))
+    snapshot = TableSnapshot(title="Deal 6 of 6 · parlour · virtual deck", players=(), keys="any key: close",
+                             result=DealResult("Final standings", detail, rows, 6, final=True))
+    console = Console(record=True, width=80, height=24, force_terminal=True, file=io.StringIO())
+    console.print(render(snapshot))
+    text = console.export_text().rstrip("\n").split("\n")
+    assert len(text) <= 24
+    assert all(any(f" {name} " in row for row in text) for name in names)
+    assert text[-1] == "any key: close"

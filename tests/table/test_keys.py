@@ -94,3 +94,20 @@ def test_every_key_is_shown_whole_at_80x24(language: str, help_text: str) -> Non
 
 def test_the_help_names_the_quit_key_no_move_uses() -> None:
     assert "x quit" in KEY_HELP and "q quit" not in KEY_HELP and "x quit" in VOICE_KEYS.turn
+
+
+def test_six_open_hands_and_the_moves_line_still_leave_room_for_every_key() -> None:
+    from voice_earl.game.cards import full_deck
+    from voice_earl.table.screen_sections import PlayerRow
+
+    deck = [card.pretty for card in full_deck()]
+    names = ("Ann", "Ben", "Cleo", "Dmitri", "Eve", "Fynn")
+    players = tuple(PlayerRow(name, 8, 0, dealer=i == 0, to_move=i == 1, hand=tuple(deck[i * 8:(i + 1) * 8]))
+                    for i, name in enumerate(names))
+    snapshot = TableSnapshot(title="Deal 2 of 6 · hoyle · virtual deck", players=players, rank="Q", in_quartet=2,
+                             due_player="Ben", due_line="There's the best of all the three", keys=KEY_HELP,
+                             recent=tuple(f"{name} Q♠" for name in names), message="Ben: Queens, card 3 of 4")
+    rows = screen_text(snapshot).rstrip("\n").split("\n")
+    assert len(rows) <= 24
+    assert KEY_SEPARATOR.join(row.rstrip() for row in rows[-2:]) == KEY_HELP  # two lines, broken between keys
+    assert any(row.startswith("moves") for row in rows)
