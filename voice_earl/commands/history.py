@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from voice_earl.commands.series_args import HELP as SERIES_HELP
+from voice_earl.commands.series_args import series_id
 from voice_earl.errors import VoiceEarlError
 from voice_earl.keep.storage import Store
 from voice_earl.keep.storage_values import SeriesStatus, SeriesSummary
@@ -24,9 +26,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     actions = parser.add_subparsers(dest="action", metavar="ACTION")
     actions.add_parser("list", help="past series, newest first (the default)")
     show = actions.add_parser("show", help="one series' deals and settlements")
-    show.add_argument("series_id", metavar="ID", type=int, help="the series number, as listed")
+    show.add_argument("series_id", metavar="ID", type=series_id, help=SERIES_HELP)
     export = actions.add_parser("export", help="a series' game log as JSON Lines")
-    export.add_argument("series_id", metavar="ID", type=int, help="the series number, as listed")
+    export.add_argument("series_id", metavar="ID", type=series_id, help=SERIES_HELP)
     export.add_argument("--out", type=Path, metavar="FILE", help="write to FILE instead of standard output")
 
 

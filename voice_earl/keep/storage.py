@@ -21,7 +21,7 @@ import logging
 import sqlite3
 import wave
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from datetime import datetime, timezone
 from pathlib import Path
 from types import TracebackType
@@ -29,8 +29,24 @@ from typing import Any
 
 from voice_earl.errors import VoiceEarlError
 from voice_earl.game.cards import Rank
-from voice_earl.keep.storage_file import WriterLock, connect_checked, database_path
-from voice_earl.keep.storage_values import Event, JournalError, Mode, SeriesStatus, SeriesSummary, Utterance, utc_now
+from voice_earl.keep.storage_file import (
+    StoreWriteError,
+    WriterLock,
+    connect_checked,
+    database_path,
+    describe_error,
+)
+from voice_earl.keep.storage_values import (
+    MAX_SERIES_ID,
+    MIN_SERIES_ID,
+    Event,
+    JournalError,
+    Mode,
+    SeriesStatus,
+    SeriesSummary,
+    Utterance,
+    utc_now,
+)
 
 log = logging.getLogger(__name__)
 
@@ -149,7 +165,7 @@ class Store:
 
     def load_series(self, series_id: int) -> tuple[Event, list[Event]]:
         """The settings and every journalled event, in order, exactly as appended."""
-        row = self._db.execute("SELECT settings FROM series WHERE id = ?", (series_id,)).fetchone()
+        row = self._db.execute("SELECT settings FROM series WHERE id = ?", (_known_id(series_id),)).fetchone()
         if row is None:
             raise _no_series(series_id)
         rows = self._db.execute("SELECT body FROM events WHERE series_id = ? ORDER BY seq", (series_id,))
@@ -174,7 +190,7 @@ class Store:
         return self._summaries("")
 
     def series_summary(self, series_id: int) -> SeriesSummary:
-        found = self._summaries("WHERE s.id = ?", (series_id,))
+        found = self._summaries("WHERE s.id = ?", (_known_id(series_id),))
         if not found:
             raise _no_series(series_id)
         return found[0]
@@ -185,7 +201,10 @@ class Store:
         """Store one utterance; its audio (16-bit mono PCM) is kept as a WAV only with ``keep_audio``."""
         audio_path = utterance.audio_path
         if pcm16 is not None and self.keep_audio:
-            audio_path = self._write_wav(utterance, pcm16, sample_rate)
+            try:
+                audio_path = self._write_wav(utterance, pcm16, sample_rate)
+            except OSError as error:  # the line itself is still kept
+                log.warning("cannot keep the audio of an utterance: %s", error)
         relative = None if audio_path is None else _relative_to(audio_path, self.path.parent)
         with self._transaction():
             cursor = self._db.execute(
@@ -229,16 +248,26 @@ class Store:
 
     @contextmanager
     def _transaction(self) -> Iterator[None]:
-        self._db.execute("BEGIN IMMEDIATE")
+        """One committed transaction, or none of it: a write that fails is rolled back whole.
+
+        A database that cannot be written (read-only, disk full, disk failing) raises ``StoreWriteError``.
+        """
         try:
-            yield
-        except BaseException:
-            self._db.execute("ROLLBACK")
-            raise
-        self._db.execute("COMMIT")
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield
+                self._db.execute("COMMIT")
+            except BaseException:
+                if self._db.in_transaction:
+                    with suppress(sqlite3.Error):  # SQLite may have rolled back already
+                        self._db.execute("ROLLBACK")
+                raise
+        except sqlite3.OperationalError as error:
+            log.warning("cannot write to %s: %s", self.path, error)
+            raise StoreWriteError(f"cannot save to the database {self.path}: {describe_error(error)}") from None
 
     def _status(self, series_id: int) -> SeriesStatus:
-        row = self._db.execute("SELECT status FROM series WHERE id = ?", (series_id,)).fetchone()
+        row = self._db.execute("SELECT status FROM series WHERE id = ?", (_known_id(series_id),)).fetchone()
         if row is None:
             raise _no_series(series_id)
         return SeriesStatus(row[0])
@@ -340,6 +369,13 @@ def _relative_to(path: Path, folder: Path) -> str:
 
 def _no_series(series_id: int) -> VoiceEarlError:
     return VoiceEarlError(f"no series {series_id}: see `voice-earl history` for the list")
+
+
+def _known_id(series_id: int) -> int:
+    """``series_id`` if SQLite can hold it (a 64-bit integer); otherwise no such series."""
+    if not MIN_SERIES_ID <= series_id <= MAX_SERIES_ID:
+        raise _no_series(series_id)
+    return series_id
 
 
 def _summary(row: tuple[Any, ...]) -> SeriesSummary:

@@ -229,8 +229,11 @@ class WriterLock:
             self._fd = -1
 
     def _write(self, text: str) -> None:
-        os.ftruncate(self._fd, 0)
-        os.pwrite(self._fd, text.encode(), 0)
+        try:
+            os.ftruncate(self._fd, 0)
+            os.pwrite(self._fd, text.encode(), 0)
+        except OSError as error:  # only a note for the busy message: the lock itself holds
+            log.warning("cannot note the lock's holder in %s: %s", self.path, error)
 
 
 def _describe_holder(note: str) -> str:

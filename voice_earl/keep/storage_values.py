@@ -13,6 +13,9 @@ from voice_earl.game.cards import Rank
 
 Event = dict[str, Any]
 
+# Series are numbered from 1; SQLite holds integers up to 2**63 - 1.
+MIN_SERIES_ID, MAX_SERIES_ID = 1, 2**63 - 1
+
 
 class JournalError(VoiceEarlError):
     """An event that does not fit the journal: a gap, a conflicting re-append, a closed series."""
