@@ -14,7 +14,7 @@ from voice_earl.commands.cli import main
     ("argv", "message"),
     [
         (["play", "--players", "Ann", "Ben", "--silent"], "hoyle profile is for 3 to 6 players, not 2"),
-        (["play", "--players", "Ann", "Ann", "Cy", "--silent"], "different, non-empty names"),
+        (["play", "--players", "Ann", "Ann", "Cy", "--silent"], "Ann is named twice"),
         (["play", "--players", "Ann", "Ben", "Cy", "--open-hands", "--silent"], "--open-hands needs --deck virtual"),
         (["play", "--players", "Ann", "Ben", "Cy", "--kitty", "--silent"], "add --profile parlour"),
         (["play", "--players", "Ann", "Ben", "Cy", "--chant", "nosuch.toml", "--silent"], "no such chant file"),

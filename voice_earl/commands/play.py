@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import secrets
 import sys
+from typing import cast
 
 from voice_earl.commands.table_options import (
     activate_language,
@@ -51,8 +52,6 @@ def run(args: argparse.Namespace) -> int:
 
 def table_settings(args: argparse.Namespace) -> TableSettings:
     names = args.players or ask_players()  # names from flags or config were checked by apply_config
-    if len(set(names)) != len(names):  # names typed at the prompt were not
-        raise UsageError("two players have the same name: give each a different one")
     profile = rules_profile(args)
     profile.check_players(len(names))
     deck = DeckMode(args.deck or "physical")
@@ -72,8 +71,10 @@ def ask_players() -> list[str]:
     """Ask for the names at a terminal; elsewhere say how to give them."""
     if not sys.stdin.isatty():
         raise UsageError("name the players: voice-earl play --players Ann Ben Cy")
+    from voice_earl.keep.config import KEYS_BY_NAME, parse_value
+
     answer = input("Who is playing? Names in seat order, clockwise, separated by spaces: ")
     names = answer.split()
     if not names:
         raise UsageError("no players named: voice-earl play --players Ann Ben Cy")
-    return names
+    return list(cast(tuple[str, ...], parse_value(KEYS_BY_NAME["players"], names)))  # the config file's rules

@@ -7,12 +7,12 @@ from __future__ import annotations
 import logging
 import os
 import sqlite3
-import sys
 import time
 from datetime import datetime
 from pathlib import Path
 
 from voice_earl.errors import VoiceEarlError
+from voice_earl.keep.file_lock import try_lock
 from voice_earl.keep.storage_schema import MIGRATIONS, SCHEMA_VERSION
 from voice_earl.paths import data_dir
 
@@ -212,7 +212,7 @@ class WriterLock:
             fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
         except OSError as error:
             raise VoiceEarlError(f"cannot open the lock file {path}: {error.strerror}") from None
-        if not _try_lock(fd):
+        if not try_lock(fd):
             holder = os.read(fd, 200).decode("utf-8", "replace").strip()
             os.close(fd)
             raise StoreBusy(f"busy: the database {database} is in use by {_describe_holder(holder)}; finish it first")
@@ -243,23 +243,3 @@ def _describe_holder(note: str) -> str:
     who = f"another voice-earl (pid {fields['pid']})" if "pid" in fields else "another voice-earl"
     return f"{who} playing series {fields['series']}" if "series" in fields else who
 
-
-if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
-    import msvcrt
-
-    def _try_lock(fd: int) -> bool:
-        try:
-            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
-        except OSError:
-            return False
-        return True
-
-else:
-    import fcntl
-
-    def _try_lock(fd: int) -> bool:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            return False
-        return True
