@@ -44,11 +44,12 @@ def load_chant_file(path: Path) -> ChantSet:
         raise UsageError(f"{path}: cannot read the chant file ({error})") from None
     except tomllib.TOMLDecodeError as error:
         raise UsageError(f"{path}: not valid TOML ({error})") from None
-    return _chant_from_table(path, data)
+    return chant_from_table(str(path), data, path.stem)
 
 
-def _chant_from_table(path: Path, data: dict[str, object]) -> ChantSet:
-    name = data.get("name", path.stem)
+def chant_from_table(path: str, data: dict[str, object], default_name: str = "custom") -> ChantSet:
+    """A chant set from its table (a chant file's, or one saved with a series); ``path`` names it in errors."""
+    name = data.get("name", default_name)
     lines = data.get("lines")
     if not isinstance(name, str) or not name.strip():
         raise UsageError(f"{path}: 'name' must be a non-empty string")

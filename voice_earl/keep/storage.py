@@ -130,7 +130,7 @@ class Store:
                 "SELECT body FROM events WHERE series_id = ? AND seq = ?", (series_id, seq)
             ).fetchone()
             if stored is not None:
-                if json.loads(stored[0]) != json.loads(body):
+                if _object(stored[0], f"series {series_id}'s event {seq}") != json.loads(body):
                     raise JournalError(f"series {series_id} already holds a different event {seq}")
                 return
             if status is not SeriesStatus.OPEN:
@@ -161,15 +161,28 @@ class Store:
             )
             rows = self._db.execute("SELECT body FROM events WHERE series_id = ? ORDER BY seq", (series_id,))
             for (body,) in rows.fetchall():
-                self._summarise(series_id, json.loads(body))
+                self._summarise(series_id, _object(body, f"series {series_id}'s events"))
 
     def load_series(self, series_id: int) -> tuple[Event, list[Event]]:
-        """The settings and every journalled event, in order, exactly as appended."""
+        """The settings and every journalled event, in order, exactly as appended.
+
+        A body that is not a JSON object (the file was edited or damaged) is a ``JournalError`` naming it.
+        """
         row = self._db.execute("SELECT settings FROM series WHERE id = ?", (_known_id(series_id),)).fetchone()
         if row is None:
             raise _no_series(series_id)
-        rows = self._db.execute("SELECT body FROM events WHERE series_id = ? ORDER BY seq", (series_id,))
-        return json.loads(row[0]), [json.loads(body) for (body,) in rows]
+        settings = _object(row[0], f"series {series_id}'s settings")
+        rows = self._db.execute("SELECT seq, body FROM events WHERE series_id = ? ORDER BY seq", (series_id,))
+        return settings, [_object(body, f"series {series_id}'s event {seq}") for seq, body in rows]
+
+    def update_settings(self, series_id: int, changes: Mapping[str, Any]) -> None:
+        """Merge ``changes`` into a series' settings record (other keys stay as they are)."""
+        with self._transaction():
+            row = self._db.execute("SELECT settings FROM series WHERE id = ?", (_known_id(series_id),)).fetchone()
+            if row is None:
+                raise _no_series(series_id)
+            settings = {**_object(row[0], f"series {series_id}'s settings"), **changes}
+            self._db.execute("UPDATE series SET settings = ? WHERE id = ?", (_dumps(settings), series_id))
 
     def finish_series(self, series_id: int, *, abandoned: bool = False) -> None:
         """Close a series: finished (played out), or abandoned (given up unfinished)."""
@@ -209,8 +222,8 @@ class Store:
         with self._transaction():
             cursor = self._db.execute(
                 "INSERT INTO utterances (at, mode, position, rank, expected, heard, verdict, score,"
-                " latency_ms, strictness, session, series_id, audio_path)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " latency_ms, strictness, session, series_id, audio_path, heard_position)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     _stamp(utterance.at),
                     utterance.mode.value,
@@ -225,6 +238,7 @@ class Store:
                     utterance.session,
                     utterance.series_id,
                     relative,
+                    utterance.heard_position,
                 ),
             )
         row_id = cursor.lastrowid
@@ -235,7 +249,7 @@ class Store:
         """Recorded utterances, oldest first, optionally of one mode only."""
         query = (
             "SELECT mode, position, rank, expected, heard, verdict, score, latency_ms, strictness, at,"
-            " session, series_id, audio_path FROM utterances"
+            " session, series_id, audio_path, heard_position FROM utterances"
         )
         params: tuple[str, ...] = ()
         if mode is not None:
@@ -323,6 +337,7 @@ class Store:
             session=row["session"],
             series_id=row["series_id"],
             audio_path=None if row["audio_path"] is None else self.path.parent / row["audio_path"],
+            heard_position=row["heard_position"],
         )
 
     def _write_wav(self, utterance: Utterance, pcm16: bytes, sample_rate: int) -> Path:
@@ -378,16 +393,35 @@ def _known_id(series_id: int) -> int:
     return series_id
 
 
+def _object(text: str, what: str) -> Event:
+    """A stored JSON object, or a ``JournalError`` saying which one is damaged."""
+    try:
+        value = json.loads(text)
+    except (TypeError, ValueError):
+        raise JournalError(f"{what} is not JSON") from None
+    if not isinstance(value, dict):
+        raise JournalError(f"{what} is not a JSON object")
+    return value
+
+
 def _summary(row: tuple[Any, ...]) -> SeriesSummary:
     series_id, started, finished, status, players, settings, deals, totals, places, wins, events = row
-    profile = json.loads(settings).get("profile", "?")
+    try:
+        record = _object(settings, "settings")
+    except JournalError:
+        record = {}  # history still lists it; resuming it says what is wrong
+    try:
+        mode = Mode(record.get("mode", "play"))
+    except ValueError:
+        mode = Mode.PLAY
     return SeriesSummary(
         id=series_id,
         started_at=datetime.fromisoformat(started),
         finished_at=None if finished is None else datetime.fromisoformat(finished),
         status=SeriesStatus(status),
         players=tuple(json.loads(players)),
-        profile=str(profile),
+        profile=str(record.get("profile", "?")),
+        mode=mode,
         deals=deals,
         events=events,
         totals=None if totals is None else tuple(json.loads(totals)),
