@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import random
 import sys
 import time
@@ -43,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
     from voice_earl.commands.table_options import activate_language, apply_config
     from voice_earl.i18n import _
     from voice_earl.keep.storage import Store
-    from voice_earl.keep.storage_values import Mode, Utterance
+    from voice_earl.keep.storage_values import Mode, utterance_of
 
     apply_config(args)
     activate_language(args)
@@ -56,11 +57,11 @@ def run(args: argparse.Namespace) -> int:
             answer = recite(prompt)
             if answer is not None:
                 judgement = drill.judge_only(prompt, answer[0])
-                store.record_utterance(Utterance(
-                    mode=Mode.DRILL, position=prompt.position, rank=prompt.rank, expected=judgement.expected,
-                    heard=judgement.heard, verdict=judgement.verdict.value, score=judgement.score,
-                    latency_ms=round(answer[1] * 1000), strictness=args.strictness,
-                ), pcm16=voice.last_audio if voice is not None else None)
+                kept = dataclasses.replace(  # the rank asked for, even when another was said
+                    utterance_of(judgement, Mode.DRILL, round(answer[1] * 1000), strictness=args.strictness),
+                    rank=prompt.rank,
+                )
+                store.record_utterance(kept, pcm16=voice.last_audio if voice is not None else None)
             return answer
 
         print(_("Say the line for each prompt. Ctrl-C or an empty line (typed) stops."))

@@ -15,8 +15,10 @@ from voice_earl.commands.table_options import (
     chant_of,
     rules_profile,
 )
+from voice_earl.commands.table_series import add_resume_option, resume, start_new
 from voice_earl.errors import UsageError
 from voice_earl.game.rules import DeckMode
+from voice_earl.keep.storage_values import Mode
 from voice_earl.table.session_events import Seat, TableSettings
 
 EXAMPLES = """examples:
@@ -25,6 +27,7 @@ EXAMPLES = """examples:
   voice-earl play --players Ann Ben --profile parlour --scoring counters
   voice-earl play --players Ann Ben Cy --silent   # keys: space pass, enter play
   voice-earl play --resume                    # the series that was interrupted
+  voice-earl play --resume 12                 # series 12 (voice-earl history --unfinished lists them)
 
 At your turn say your line: "There's as good as Queen can be" to lead queens, then
 "There's a Queen as good as he", "There's the best of all the three", "And there's the Earl of
@@ -37,17 +40,17 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--deck", choices=[d.value for d in DeckMode], default=None,
                         help="physical (default): you deal a real pack and the laptop referees; "
                              "virtual: the laptop deals on screen")
-    parser.add_argument("--resume", action="store_true", help="go on with the last unfinished series")
+    add_resume_option(parser, "play")
     add_rules_options(parser)
     add_voice_options(parser)
 
 
 def run(args: argparse.Namespace) -> int:
-    from voice_earl.table.play_modes import run_table_mode
-
+    if args.resume is not None:
+        return resume(args, Mode.PLAY)
     apply_config(args)
     activate_language(args)
-    return run_table_mode(args, None if args.resume else table_settings(args), mode="play")
+    return start_new(args, table_settings(args), Mode.PLAY)
 
 
 def table_settings(args: argparse.Namespace) -> TableSettings:

@@ -9,7 +9,6 @@ import dataclasses
 import logging
 import sys
 from collections.abc import Mapping
-from typing import Any
 
 from voice_earl.errors import VoiceEarlError
 from voice_earl.game.moves import Action, Lead, Play
@@ -17,11 +16,13 @@ from voice_earl.game.rules import DeckMode
 from voice_earl.i18n import _, current_language
 from voice_earl.keep.storage import Store
 from voice_earl.keep.storage_file import StoreCorrupt
-from voice_earl.table.journal import Journal, resume_journal, resume_point, start_journal
+from voice_earl.keep.storage_values import Mode
+from voice_earl.table.journal import GoOnUnsaved, Journal, resume_journal, start_journal
 from voice_earl.table.narrator import Narrator, Verbosity, narrator_voice_for, recital
+from voice_earl.table.saved_series import SavedSeries, SeriesSetup, remember_settings, resume_command, with_silent
 from voice_earl.table.session import TableSession
 from voice_earl.table.session_events import Listener, Move, SeatKind, TableSettings
-from voice_earl.table.table_app import NarratorOptions, keyboard_input, open_table
+from voice_earl.table.table_app import NarratorOptions, Table, keyboard_input, open_table
 from voice_earl.table.turns import InputSource, TurnRequest
 
 log = logging.getLogger(__name__)
@@ -116,54 +117,94 @@ def open_store(keep_audio: bool = False) -> Store:
         return Store.open(keep_audio=keep_audio)
 
 
-def run_table_mode(args: argparse.Namespace, settings: TableSettings | None, mode: str) -> int:
-    """Play or practice: humans by voice (or keys), bots by strategy. ``settings`` None: resume."""
+def run_table_mode(args: argparse.Namespace, store: Store, setup: SeriesSetup, saved: SavedSeries | None = None) -> int:
+    """Play or practice: humans by voice (or keys), bots by strategy; ``saved``: the series resumed."""
     from voice_earl.game.bots import strategy_by_name
     from voice_earl.table.turns import BotSource
 
     with contextlib.ExitStack() as stack:
-        store = stack.enter_context(open_store(keep_audio=args.keep_audio))
-        moves: list[Move] = []
-        records: list[dict[str, Any]] = []
-        series_id: int | None = None
-        if settings is None:
-            series_id, settings, moves, records = resume_point(store)
-            resuming = _("Resuming series {series}: {players}, {moves} moves in.")
-            print(resuming.format(series=series_id, players=", ".join(settings.names), moves=len(moves)),
-                  file=sys.stderr)
+        settings = setup.table
+        moves: list[Move] = saved.moves if saved is not None else []
         human, keys, silent = human_input(args, settings, stack)
         if silent and not settings.profile.silent:
-            settings = dataclasses.replace(settings, profile=settings.profile.with_changes(silent=True))
-        strategy = getattr(args, "strategy", "most")
+            setup = _go_silent(store, setup, saved)
+            settings = setup.table
         reciter = BotRecital(settings, args.voice)
         inputs: Mapping[int, InputSource] = {
-            seat: (BotSource(strategy_by_name(strategy), f"bots:{settings.seed}", recite=reciter)
+            seat: (BotSource(strategy_by_name(setup.strategy or "most"), f"bots:{settings.seed}", recite=reciter)
                    if s.kind is SeatKind.BOT else human)
             for seat, s in enumerate(settings.seats)
         }
         open_hands = settings.profile.open_hands and settings.deck is DeckMode.VIRTUAL
         humans = {seat for seat, s in enumerate(settings.seats) if s.kind is SeatKind.HUMAN}
+        practice = setup.mode is Mode.PRACTICE
 
         def show_hands(seat: int) -> bool:
             # Practice shows the single human their own hand; open hands show everyone's.
-            return open_hands or (mode == "practice" and seat in humans and len(humans) == 1)
+            return open_hands or (practice and seat in humans and len(humans) == 1)
 
         journal_box: list[Journal] = []
+        table_box: list[Table] = []
+        go_on = _ask_to_go_on_unsaved(table_box)
 
         def journal(session: TableSession) -> list[Listener]:
-            if series_id is None:
-                journal_box.append(start_journal(store, session, mode))
+            if saved is None:
+                journal_box.append(start_journal(store, session, setup, go_on))
             else:
-                journal_box.append(resume_journal(store, series_id, session, records, mode))
+                journal_box.append(resume_journal(store, saved.id, session, saved.records, setup.mode, go_on))
             return [journal_box[0]]
 
         with open_table(settings, inputs, narration=narrator_options(args), show_hands=show_hands, keys=keys,
                         moves=moves, extra_listeners=journal) as table:
+            table_box.append(table)
             _couple_voice_and_narrator(human, table.narrator, bool(getattr(args, "barge_in", False)))
             reciter.narrator = table.narrator
             if settings.profile.is_crowded(len(settings.seats)):
                 crowded = _("{count} players: a crowded table, but it works.")
                 table.view.narrate(crowded.format(count=len(settings.seats)))
             ended = table.run()
-    log.info("%s ended: %s", mode, "finished" if ended.finished else "stopped")
-    return 0
+    log.info("%s ended: %s", setup.mode.value, "finished" if ended.finished else "stopped")
+    return _saving_report(journal_box[0])
+
+
+def _go_silent(store: Store, setup: SeriesSetup, saved: SavedSeries | None) -> SeriesSetup:
+    """Silent Earl instead of voice; for a resumed series only if the moves so far replay the same."""
+    silent = dataclasses.replace(setup.table, profile=setup.table.profile.with_changes(silent=True))
+    if saved is None:
+        return dataclasses.replace(setup, table=silent)
+    switched = with_silent(saved, setup)
+    if switched is None:
+        raise VoiceEarlError(_("Silent Earl would change the rules series {series} has been played by (a bungled"
+                               " chant was forfeited): resume it by voice (voice-earl doctor checks the microphone)")
+                             .format(series=saved.id))
+    remember_settings(store, saved.id, switched)
+    return switched
+
+
+def _ask_to_go_on_unsaved(table_box: list[Table]) -> GoOnUnsaved:
+    """At a terminal, the players choose with a key; elsewhere the game stops (the safe choice)."""
+
+    def ask(problem: str) -> bool:
+        show = table_box[0].view.narrate if table_box else _complain
+        show(problem)
+        if not sys.stdin.isatty():
+            return False
+        question = _("Go on without saving? {yes}: go on, any other key: stop here (the series so far is kept)")
+        show(question.format(yes=_("y")))
+        from voice_earl.table.terminal import read_key
+
+        key = read_key(sys.stdin)
+        return key is not None and key.lower() in ("y", _("y"))
+
+    return ask
+
+
+def _saving_report(journal: Journal) -> int:
+    """0 when everything is saved; otherwise say what was not, and how to go on, and return 1."""
+    if not journal.unsaved:
+        return 0
+    text = _("voice-earl: the last {count} records of series {series} could not be saved ({problem}); resuming"
+             " it goes on from the last move saved: {command}")
+    _complain(text.format(count=journal.unsaved, series=journal.series_id, problem=journal.failure,
+                          command=resume_command(journal.mode, journal.series_id)))
+    return 1
