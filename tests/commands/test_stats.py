@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 from datetime import datetime, timedelta, timezone
@@ -14,6 +15,7 @@ from voice_earl.commands.cli import main
 from voice_earl.game.cards import Rank
 from voice_earl.game.chants import EARL
 from voice_earl.keep.accuracy import (
+    LineSlip,
     Slip,
     TrendBy,
     bar,
@@ -21,12 +23,15 @@ from voice_earl.keep.accuracy import (
     by_formula,
     by_rank,
     common_slips,
+    line_score,
     slips,
     trend,
+    utterance_slips,
     words,
 )
 from voice_earl.keep.storage import Store
-from voice_earl.keep.storage_values import Mode, Utterance
+from voice_earl.keep.storage_values import Mode, Utterance, utterance_of
+from voice_earl.listening.verdicts import ListenContext, judge
 
 SETTINGS: dict[str, Any] = {"players": ["Ann", "Ben", "Cy"], "profile": "hoyle", "deck": "virtual", "seed": 7}
 
@@ -69,11 +74,11 @@ def practice_history() -> list[Utterance]:
     """Day one: shaky (1 of 4 right, slow). Day two: better (3 of 4 right, faster)."""
     return [
         said(1, Rank.QUEEN, "there's as good as queen can be", "correct", latency_ms=900),
-        said(2, Rank.QUEEN, "there's a queen as good as me", "wrong_line", latency_ms=1100, session="a"),
-        said(2, Rank.SEVEN, "there's a seven as good as me", "wrong_line", latency_ms=1000, session="a"),
+        said(2, Rank.QUEEN, "there's a queen as good as me", "unclear", latency_ms=1100, session="a", heard_position=2),
+        said(2, Rank.SEVEN, "there's a seven as good as me", "unclear", latency_ms=1000, session="a", heard_position=2),
         said(3, Rank.SEVEN, "", "silent", latency_ms=1200, session="a"),
         said(1, Rank.SEVEN, "there's as good as seven can be", "correct", at=DAY_TWO, latency_ms=400),
-        said(2, Rank.SEVEN, "there's a seven as good as me", "wrong_line", at=DAY_TWO, latency_ms=500),
+        said(2, Rank.SEVEN, "there's a seven as good as me", "unclear", at=DAY_TWO, latency_ms=500, heard_position=2),
         said(3, Rank.SEVEN, "there's the best of all the three", "correct", at=DAY_TWO, latency_ms=300),
         said(4, Rank.SEVEN, "and there's earl of coventry", "correct", at=DAY_TWO, latency_ms=600),
     ]
@@ -99,6 +104,43 @@ def test_common_slips_count_and_ignore_silence() -> None:
     assert counted[0] == (Slip("he", "me"), 3)
     assert (Slip("the", None), 1) in counted
     assert all(slip.expected != "best" for slip, _ in counted)  # the silent line is not a slip
+
+
+def judged(position: int, rank: Rank, transcript: str) -> Utterance:
+    """An utterance as the game keeps it: judged for real."""
+    return utterance_of(judge(transcript, ListenContext(position, (rank,))), Mode.PRACTICE, 700, strictness="normal")
+
+
+def test_a_whole_line_for_another_is_a_line_slip_not_word_slips() -> None:
+    earl_for_he = judged(4, Rank.KING, "There's a King as good as he")
+    assert (earl_for_he.verdict, earl_for_he.heard_position, earl_for_he.score) == ("wrong_line", 2, 100)
+    assert utterance_slips(earl_for_he) == [LineSlip(due=4, said=2)]
+    old = dataclasses.replace(earl_for_he, heard_position=None)  # kept before the heard line was saved
+    assert utterance_slips(old) == [LineSlip(due=4, said=None)]
+    chatter = judged(2, Rank.QUEEN, "pass me the crisps please")
+    assert chatter.heard_position is None and utterance_slips(chatter) == []
+
+
+def test_the_score_is_against_the_line_due_like_the_verdict() -> None:
+    perfect = judged(2, Rank.QUEEN, "There's a Queen as good as he")
+    other_line = judged(4, Rank.KING, "There's a King as good as he")
+    wrong_rank = judged(2, Rank.QUEEN, "There's a King as good as he")
+    assert line_score(perfect) == 100
+    assert line_score(other_line) < 50 < line_score(wrong_rank) < 100
+    (tallied,) = by_formula([other_line])
+    assert (tallied.accuracy, tallied.mean_score) == (0.0, line_score(other_line))
+
+
+def test_stats_never_calls_a_wrong_line_a_perfect_score(capsys: pytest.CaptureFixture[str]) -> None:
+    with Store.open() as store:
+        for _ in range(3):
+            store.record_utterance(judged(4, Rank.KING, "There's a King as good as he"))
+    assert main(["stats"]) == 0
+    out = capsys.readouterr().out
+    header = out.splitlines()[0]
+    assert header.startswith("3 lines said, 0% correct, mean score ") and "mean score 100" not in header
+    assert "3x  line 2 'as good as he' for line 4 'the Earl'" in out
+    assert "'king' for" not in out and "'earl'" not in out
 
 
 # -- tallies ---------------------------------------------------------------------------------------------
