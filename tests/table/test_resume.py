@@ -15,14 +15,16 @@ from pathlib import Path
 import pytest
 
 from voice_earl.commands.cli import main
-from voice_earl.game.bots import MostStrategy
+from voice_earl.game.bots import MostStrategy, RandomStrategy
+from voice_earl.game.chants import EARL
 from voice_earl.game.gamelog import replay
 from voice_earl.game.rules import HOYLE, DeckMode
 from voice_earl.keep.storage import Store
+from voice_earl.listening.verdicts import judge
 from voice_earl.table.saved_series import setup_from_record
 from voice_earl.table.session import TableSession
-from voice_earl.table.session_events import Seat, TableSettings
-from voice_earl.table.turns import BotSource
+from voice_earl.table.session_events import Seat, SeatKind, TableSettings
+from voice_earl.table.turns import BotSource, Heard, TurnRequest
 
 SEED = 77
 DRIVER = textwrap.dedent(
@@ -146,3 +148,46 @@ def test_a_journal_cut_between_two_records_of_one_move_is_completed_on_resume() 
         resume_journal(store, series_id, resumed, cut, Mode.PLAY)
         _, stored = store.load_series(series_id)
     assert stored == full.records[: quartet + 1]
+
+
+class Reciter:
+    """A human seat that says the right line for the move a bot would choose: judged for real."""
+
+    def next_input(self, request: TurnRequest) -> Heard:
+        from voice_earl.game.moves import Lead, Pass
+
+        legal = request.legal
+        action = legal[0] if len(legal) == 1 else MostStrategy().choose(request.view, legal, random.Random(0))
+        if isinstance(action, Pass):
+            return Heard(judge("pass", request.context))
+        rank = action.rank if isinstance(action, Lead) else request.due.rank
+        assert rank is not None
+        return Heard(judge(EARL.line(request.due.position, rank), request.context), latency_ms=600)
+
+
+def test_a_resumed_practice_series_records_its_utterances_as_practice() -> None:
+    from voice_earl.game.bots import strategy_by_name
+    from voice_earl.keep.storage_values import Mode
+    from voice_earl.table.journal import resume_journal, start_journal
+    from voice_earl.table.saved_series import SeriesSetup, load_saved
+
+    seats = (Seat("You"), Seat("Ann (bot)", SeatKind.BOT), Seat("Ben (bot)", SeatKind.BOT))
+    table = TableSettings(seats, HOYLE, DeckMode.VIRTUAL, deals=1, seed=6)
+    with Store.open() as store:
+        bots = BotSource(RandomStrategy(), "b")
+        session = TableSession(table, {0: Reciter(), 1: bots, 2: bots})
+        session.listeners = [start_journal(store, session, SeriesSetup(table, Mode.PRACTICE, "random"))]
+        for _ in range(9):
+            session.play_turn()
+        said_before = len(store.utterances())
+
+        saved = load_saved(store, 1)
+        bot = BotSource(strategy_by_name(saved.setup.strategy or "?"), "b")
+        resumed = TableSession(saved.setup.table, {0: Reciter(), 1: bot, 2: bot}, moves=saved.moves)
+        resumed.listeners = [resume_journal(store, 1, resumed, saved.records, saved.setup.mode)]
+        for _ in range(9):
+            resumed.play_turn()
+        kept = store.utterances()
+    assert 0 < said_before < len(kept)
+    assert {(u.mode, u.series_id) for u in kept} == {(Mode.PRACTICE, 1)}
+    assert all(u.heard_position == u.position for u in kept)
