@@ -105,6 +105,8 @@ def test_play_resume_restores_a_silent_game_and_the_deck(
          "saved with --profile hoyle"),
         (["play", "--players", "Ann", "Ben", "Cy", "--seed", "4"], ["play", "--resume", "--seed", "5"],
          "saved with --seed 4"),
+        (["play", "--players", "Ann", "Ben", "Cy", "--seed", "4"], ["play", "--resume", "--seed", "0"],
+         "saved with --seed 4: --seed 0 would change"),
         (["play", "--players", "Ann", "Ben", "Cy"], ["play", "--resume", "--strictness", "strict"],
          "saved with --strictness normal"),
         (["practice", "--strategy", "random"], ["practice", "--resume", "--strategy", "most"],

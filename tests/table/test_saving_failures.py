@@ -57,8 +57,8 @@ def test_a_full_disk_stops_the_game_with_the_resume_command_and_nothing_shown_is
         with pytest.raises(SavingStopped) as stopped:
             session.run()
     message = str(stopped.value)
-    assert "the disk is full" in message and "Nothing is lost" in message
-    assert "Stopped: resume with `voice-earl play --resume 1` once it can be saved." in message
+    assert "the disk is full" in message and "Every move before this one is saved; this one is not." in message
+    assert "Stopped: resume with `voice-earl play --resume 1` once it can be saved, and make the last move" in message
     assert told and told[0] in message
     with Store.open() as store:
         _, stored = store.load_series(1)

@@ -109,8 +109,9 @@ def resume(args: argparse.Namespace, mode: Mode) -> int:
 
 
 def _was_given(args: argparse.Namespace, dest: str) -> bool:
+    """Given on the command line: not the parser's default (None, or False for a switch); 0 is given."""
     value = getattr(args, dest, None)
-    return value not in (None, False, [])
+    return value is not None and value is not False and value != []
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from voice_earl.errors import VoiceEarlError
-from voice_earl.game.gamelog import to_line
+from voice_earl.game.gamelog import actions_of, to_line
 from voice_earl.i18n import _
 from voice_earl.keep.storage import Store
 from voice_earl.keep.storage_file import StoreWriteError
@@ -78,6 +78,11 @@ class Journal:
         """Records the session holds that the store does not."""
         return len(self.session.records) - self.saved
 
+    @property
+    def unsaved_moves(self) -> int:
+        """Moves among the records not saved (the rest of a move's records are rebuilt on resume)."""
+        return len(actions_of(self.session.records[self.saved :]))
+
     def catch_up(self) -> None:
         """Journal the records the session holds that the store does not have yet."""
         start = self.saved
@@ -132,13 +137,13 @@ class Journal:
             log.warning("series %d: still cannot save (%s)", self.series_id, problem)
             self.failure = problem
             return
-        told = _("Saving failed: {problem}. Nothing is lost: every move shown so far is saved.")
+        told = _("Saving failed: {problem}. Every move before this one is saved; this one is not.")
         message = told.format(problem=problem)
         if self.go_on_unsaved(message):
             log.warning("series %d: going on without saving (%s)", self.series_id, problem)
             self.failure = problem
             return
-        stop = _("Stopped: resume with `{command}` once it can be saved.")
+        stop = _("Stopped: resume with `{command}` once it can be saved, and make the last move again.")
         raise SavingStopped(f"{message} {stop.format(command=resume_command(self.mode, self.series_id))}")
 
     def _utterance(self, event: FormulaJudged) -> None:

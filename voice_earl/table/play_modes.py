@@ -186,11 +186,11 @@ def _ask_to_go_on_unsaved(table_box: list[Table]) -> GoOnUnsaved:
 
     def ask(problem: str) -> bool:
         show = table_box[0].view.narrate if table_box else _complain
-        show(problem)
         if not sys.stdin.isatty():
+            show(problem)
             return False
         question = _("Go on without saving? {yes}: go on, any other key: stop here (the series so far is kept)")
-        show(question.format(yes=_("y")))
+        show(f"{problem} {question.format(yes=_('y'))}")  # one notice: the screen shows the latest
         from voice_earl.table.terminal import read_key
 
         key = read_key(sys.stdin)
@@ -201,10 +201,10 @@ def _ask_to_go_on_unsaved(table_box: list[Table]) -> GoOnUnsaved:
 
 def _saving_report(journal: Journal) -> int:
     """0 when everything is saved; otherwise say what was not, and how to go on, and return 1."""
-    if not journal.unsaved:
+    if journal.failure is None and not journal.unsaved:
         return 0
-    text = _("voice-earl: the last {count} records of series {series} could not be saved ({problem}); resuming"
-             " it goes on from the last move saved: {command}")
-    _complain(text.format(count=journal.unsaved, series=journal.series_id, problem=journal.failure,
+    text = _("voice-earl: series {series} is not saved completely ({problem}): {count} moves are missing; it"
+             " resumes from the last move saved: {command}")
+    _complain(text.format(series=journal.series_id, problem=journal.failure, count=journal.unsaved_moves,
                           command=resume_command(journal.mode, journal.series_id)))
     return 1
