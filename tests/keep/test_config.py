@@ -207,7 +207,7 @@ def test_unknown_key_is_reported_and_the_rest_still_loads() -> None:
         ('players = ["Ann", "ann"]', "players", '["Ann", "ann"]', "Ann is named twice"),
         ('players = ["Ann", ""]', "players", '["Ann", ""]', "a name is empty"),
         ('players = ["Ann", "B\\u0007b"]', "players", '["Ann", "B\\u0007b"]', "control character"),
-        ('players = "Ann Ben Cy"', "players", '"Ann Ben Cy"', "one name holding spaces"),
+        ('players = "Ann Ben Cy"', "players", '"Ann Ben Cy"', "one name: give each name"),
         ('input_device = "²"', "input_device", '"²"', "device index"),
         ('[narrator]\nrate = "²"', "narrator.rate", '"²"', "from 80 to 450"),
         ('[narrator]\nrate = "١٥٠"', "narrator.rate", '"١٥٠"', "from 80 to 450"),

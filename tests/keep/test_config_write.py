@@ -55,12 +55,12 @@ def test_players_take_several_values_one_name_each(capsys: pytest.CaptureFixture
 @pytest.mark.parametrize(
     ("values", "message"),
     [
-        (["Ann Ben Cy"], "one name holding spaces: give each name as its own value"),
+        (["Ann Ben Cy"], "one name: give each name as its own value"),
         (["Ann", "ann", "Cy"], "Ann is named twice"),
         (["Ann", " ", "Cy"], "a name is empty"),
         (["Ann", "B\x1b[2Jb"], "control character"),
         (["Ann", "Ben\u202e"], "control character"),
-        (["Ann"], "one name"),
+        (["Ann"], "only one name"),
     ],
 )
 def test_bad_player_names_are_refused_in_one_line(

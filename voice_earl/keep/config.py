@@ -111,8 +111,8 @@ def _players(value: object) -> object:
     if twice is not None:
         raise InvalidValue(f"{twice} is named twice; allowed: {rule}")
     if len(names) == 1:
-        hint = " (one name holding spaces: give each name as its own value)" if " " in names[0] else ""
-        raise InvalidValue(f"one name{hint}; allowed: {rule}")
+        what = "one name: give each name as its own value" if " " in names[0] else "only one name"
+        raise InvalidValue(f"{what}; allowed: {rule}")
     if len(names) > MAX_PLAYERS:
         raise InvalidValue(f"{len(names)} names; allowed: {rule}")
     return names
