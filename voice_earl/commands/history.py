@@ -120,16 +120,15 @@ def _list_unfinished(console: Console, store: Store) -> None:
         console.print("no unfinished series: every series was played out or abandoned")
         return
     table = Table(title="Unfinished series", box=box.SIMPLE_HEAD)
-    for column in ("ID", "Started", "Kind", "Players", "Deal", "Resume with"):
-        table.add_column(column, justify="right" if column in ("ID", "Deal") else "left",
-                         no_wrap=column != "Players")
+    for column in ("ID", "Started", "Kind", "Players", "Resume with"):
+        table.add_column(column, justify="right" if column == "ID" else "left",
+                         no_wrap=column != "Players", min_width=12 if column == "Players" else None)
     for summary in summaries:
         table.add_row(
             str(summary.id),
-            f"{summary.started_at.astimezone():%Y-%m-%d %H:%M}",
+            f"{summary.started_at.astimezone():%Y-%m-%d}",
             summary.mode.value,
             ", ".join(summary.players) or "-",
-            str(summary.deals),
             resume_command(summary.mode, summary.id),
         )
     console.print(table)
