@@ -33,6 +33,7 @@ COMMANDS = {
     "history": "list past series; 'show ID' for its deals, 'export ID' for its game log",
     "config": "show or change the default settings (config.toml)",
     "doctor": "check microphone, speakers, speech engines and models, and say what to fix",
+    "rules": "print the rules (--lang nl|it for Dutch or Italian, --rulings for the rulings)",
 }
 
 

@@ -82,7 +82,7 @@ def moves_from_records(records: Sequence[Mapping[str, Any]]) -> list[Move]:
 
 
 def series_log_path(store: Store, series_id: int) -> Path:
-    """The game log written beside each saved series (``shared/game-log.md``)."""
+    """The game log written beside each saved series (``docs/game-log.md``)."""
     return store.path.parent / "series" / f"series-{series_id}.jsonl"
 
 
