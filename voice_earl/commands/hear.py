@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from voice_earl.commands.arguments import device
 from voice_earl.errors import UsageError, VoiceEarlError
 
 if TYPE_CHECKING:
@@ -30,7 +31,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help='one JSON object a line: {"path": ..., "position": P, "rank": R} or "ranks": [...]',
     )
     parser.add_argument("--mic", action="store_true", help="listen live and print a verdict for each formula")
-    parser.add_argument("--device", metavar="NAME|INDEX", help="the microphone (default: the system's)")
+    parser.add_argument("--device", type=device, metavar="NAME|INDEX", help="the microphone (default: the system's)")
     parser.add_argument("--position", type=int, choices=(1, 2, 3, 4), help="the position due (1 = the lead)")
     parser.add_argument("--rank", help="the rank due (at a lead: the only rank open)")
     parser.add_argument("--ranks", metavar="R,R,...", help="at a lead: the ranks the player may lead (default all)")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import secrets
 
+from voice_earl.commands.arguments import player_name, whole_number
 from voice_earl.commands.table_options import (
     activate_language,
     add_rules_options,
@@ -13,7 +14,6 @@ from voice_earl.commands.table_options import (
     chant_of,
     rules_profile,
 )
-from voice_earl.errors import UsageError
 from voice_earl.game.bots import STRATEGIES
 from voice_earl.game.rules import DeckMode
 from voice_earl.game.simulate import NAMES
@@ -26,8 +26,8 @@ EXAMPLES = """examples:
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--bots", type=int, default=2, help="how many bots (default 2)")
-    parser.add_argument("--name", default="You", help="your name at the table")
+    parser.add_argument("--bots", type=whole_number(1, 12), default=2, help="how many bots (default 2)")
+    parser.add_argument("--name", type=player_name, default="You", help="your name at the table")
     parser.add_argument("--strategy", choices=sorted(STRATEGIES), default="most", help="how the bots play")
     add_rules_options(parser)
     add_voice_options(parser)
@@ -43,8 +43,6 @@ def run(args: argparse.Namespace) -> int:
 
 def practice_settings(args: argparse.Namespace) -> TableSettings:
     profile = rules_profile(args)
-    if args.bots < 1:
-        raise UsageError(f"--bots must be at least 1, not {args.bots}")
     profile.check_players(args.bots + 1)
     bot_names = [n for n in NAMES if n != args.name][: args.bots]
     seats = (Seat(args.name), *(Seat(f"{n} (bot)", SeatKind.BOT) for n in bot_names))

@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from voice_earl.commands.arguments import whole_number
 from voice_earl.errors import UsageError, VoiceEarlError
 
 if TYPE_CHECKING:
@@ -28,7 +29,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--by", choices=("day", "session"), default="day", help="group the trend per day or per session"
     )
-    parser.add_argument("--top", type=int, default=10, metavar="N", help="how many slips to list (default 10)")
+    parser.add_argument("--top", type=whole_number(0, 10_000), default=10, metavar="N",
+                        help="how many slips to list (default 10)")
     parser.add_argument("--plot", type=Path, metavar="FILE.png", help="also draw the charts into a picture")
 
 
@@ -39,8 +41,6 @@ def run(args: argparse.Namespace) -> int:
     from voice_earl.keep.storage import Store
     from voice_earl.keep.storage_values import Mode
 
-    if args.top < 0:
-        raise UsageError("--top must be 0 or more")
     with Store.open(exclusive=False) as store:
         utterances = store.utterances(mode=None if args.mode is None else Mode(args.mode))
     console = Console(highlight=False, width=WIDTH)

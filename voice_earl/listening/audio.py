@@ -194,7 +194,7 @@ def choose_input_device(device: str | int | None) -> tuple[int, str]:
         except (sd.PortAudioError, ValueError):
             return available[0]
         return next(((i, n) for i, n in available if n == default["name"]), available[0])
-    if isinstance(device, int) or device.isdigit():
+    if isinstance(device, int) or (device.isascii() and device.isdigit()):
         index = int(device)
         match = [(i, n) for i, n in available if i == index]
     else:
