@@ -119,7 +119,7 @@ def check_model_layout(path: Path) -> ModelLayout:
         supports_grammar=runtime_graph and not problems,
         has_words_list=(graph / "words.txt").is_file(),
         has_ivector=(path / "ivector").is_dir(),
-        size_bytes=_tree_size(path),
+        size_bytes=tree_size(path),
     )
 
 
@@ -133,7 +133,7 @@ def _nested_model_hint(path: Path) -> list[str]:
     return [f"did you mean {inner[0]}?"] if len(inner) == 1 else []
 
 
-def _tree_size(path: Path) -> int:
+def tree_size(path: Path) -> int:
     total = 0
     for root, _dirs, files in os.walk(path):
         for file_name in files:
@@ -262,12 +262,12 @@ def read_install_receipt(model_path: Path) -> InstallReceipt | None:
 
 def human_size(size_bytes: int) -> str:
     """
-    >>> human_size(41_205_931), human_size(900)
-    ('41.2 MB', '900 B')
+    >>> human_size(41_205_931), human_size(900), human_size(10**15)
+    ('41.2 MB', '900 B', '1.0 PB')
     """
     value = float(size_bytes)
-    for unit in ("B", "kB", "MB", "GB"):
-        if value < 1000 or unit == "GB":
+    for unit in ("B", "kB", "MB", "GB", "TB", "PB", "EB"):
+        if value < 1000 or unit == "EB":
             return f"{size_bytes} B" if unit == "B" else f"{value:.1f} {unit}"
         value /= 1000
     raise AssertionError("unreachable")
