@@ -207,3 +207,18 @@ def test_work_dir_is_removed_and_unlocked_after_use(tmp_path: Path) -> None:
     with work_dir(tmp_path, TEST_MODEL) as work:
         assert work.parent == tmp_path and find_leftovers(tmp_path) == []
     assert not work.exists()
+
+
+def test_a_device_or_a_pipe_is_not_a_model_and_is_never_read(tmp_path: Path) -> None:
+    """is_zipfile() on /dev/zero read until the memory ran out (found by the command-line fuzz test)."""
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    for path in (Path("/dev/zero"), fifo):
+        assert check_model_layout(path).problems == ("is not a directory",)
+
+
+def test_a_folder_that_is_not_a_model_is_not_walked(tmp_path: Path) -> None:
+    (tmp_path / "deep" / "er").mkdir(parents=True)
+    (tmp_path / "deep" / "er" / "file").write_bytes(bytes(1000))
+    layout = check_model_layout(tmp_path)
+    assert not layout.valid and layout.size_bytes == 0  # `models check /` answers at once

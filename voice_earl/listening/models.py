@@ -48,7 +48,7 @@ class ModelLayout:
     supports_grammar: bool  # runtime graph (HCLr.fst + Gr.fst): vosk honours a word grammar
     has_words_list: bool  # graph/words.txt: the vocabulary can be checked before recognition
     has_ivector: bool
-    size_bytes: int
+    size_bytes: int  # 0 for a directory that is not a usable model
 
     @property
     def valid(self) -> bool:
@@ -100,7 +100,9 @@ def check_model_layout(path: Path) -> ModelLayout:
     if not path.exists():
         return _unusable(path, "does not exist")
     if not path.is_dir():
-        hint = "; install it with: voice-earl models install FILE.zip" if zipfile.is_zipfile(path) else ""
+        # Only a regular file is opened: is_zipfile() reads a device such as /dev/zero until memory runs out.
+        archive = path.is_file() and zipfile.is_zipfile(path)
+        hint = "; install it with: voice-earl models install FILE.zip" if archive else ""
         return _unusable(path, f"is not a directory{hint}")
     problems: list[str] = []
     if not (path / "am" / "final.mdl").is_file():
@@ -119,7 +121,7 @@ def check_model_layout(path: Path) -> ModelLayout:
         supports_grammar=runtime_graph and not problems,
         has_words_list=(graph / "words.txt").is_file(),
         has_ivector=(path / "ivector").is_dir(),
-        size_bytes=tree_size(path),
+        size_bytes=0 if problems else tree_size(path),  # a wrong folder (say /) is not walked
     )
 
 
