@@ -53,9 +53,10 @@ def test_a_text_that_does_not_exist_is_one_line_and_status_2(
 
 
 def test_docs_in_the_repository_are_the_packaged_texts() -> None:
-    """One place for the texts: docs/ is a link to the package data, not a copy."""
+    """One place for the texts: docs/rules and docs/game-log.md are links to the package data, not copies."""
     docs = REPO / "docs"
-    assert docs.is_symlink() and docs.resolve() == PACKAGED
+    assert (docs / "rules").is_symlink() and (docs / "rules").resolve() == PACKAGED / "rules"
+    assert (docs / "game-log.md").is_symlink() and (docs / "game-log.md").resolve() == PACKAGED / "game-log.md"
     names = {path.name for path in (docs / "rules").iterdir()}
     assert names == {"README.md", "hoyle-profile.en.txt", "parlour-rules.en.txt", "parlour-rules.nl.txt",
                      "parlour-rules.it.txt"}

@@ -63,7 +63,7 @@ def deal_of(profile: RulesProfile, *hands: str, dealer: int | None = None) -> De
 
 def hand(deal: Deal, seat: int) -> list[Card]:
     assert deal.hands is not None
-    return deal.hands[seat]
+    return list(deal.hands[seat])
 
 
 def kinds(events: Sequence[Event]) -> list[str]:

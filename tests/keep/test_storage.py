@@ -318,7 +318,7 @@ def test_a_version_1_file_is_migrated_forward_with_its_data(tmp_path: Path) -> N
     old.close()
 
     with Store.open(path) as store:
-        assert store._db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 2
+        assert store._db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
         assert store.load_series(5) == (SETTINGS, sample_log()[:3])
         assert [s.id for s in store.unfinished_series()] == [5]
         store.append_event(5, 3, sample_log()[3])

@@ -24,6 +24,7 @@ EXAMPLES = """examples:
   voice-earl play --players Ann Ben --profile parlour --scoring counters
   voice-earl play --players Ann Ben Cy --silent   # keys: space pass, enter play
   voice-earl play --resume                    # the series that was interrupted
+  voice-earl play --players Ann Ben Cy --deck virtual --phones   # each hand on its player's phone
 
 At your turn say your line: "There's as good as Queen can be" to lead queens, then
 "There's a Queen as good as he", "There's the best of all the three", "And there's the Earl of
@@ -39,11 +40,32 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--resume", action="store_true", help="go on with the last unfinished series")
     add_rules_options(parser)
     add_voice_options(parser)
+    phones = parser.add_argument_group("phones")
+    phones.add_argument("--phones", action="store_true",
+                        help="serve each player's hand and buttons to their own phone over the local network "
+                             "(best with --deck virtual); the addresses are shown as QR codes")
+    phones.add_argument("--host", default=None,
+                        help="address the phones' server listens on (default: the laptop's address on the "
+                             "local network, or 127.0.0.1 when there is none)")
+    phones.add_argument("--port", type=_port, default=None,
+                        help="its port (default 8765, or the one a resumed series used; 0 picks a free one)")
+
+
+def _port(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is 0-65535, not {value}")
+    return value
 
 
 def run(args: argparse.Namespace) -> int:
     from voice_earl.table.play_modes import run_table_mode
 
+    if (args.host is not None or args.port is not None) and not (args.phones or args.resume):
+        raise UsageError("--host and --port are for the phones' server: add --phones")
     apply_config(args)
     activate_language(args)
     return run_table_mode(args, None if args.resume else table_settings(args), mode="play")

@@ -1,6 +1,6 @@
 """`voice-earl rules`: print the rules of a profile, or the project's rulings.
 
-The texts are package data in ``voice_earl/docs/rules/`` (``docs/`` in the repository points
+The texts are package data in ``voice_earl/docs/rules/`` (``docs/rules`` in the repository links
 there), so an installed voice-earl prints the same texts a clone shows.
 """
 

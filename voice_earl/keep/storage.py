@@ -155,6 +155,20 @@ class Store:
         rows = self._db.execute("SELECT body FROM events WHERE series_id = ? ORDER BY seq", (series_id,))
         return json.loads(row[0]), [json.loads(body) for (body,) in rows]
 
+    def keep_phones(self, series_id: int, phones: Mapping[str, Any]) -> None:
+        """Keep the phones' addresses (tokens, port) with a series, for ``play --resume``."""
+        with self._transaction():
+            self._status(series_id)
+            self._db.execute("UPDATE series SET phones = ? WHERE id = ?", (_dumps(phones), series_id))
+
+    def phones(self, series_id: int) -> dict[str, Any] | None:
+        """The phones' addresses kept with a series, or None."""
+        row = self._db.execute("SELECT phones FROM series WHERE id = ?", (series_id,)).fetchone()
+        if row is None:
+            raise _no_series(series_id)
+        value = json.loads(row[0]) if row[0] else None
+        return value if isinstance(value, dict) else None
+
     def finish_series(self, series_id: int, *, abandoned: bool = False) -> None:
         """Close a series: finished (played out), or abandoned (given up unfinished)."""
         status = SeriesStatus.ABANDONED if abandoned else SeriesStatus.FINISHED

@@ -9,9 +9,9 @@ import dataclasses
 import logging
 import sys
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from voice_earl.errors import VoiceEarlError
+from voice_earl.errors import UsageError, VoiceEarlError
 from voice_earl.game.moves import Action, Lead, Play
 from voice_earl.game.rules import DeckMode
 from voice_earl.i18n import _, current_language
@@ -23,6 +23,9 @@ from voice_earl.table.session import TableSession
 from voice_earl.table.session_events import Listener, Move, SeatKind, TableSettings
 from voice_earl.table.table_app import NarratorOptions, keyboard_input, open_table
 from voice_earl.table.turns import InputSource, TurnRequest
+
+if TYPE_CHECKING:
+    from voice_earl.table.phones.at_table import PhonesAtTable
 
 log = logging.getLogger(__name__)
 
@@ -116,6 +119,19 @@ def open_store(keep_audio: bool = False) -> Store:
         return Store.open(keep_audio=keep_audio)
 
 
+def open_phones(args: argparse.Namespace, store: Store, series_id: int | None, settings: TableSettings,
+                stack: contextlib.ExitStack[bool | None]) -> PhonesAtTable | None:
+    """With ``--phones`` (or resuming a series that had them): the players' phones, served while the game runs."""
+    if not getattr(args, "phones", False) and (series_id is None or store.phones(series_id) is None):
+        return None
+    try:
+        from voice_earl.table.phones.at_table import phones_at_table
+    except ImportError as error:
+        raise UsageError(f"--phones needs the phones extra ({error.name or error} is missing): "
+                         "pip install 'voice-earl[phones]', or run scripts/setup.sh") from None
+    return stack.enter_context(phones_at_table(args, store, series_id, settings))
+
+
 def run_table_mode(args: argparse.Namespace, settings: TableSettings | None, mode: str) -> int:
     """Play or practice: humans by voice (or keys), bots by strategy. ``settings`` None: resume."""
     from voice_earl.game.bots import strategy_by_name
@@ -132,6 +148,10 @@ def run_table_mode(args: argparse.Namespace, settings: TableSettings | None, mod
             print(resuming.format(series=series_id, players=", ".join(settings.names), moves=len(moves)),
                   file=sys.stderr)
         human, keys, silent = human_input(args, settings, stack)
+        spoken = human  # the voice, before the phones' taps join it
+        phones = open_phones(args, store, series_id, settings, stack)
+        if phones is not None:
+            human = phones.beside(human)
         if silent and not settings.profile.silent:
             settings = dataclasses.replace(settings, profile=settings.profile.with_changes(silent=True))
         strategy = getattr(args, "strategy", "most")
@@ -155,11 +175,13 @@ def run_table_mode(args: argparse.Namespace, settings: TableSettings | None, mod
                 journal_box.append(start_journal(store, session, mode))
             else:
                 journal_box.append(resume_journal(store, series_id, session, records, mode))
-            return [journal_box[0]]
+            if phones is None:
+                return [journal_box[0]]
+            return [journal_box[0], phones.follow(session, journal_box[0].series_id)]
 
         with open_table(settings, inputs, narration=narrator_options(args), show_hands=show_hands, keys=keys,
                         moves=moves, extra_listeners=journal) as table:
-            _couple_voice_and_narrator(human, table.narrator, bool(getattr(args, "barge_in", False)))
+            _couple_voice_and_narrator(spoken, table.narrator, bool(getattr(args, "barge_in", False)))
             reciter.narrator = table.narrator
             if settings.profile.is_crowded(len(settings.seats)):
                 crowded = _("{count} players: a crowded table, but it works.")

@@ -54,7 +54,17 @@ from voice_earl.table.session_events import (
     TurnBegins,
     Undone,
 )
-from voice_earl.table.turns import BotMove, Command, Heard, InputSource, KeyCommand, Silence, TurnInput, TurnRequest
+from voice_earl.table.turns import (
+    BotMove,
+    Command,
+    Heard,
+    InputSource,
+    KeyCommand,
+    Silence,
+    TurnInput,
+    TurnRequest,
+    Woken,
+)
 
 
 class TableSession:
@@ -211,6 +221,8 @@ class TableSession:
                 return _Outcome.AGAIN  # reminded once already: keep waiting
             self._emit(Reminded(request.seat, request.name, self.formula_line(request.due)))
             return _Outcome.REMINDED
+        if isinstance(given, Woken):
+            return _Outcome.AGAIN  # input arrived elsewhere (a phone's tap): ask the source again
         if isinstance(given, BotMove):
             return self._bot_move(request, given)
         if isinstance(given, KeyCommand):

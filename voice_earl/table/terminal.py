@@ -37,6 +37,13 @@ def read_key(stream: TextIO, timeout: float | None = None) -> str | None:
     return data.decode(errors="replace") if data else None
 
 
+def read_waiting_key(stream: TextIO) -> str | None:
+    """One key that :func:`key_waiting` found, read inside an outer :func:`cbreak` (entering cbreak
+    again would flush it). ``None`` at end of input."""
+    data = os.read(stream.fileno(), 1) if stream.isatty() else stream.read(1).encode()
+    return data.decode(errors="replace") if data else None
+
+
 def key_waiting(stream: TextIO, timeout: float = 0.0) -> bool:
     """Whether a key can be read now (or within ``timeout`` seconds)."""
     try:

@@ -9,10 +9,12 @@ listener (``voice_earl.table.voice_input``), the keyboard for Silent Earl
 from __future__ import annotations
 
 import enum
+import queue
 import random
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TextIO
+from typing import Any, Protocol, TextIO, runtime_checkable
 
 from voice_earl.game.bots import Strategy
 from voice_earl.game.cards import Rank
@@ -75,7 +77,12 @@ class BotMove:
     heard: Heard | None = None
 
 
-TurnInput = KeyCommand | Heard | Silence | BotMove
+@dataclass(frozen=True)
+class Woken:
+    """The source stopped waiting because input arrived elsewhere (a phone's tap): ask again."""
+
+
+TurnInput = KeyCommand | Heard | Silence | BotMove | Woken
 
 
 @dataclass(frozen=True)
@@ -95,6 +102,16 @@ class TurnRequest:
 
 class InputSource(Protocol):
     def next_input(self, request: TurnRequest) -> TurnInput: ...
+
+
+@runtime_checkable
+class Interruptible(Protocol):
+    """A source that stops waiting, answering :class:`Woken`, as soon as ``interrupt()`` is true."""
+
+    interrupt: Callable[[], bool] | None
+
+
+_POLL_S = 0.02  # how often a waiting source looks at its interrupt
 
 
 # ---------------------------------------------------------------------------- keyboard (Silent Earl)
@@ -156,21 +173,49 @@ def key_command(key: str, at_lead: bool) -> KeyCommand | None:
 
 
 class LineCommands:
-    """Silent Earl when stdin is not a terminal: one command per line, so games can be scripted."""
+    """Silent Earl when stdin is not a terminal: one command per line, so games can be scripted.
+
+    With an ``interrupt`` the lines are read on a thread of their own, so that waiting for the
+    next line can stop when input arrives elsewhere (a line already read waits for the next turn).
+    """
 
     def __init__(self, lines: Iterable[str], complain: Callable[[str], None]) -> None:
         self._lines = iter(lines)
         self._complain = complain
+        self.interrupt: Callable[[], bool] | None = None
+        self._read: queue.SimpleQueue[str | None] | None = None
 
     def next_input(self, request: TurnRequest) -> TurnInput:
-        for line in self._lines:
+        while True:
+            line = self._next_line()
+            if isinstance(line, Woken):
+                return line
+            if line is None:
+                return KeyCommand(Command.QUIT)  # end of input
             if not line.strip() or line.lstrip().startswith("#"):
                 continue
             try:
                 return parse_command(line)
             except ValueError as error:
                 self._complain(str(error))
-        return KeyCommand(Command.QUIT)  # end of input
+
+    def _next_line(self) -> str | Woken | None:
+        if self.interrupt is None:
+            return next(self._lines, None)
+        if self._read is None:
+            self._read = queue.SimpleQueue()
+            threading.Thread(target=self._reader, args=(self._read,), name="line-commands", daemon=True).start()
+        while True:
+            try:
+                return self._read.get(timeout=_POLL_S)
+            except queue.Empty:
+                if self.interrupt():
+                    return Woken()
+
+    def _reader(self, read: queue.SimpleQueue[str | None]) -> None:
+        for line in self._lines:
+            read.put(line)
+        read.put(None)
 
 
 class KeyPresses:
@@ -179,18 +224,30 @@ class KeyPresses:
     def __init__(self, stream: TextIO, complain: Callable[[str], None]) -> None:
         self._stream = stream
         self._complain = complain
+        self.interrupt: Callable[[], bool] | None = None
 
     def next_input(self, request: TurnRequest) -> TurnInput:
-        from voice_earl.table.terminal import read_key
-
         while True:
-            key = read_key(self._stream)
+            key = self._key()
+            if isinstance(key, Woken):
+                return key
             if key is None:
                 return KeyCommand(Command.QUIT)
             command = key_command(key, at_lead=request.due.position == 1 and request.due.rank is None)
             if command is not None:
                 return command
             self._complain(_("that key does nothing here: {help}").format(help=_(KEY_HELP)))
+
+    def _key(self) -> str | Woken | None:
+        from voice_earl.table.terminal import cbreak, key_waiting, read_key, read_waiting_key
+
+        if self.interrupt is None:
+            return read_key(self._stream)
+        with cbreak(self._stream):
+            while not key_waiting(self._stream, _POLL_S * 5):
+                if self.interrupt():
+                    return Woken()
+            return read_waiting_key(self._stream)
 
 
 # ---------------------------------------------------------------------------- bots and scripts

@@ -39,6 +39,7 @@ from voice_earl.table.turns import (
     Silence,
     TurnInput,
     TurnRequest,
+    Woken,
     key_command,
 )
 
@@ -70,9 +71,11 @@ class VoiceInput:
     barge_in: Callable[[], None] | None = None  # a player talks over the narrator (opt-in: no echo cancelling)
     keep_audio: bool = False  # hand the turn's audio on with what was heard
     lost: bool = False
+    interrupt: Callable[[], bool] | None = None  # input arrived elsewhere (a phone's tap): stop listening
 
     def next_input(self, request: TurnRequest) -> TurnInput:
         if self.lost and self.fallback is not None:
+            self.fallback.interrupt = self.interrupt
             return self.fallback.next_input(request)
         if request.paused and self.keys is not None:
             return self._paused_key()
@@ -102,6 +105,7 @@ class VoiceInput:
         clock = self.clock or Clock()
         started = clock.now()
         pressed: list[str] = []
+        woken: list[bool] = []
         heard_speech: list[bool] = []
         kept: list[bytes] = []
         talking_over = SpeechDetector(self.barge_in) if self.barge_in is not None else None
@@ -121,6 +125,9 @@ class VoiceInput:
                         if self.on_key is not None:
                             self.on_key()
                         return
+                if self.interrupt is not None and self.interrupt():
+                    woken.append(True)
+                    return
                 if talking_over is not None and self.listener.is_muted_at(chunk.captured_at or time.monotonic()):
                     talking_over.feed(chunk.pcm)
                 if self.keep_audio:
@@ -130,6 +137,8 @@ class VoiceInput:
                     return
 
         utterance = self.listener.listen(bounded(), request.context, on_event=on_event)
+        if woken:
+            return Woken()
         if pressed:
             at_lead = request.due.rank is None
             command = key_command(pressed[0], at_lead)
