@@ -6,6 +6,7 @@ point, then the next models command runs in this process.
 
 from __future__ import annotations
 
+import http.server
 import os
 import signal
 import subprocess
@@ -15,7 +16,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from test_models import TEST_MODEL, leftovers, make_model, zip_model
+from test_models import TEST_MODEL, leftovers, make_model, start_server, zip_model
 
 from voice_earl import paths
 from voice_earl.commands.cli import main
@@ -222,3 +223,21 @@ def test_a_folder_that_is_not_a_model_is_not_walked(tmp_path: Path) -> None:
     (tmp_path / "deep" / "er" / "file").write_bytes(bytes(1000))
     layout = check_model_layout(tmp_path)
     assert not layout.valid and layout.size_bytes == 0  # `models check /` answers at once
+
+
+def test_a_download_announcing_a_petabyte_is_refused_in_plain_words(user_models: Path) -> None:
+    """It once said "1000000.0 GB", and named the work folder that was about to be deleted."""
+
+    class Huge(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.send_header("Content-Length", str(10**15))
+            self.end_headers()
+
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    with start_server(Huge) as base, pytest.raises(VoiceEarlError) as refused:
+        model_install.fetch_model(TEST_MODEL, url=f"{base}/m.zip", sha256="0" * 64)
+    assert f"not enough free space in {user_models}: the download needs 1.0 PB" in str(refused.value)
+    assert WORK_DIR_PREFIX not in str(refused.value) and leftovers(user_models) == []
