@@ -319,3 +319,26 @@ def test_stats_bars_show_the_latest_fortnight(capsys: pytest.CaptureFixture[str]
     accuracy_bars = out.split("Accuracy per day:\n")[1].split("\n\n")[0].splitlines()
     assert len(accuracy_bars) == 14
     assert accuracy_bars[-1].startswith((DAY_ONE + timedelta(days=19)).astimezone().strftime("%Y-%m-%d"))
+
+
+@pytest.mark.parametrize("where", ["folder", "folder/", "missing/trend.png"])
+def test_stats_plot_into_a_folder_or_a_missing_folder_is_refused(
+    where: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "folder").mkdir()
+    with pytest.raises(SystemExit) as refused:
+        main(["stats", "--plot", where])
+    err = capsys.readouterr().err
+    assert refused.value.code == 2
+    assert "is a folder: give a file name, such as folder/stats.png" in err or "'missing' does not exist" in err
+    assert list(tmp_path.iterdir()) == [tmp_path / "folder"]  # no folder.png beside it
+
+
+def test_stats_plot_without_an_extension_writes_and_names_a_png(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _store_practice()
+    assert main(["stats", "--plot", str(tmp_path / "trend")]) == 0
+    assert (tmp_path / "trend.png").read_bytes()[:4] == b"\x89PNG"
+    assert f"wrote the charts to {tmp_path / 'trend.png'}" in capsys.readouterr().out

@@ -20,7 +20,7 @@ from voice_earl.commands.cli import main
         (["play", "--players", "Ann", "Ben", "Cy", "--chant", "nosuch.toml", "--silent"], "no such chant file"),
         (["play", "--players", "Ann", "Ben", "Cy", "--remind-after", "0"], "more than 0 seconds"),
         (["play", "--players", "Ann", "Ben", "Cy", "--lang", "fr"], "invalid choice"),
-        (["practice", "--bots", "0", "--silent"], "--bots must be at least 1"),
+        (["practice", "--bots", "0", "--silent"], "argument --bots: must be from 1 to 12, not 0"),
         (["demo", "--players", "2"], "hoyle profile is for 3 to 6 players, not 2"),
     ],
 )

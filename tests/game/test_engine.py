@@ -1,4 +1,4 @@
-"""The rules engine, one rule at a time (shared/rules: README rulings, hoyle profile, parlour rules)."""
+"""The rules engine, one rule at a time (docs/rules: README rulings, hoyle profile, parlour rules)."""
 
 from __future__ import annotations
 

@@ -61,5 +61,5 @@ def test_a_huge_or_odd_series_number_is_a_usage_error(argv: list[str], capsys: p
         main(argv)
     assert stopped.value.code == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "series" in err and "Traceback" not in err
+    assert err.count("\n") == 1 and "argument ID: " in err and "Traceback" not in err
 

@@ -10,8 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from voice_earl.commands.series_args import HELP as SERIES_HELP
-from voice_earl.commands.series_args import series_id
+from voice_earl.commands.arguments import SERIES_ID
 from voice_earl.errors import VoiceEarlError
 from voice_earl.keep.storage import Store
 from voice_earl.keep.storage_values import SeriesStatus, SeriesSummary
@@ -30,6 +29,7 @@ EXAMPLES = """examples:
   voice-earl history export 12 --out game.jsonl
   voice-earl history abandon 12        give up series 12 (it stays listed; --resume no longer offers it)"""
 
+SERIES_HELP = "the series number, as `voice-earl history` lists it"
 UNFINISHED_HELP = "only the unfinished series, each with the command that resumes it"
 
 
@@ -39,12 +39,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     listing = actions.add_parser("list", help="past series, newest first (the default)")
     listing.add_argument("--unfinished", action="store_true", default=argparse.SUPPRESS, help=UNFINISHED_HELP)
     show = actions.add_parser("show", help="one series' deals and settlements")
-    show.add_argument("series_id", metavar="ID", type=series_id, help=SERIES_HELP)
+    show.add_argument("series_id", metavar="ID", type=SERIES_ID, help=SERIES_HELP)
     export = actions.add_parser("export", help="a series' game log as JSON Lines")
-    export.add_argument("series_id", metavar="ID", type=series_id, help=SERIES_HELP)
+    export.add_argument("series_id", metavar="ID", type=SERIES_ID, help=SERIES_HELP)
     export.add_argument("--out", type=Path, metavar="FILE", help="write to FILE instead of standard output")
     abandon = actions.add_parser("abandon", help="give up an unfinished series: it is kept, but no longer resumed")
-    abandon.add_argument("series_id", metavar="ID", type=series_id, help=SERIES_HELP)
+    abandon.add_argument("series_id", metavar="ID", type=SERIES_ID, help=SERIES_HELP)
 
 
 def run(args: argparse.Namespace) -> int:

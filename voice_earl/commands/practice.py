@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import secrets
 
+from voice_earl.commands.arguments import player_name, whole_number
 from voice_earl.commands.table_options import (
     activate_language,
     add_rules_options,
@@ -14,7 +15,6 @@ from voice_earl.commands.table_options import (
     rules_profile,
 )
 from voice_earl.commands.table_series import add_resume_option, resume, start_new
-from voice_earl.errors import UsageError
 from voice_earl.game.bots import STRATEGIES
 from voice_earl.game.rules import DeckMode
 from voice_earl.game.simulate import NAMES
@@ -29,8 +29,10 @@ EXAMPLES = """examples:
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--bots", type=int, default=None, help=f"how many bots (default {DEFAULT_BOTS})")
-    parser.add_argument("--name", default=None, help=f"your name at the table (default {DEFAULT_NAME})")
+    parser.add_argument("--bots", type=whole_number(1, 12), default=None,
+                        help=f"how many bots (default {DEFAULT_BOTS})")
+    parser.add_argument("--name", type=player_name, default=None,
+                        help=f"your name at the table (default {DEFAULT_NAME})")
     parser.add_argument("--strategy", choices=sorted(STRATEGIES), default=None,
                         help=f"how the bots play (default {DEFAULT_STRATEGY})")
     add_resume_option(parser, "practice")
@@ -53,8 +55,6 @@ def practice_settings(args: argparse.Namespace) -> TableSettings:
     profile = rules_profile(args)
     bots = DEFAULT_BOTS if args.bots is None else args.bots
     name = args.name or DEFAULT_NAME
-    if bots < 1:
-        raise UsageError(f"--bots must be at least 1, not {bots}")
     profile.check_players(bots + 1)
     bot_names = [n for n in NAMES if n != name][:bots]
     seats = (Seat(name), *(Seat(f"{n} (bot)", SeatKind.BOT) for n in bot_names))

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from voice_earl.commands.series_args import series_id
+from voice_earl.commands.arguments import SERIES_ID
 from voice_earl.commands.table_options import activate_language, apply_config
 from voice_earl.errors import UsageError
 from voice_earl.game.rules import MatchEnd
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
 
 class Newest(enum.Enum):
-    """``--resume`` without an ID (not a string: argparse would pass a string through ``series_id``)."""
+    """``--resume`` without an ID (not a string: argparse would pass a string through the type)."""
 
     SERIES = "newest"
 
@@ -45,7 +45,7 @@ SHOWN_UNFINISHED = 2  # a new series names this many unfinished ones, then count
 
 def add_resume_option(parser: argparse.ArgumentParser, kind: str) -> None:
     parser.add_argument(
-        "--resume", nargs="?", const=NEWEST, default=None, type=series_id, metavar="ID",
+        "--resume", nargs="?", const=NEWEST, default=None, type=SERIES_ID, metavar="ID",
         help=f"go on with the last unfinished {kind} series, or series ID (see `voice-earl history --unfinished`)",
     )
 

@@ -46,7 +46,7 @@ class SavingStopped(VoiceEarlError):
 
 
 def series_log_path(store: Store, series_id: int) -> Path:
-    """The game log written beside each saved series (``shared/game-log.md``)."""
+    """The game log written beside each saved series (``docs/game-log.md``)."""
     return store.path.parent / "series" / f"series-{series_id}.jsonl"
 
 
