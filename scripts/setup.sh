@@ -1,31 +1,21 @@
 #!/usr/bin/env bash
 # Idempotent set-up: system packages for the voice parts, then .venv with the package and its extras.
-# Usage: scripts/setup.sh [EXTRAS]   (e.g. "dev" for the tests; none for playing)
+# Usage: scripts/setup.sh [EXTRAS]   (e.g. "dev" for the tests; none for playing, which installs [phones])
 set -euo pipefail
 cd "$(dirname "$0")/.."
 extras="${1:-}"
-target="."
+target=".[phones]"  # playing: the phones' server (--phones) comes with it
 [ -n "$extras" ] && target=".[$extras]"
 
 system_packages=(libportaudio2 espeak-ng libespeak-ng1 alsa-utils python3-venv)
-# The tests also check the catalogs with GNU gettext's msgfmt.
-[ "$extras" = dev ] && system_packages+=(gettext)
+# The tests also check the catalogs with GNU gettext's msgfmt, and open the phones' page in Debian's chromium.
+[ "$extras" = dev ] && system_packages+=(gettext chromium chromium-driver)
 missing=()
 for pkg in "${system_packages[@]}"; do
     dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
 done
-if ((${#missing[@]})) && command -v apt-get >/dev/null 2>&1; then
-    if [ "$(id -u)" = 0 ]; then sudo=""; elif sudo -n true 2>/dev/null; then sudo="sudo"; else sudo="none"; fi
-    if [ "$sudo" = none ]; then
-        echo "voice-earl: some system packages are missing: ${missing[*]}"
-        echo "voice-earl: install them with:  sudo apt-get update && sudo apt-get install -y ${missing[*]}"
-        echo "voice-earl: continuing; the voice parts that need them will say so."
-    else
-        echo "voice-earl: installing system packages: ${missing[*]}"
-        $sudo apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
-    fi
-fi
+# Waits while another apt holds the lock; never stops the set-up (it prints the command instead).
+if ((${#missing[@]})); then bash scripts/apt_install.sh "${missing[@]}"; fi
 
 python=${PYTHON:-python3}
 if [ ! -x .venv/bin/python ]; then
@@ -33,9 +23,9 @@ if [ ! -x .venv/bin/python ]; then
     "$python" -m venv .venv
 fi
 # Reinstall only when the project description changed, so a second run is quick.
-stamp=".venv/.voice-earl-installed-${extras:-base}"
+stamp=".venv/.voice-earl-installed-${extras:-phones}"
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
-    echo "voice-earl: installing voice-earl${extras:+ with [$extras]} into .venv (once; later runs skip this)"
+    echo "voice-earl: installing voice-earl with ${target#.} into .venv (once; later runs skip this)"
     .venv/bin/python -m pip install -q --upgrade pip
     .venv/bin/python -m pip install -q -e "$target"
     touch "$stamp"

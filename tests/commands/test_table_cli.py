@@ -14,13 +14,13 @@ from voice_earl.commands.cli import main
     ("argv", "message"),
     [
         (["play", "--players", "Ann", "Ben", "--silent"], "hoyle profile is for 3 to 6 players, not 2"),
-        (["play", "--players", "Ann", "Ann", "Cy", "--silent"], "different, non-empty names"),
+        (["play", "--players", "Ann", "Ann", "Cy", "--silent"], "Ann is named twice"),
         (["play", "--players", "Ann", "Ben", "Cy", "--open-hands", "--silent"], "--open-hands needs --deck virtual"),
         (["play", "--players", "Ann", "Ben", "Cy", "--kitty", "--silent"], "add --profile parlour"),
         (["play", "--players", "Ann", "Ben", "Cy", "--chant", "nosuch.toml", "--silent"], "no such chant file"),
         (["play", "--players", "Ann", "Ben", "Cy", "--remind-after", "0"], "more than 0 seconds"),
         (["play", "--players", "Ann", "Ben", "Cy", "--lang", "fr"], "invalid choice"),
-        (["practice", "--bots", "0", "--silent"], "--bots must be at least 1"),
+        (["practice", "--bots", "0", "--silent"], "argument --bots: must be from 1 to 12, not 0"),
         (["demo", "--players", "2"], "hoyle profile is for 3 to 6 players, not 2"),
     ],
 )
@@ -103,7 +103,7 @@ def test_stopping_says_the_series_is_saved_and_how_to_resume(
 ) -> None:
     monkeypatch.setattr(sys, "stdin", io.StringIO("quit\n"))
     assert main(VIRTUAL) == 0
-    assert "The series is saved: voice-earl play --resume goes on with it." in capsys.readouterr().err
+    assert "The series is saved: voice-earl play --resume 1 goes on with it." in capsys.readouterr().err
     monkeypatch.setattr(sys, "stdin", io.StringIO("quit\n"))
     assert main(["practice", "--silent", "--no-voice"]) == 0
     assert "voice-earl practice --resume" in capsys.readouterr().err

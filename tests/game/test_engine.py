@@ -1,4 +1,4 @@
-"""The rules engine, one rule at a time (shared/rules: README rulings, hoyle profile, parlour rules)."""
+"""The rules engine, one rule at a time (docs/rules: README rulings, hoyle profile, parlour rules)."""
 
 from __future__ import annotations
 
@@ -63,7 +63,7 @@ def deal_of(profile: RulesProfile, *hands: str, dealer: int | None = None) -> De
 
 def hand(deal: Deal, seat: int) -> list[Card]:
     assert deal.hands is not None
-    return deal.hands[seat]
+    return list(deal.hands[seat])
 
 
 def kinds(events: Sequence[Event]) -> list[str]:

@@ -138,6 +138,7 @@ def test_keep_audio_stores_a_wav_of_each_formula_heard(listener, tmp_path) -> No
 
     from voice_earl.keep.storage import Store
     from voice_earl.table.journal import start_journal
+    from voice_earl.table.saved_series import SeriesSetup
     from voice_earl.table.speech import render, to_16k_mono
 
     audio = to_16k_mono(render("There's as good as Seven can be", voice="en-us"))
@@ -151,7 +152,7 @@ def test_keep_audio_stores_a_wav_of_each_formula_heard(listener, tmp_path) -> No
     voice = VoiceInput(listener, chunks=chunks, keep_audio=True)
     with Store.open(tmp_path / "db.sqlite3", keep_audio=True) as store:
         session = TableSession(settings, dict.fromkeys(range(3), voice))
-        session.listeners = [start_journal(store, session, "play")]
+        session.listeners = [start_journal(store, session, SeriesSetup(settings))]
         assert session.play_turn()
         (kept,) = store.utterances()
         assert kept.verdict == "correct" and kept.audio_path is not None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import secrets
 import sys
+from typing import cast
 
 from voice_earl.commands.table_options import (
     activate_language,
@@ -14,8 +15,10 @@ from voice_earl.commands.table_options import (
     chant_of,
     rules_profile,
 )
+from voice_earl.commands.table_series import add_resume_option, resume, start_new
 from voice_earl.errors import UsageError
 from voice_earl.game.rules import DeckMode
+from voice_earl.keep.storage_values import Mode
 from voice_earl.table.session_events import Seat, TableSettings
 
 EXAMPLES = """examples:
@@ -24,6 +27,8 @@ EXAMPLES = """examples:
   voice-earl play --players Ann Ben --profile parlour --scoring counters
   voice-earl play --players Ann Ben Cy --silent   # keys: space pass, enter play
   voice-earl play --resume                    # the series that was interrupted
+  voice-earl play --resume 12                 # series 12 (voice-earl history --unfinished lists them)
+  voice-earl play --players Ann Ben Cy --deck virtual --phones   # each hand on its player's phone
 
 At your turn say your line: "There's as good as Queen can be" to lead queens, then
 "There's a Queen as good as he", "There's the best of all the three", "And there's the Earl of
@@ -36,23 +41,42 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--deck", choices=[d.value for d in DeckMode], default=None,
                         help="physical (default): you deal a real pack and the laptop referees; "
                              "virtual: the laptop deals on screen")
-    parser.add_argument("--resume", action="store_true", help="go on with the last unfinished series")
+    add_resume_option(parser, "play")
     add_rules_options(parser)
     add_voice_options(parser)
+    phones = parser.add_argument_group("phones")
+    phones.add_argument("--phones", action="store_true",
+                        help="serve each player's hand and buttons to their own phone over the local network "
+                             "(best with --deck virtual); the addresses are shown as QR codes")
+    phones.add_argument("--host", default=None,
+                        help="address the phones' server listens on (default: the laptop's address on the "
+                             "local network, or 127.0.0.1 when there is none)")
+    phones.add_argument("--port", type=_port, default=None,
+                        help="its port (default 8765, or the one a resumed series used; 0 picks a free one)")
+
+
+def _port(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is 0-65535, not {value}")
+    return value
 
 
 def run(args: argparse.Namespace) -> int:
-    from voice_earl.table.play_modes import run_table_mode
-
+    if (args.host is not None or args.port is not None) and not (args.phones or args.resume is not None):
+        raise UsageError("--host and --port are for the phones' server: add --phones")
+    if args.resume is not None:
+        return resume(args, Mode.PLAY)
     apply_config(args)
     activate_language(args)
-    return run_table_mode(args, None if args.resume else table_settings(args), mode="play")
+    return start_new(args, table_settings(args), Mode.PLAY)
 
 
 def table_settings(args: argparse.Namespace) -> TableSettings:
     names = args.players or ask_players()  # names from flags or config were checked by apply_config
-    if len(set(names)) != len(names):  # names typed at the prompt were not
-        raise UsageError("two players have the same name: give each a different one")
     profile = rules_profile(args)
     profile.check_players(len(names))
     deck = DeckMode(args.deck or "physical")
@@ -72,8 +96,10 @@ def ask_players() -> list[str]:
     """Ask for the names at a terminal; elsewhere say how to give them."""
     if not sys.stdin.isatty():
         raise UsageError("name the players: voice-earl play --players Ann Ben Cy")
+    from voice_earl.keep.config import KEYS_BY_NAME, parse_value
+
     answer = input("Who is playing? Names in seat order, clockwise, separated by spaces: ")
     names = answer.split()
     if not names:
         raise UsageError("no players named: voice-earl play --players Ann Ben Cy")
-    return names
+    return list(cast(tuple[str, ...], parse_value(KEYS_BY_NAME["players"], names)))  # the config file's rules

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from voice_earl.errors import UsageError
@@ -50,11 +50,7 @@ class MostStrategy:
     uses_view = False
 
     def choose(self, view: SeatView | None, legal: Sequence[Action], rng: random.Random) -> Action:
-        if not isinstance(legal[0], Lead):
-            return legal[0]  # plays are forced; which suit does not matter
-        ranks = _rank_ids(legal)
-        counts = Counter(ranks)
-        return legal[ranks.index(max(ranks, key=counts.__getitem__))]  # the first lead of the first best rank
+        return _lead_by_count(legal, max)
 
 
 class FewestStrategy:
@@ -64,17 +60,19 @@ class FewestStrategy:
     uses_view = False
 
     def choose(self, view: SeatView | None, legal: Sequence[Action], rng: random.Random) -> Action:
-        if not isinstance(legal[0], Lead):
-            return legal[0]
-        ranks = _rank_ids(legal)
-        counts = Counter(ranks)
-        return legal[ranks.index(min(ranks, key=counts.__getitem__))]
+        return _lead_by_count(legal, min)
 
 
-def _rank_ids(leads: Sequence[Action]) -> list[int]:
-    """The rank of each lead, as the rank's identity: ranks are singletons, and hashing an enum
-    member runs Python code, which bots would pay on every choice."""
-    return [id(action.rank) for action in leads if isinstance(action, Lead)]
+def _lead_by_count(legal: Sequence[Action], pick: Callable[..., int]) -> Action:
+    """The first lead of the first rank whose count ``pick`` (max or min) chooses; a forced play as it is.
+
+    Legal actions are all leads or none.
+    """
+    if type(legal[0]) is not Lead:
+        return legal[0]  # plays are forced; which suit does not matter
+    ranks = [lead.rank for lead in legal]  # type: ignore[union-attr]
+    counts = Counter(ranks)  # in order of first appearance, so max and min keep the first best
+    return legal[ranks.index(pick(counts, key=counts.__getitem__))]
 
 
 STRATEGIES: dict[str, type[RandomStrategy] | type[MostStrategy] | type[FewestStrategy]] = {

@@ -35,12 +35,16 @@ class Rank(enum.Enum):
     QUEEN = "Q"
     KING = "K"
 
+    # Members are singletons compared by identity, so identity's hash (in C) is the right one and much
+    # cheaper than Enum's (in Python), which the engine and bots would pay on every card.
+    __hash__ = object.__hash__
+
     def __repr__(self) -> str:
         return f"Rank.{self.name}"
 
     @property
     def index(self) -> int:
-        return _RANK_INDEX[self]
+        return RANK_INDEX[self]
 
     @property
     def word(self) -> str:
@@ -78,7 +82,7 @@ class Suit(enum.Enum):
 
 RANKS: tuple[Rank, ...] = tuple(Rank)
 SUITS: tuple[Suit, ...] = tuple(Suit)
-_RANK_INDEX = {rank: i for i, rank in enumerate(RANKS)}
+RANK_INDEX: dict[Rank, int] = {rank: i for i, rank in enumerate(RANKS)}
 _RANK_ALIASES: dict[str, Rank] = {}
 for _rank in RANKS:
     for _alias in (_rank.value, _rank.word, _rank.plural, _rank.name):

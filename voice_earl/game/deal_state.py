@@ -6,19 +6,16 @@
 from __future__ import annotations
 
 import functools
+import itertools
 from collections.abc import Sequence
 
-from voice_earl.game.cards import RANKS, Card, Rank, full_deck
+from voice_earl.game.cards import RANK_INDEX, RANKS, Card, Rank, full_deck
 from voice_earl.game.events import (
     Event,
     Passed,
 )
 from voice_earl.game.moves import Action, FormulaDue, Lead, Pass, Play, SeatView
 from voice_earl.game.rules import DeckMode, RulesProfile
-
-# Rank index by identity: enum members are singletons, and hashing an enum member runs
-# Python code, which the hot paths below would pay on every card.
-RANK_INDEX: dict[int, int] = {id(rank): i for i, rank in enumerate(RANKS)}
 
 
 class DealState:
@@ -44,24 +41,23 @@ class DealState:
         self.profile = profile
         self.number = number
         self.dealer = dealer
-        self.players = tuple(players) if players is not None else tuple(f"Player {i + 1}" for i in range(count))
+        self.players = tuple(players) if players is not None else _default_names(count)
         self.seated = tuple(seated) if seated is not None else tuple(range(count))
         self.deck_mode = DeckMode.VIRTUAL if hands is not None else DeckMode.PHYSICAL
         self.initial_hands = tuple(tuple(h) for h in hands) if hands is not None else None
-        self.hands: list[list[Card]] | None = [list(h) for h in hands] if hands is not None else None
+        self.virtual = hands is not None
         self.initial_sizes = tuple(hand_sizes)
         self.sizes = list(hand_sizes)
-        # Virtual deck: per seat, lists kept in step with the hand, so that a move finds its card
-        # at once and the legal moves come ready-made (the hot paths of bot games and replays).
-        self._ids: list[list[int]] = [[] for _ in range(count)]  # id() of each card in the hand
-        self._hand_leads: list[list[Lead]] = [[] for _ in range(count)]  # the Lead of each card in the hand
-        # per rank index, the Play of each card of that rank in the hand, in hand order
-        self._rank_plays: list[list[list[Play]]] = [[[] for _ in RANKS] for _ in range(count)]
-        if self.hands is not None:
-            for seat, hand in enumerate(self.hands):
+        # Virtual deck: per seat, the hand as dicts keyed by each card's id(), in hand order, so that
+        # a move finds and removes its card at once and the legal moves come ready-made (the hot
+        # paths of bot games and replays): the Lead of each card, and per rank index the Play of
+        # each card of that rank.
+        self._leads: list[dict[int, Lead]] = [{} for _ in range(count)]
+        self._rank_plays: list[list[dict[int, Play]]] = [[{} for _ in RANKS] for _ in range(count)]
+        if hands is not None:
+            for seat, hand in enumerate(hands):
                 self._track(seat, hand)
         self.out = [0] * 13  # cards of each rank played and not taken back
-        self._finished: tuple[Rank, ...] = ()
         self._finished_mask = [False] * 13  # by rank index
         self.rank: Rank | None = None  # the open rank
         self._rank_index = 0  # the open rank's index, when a rank is open
@@ -71,25 +67,24 @@ class DealState:
         self.winner: int | None = None
         self.turn = self._next_seat(dealer)  # eldest hand leads
         self.history: list[Action] = []
-        ring = sorted(set(self.seated))
-        self._next = {s: ring[(i + 1) % len(ring)] for i, s in enumerate(ring)}  # the next seated clockwise
+        self._next = _clockwise(self.seated)  # the next seated seat, clockwise
+        self._seated_count = len(self.seated)
+        self._pass_only = _passes_only(count)
         # the same event every circle; none when not recording
-        self._passed: dict[int, tuple[Event, ...]] = {s: (Passed(number, s),) if record else () for s in self.seated}
+        self._passed = _passed_events(number if record else None, self.seated)
 
     def _track(self, seat: int, cards: Sequence[Card]) -> None:
-        """Add ``cards``, just put in the seat's hand, to the lists kept in step with it."""
-        pack_leads, pack_plays = _pack_moves(seat)
-        ids, leads, rank_plays = self._ids[seat], self._hand_leads[seat], self._rank_plays[seat]
+        """Add ``cards``, just put at the end of the seat's hand, to the dicts that hold it."""
+        known = _seat_moves(seat)
+        leads, rank_plays = self._leads[seat], self._rank_plays[seat]
         for card in cards:
             key = id(card)
-            i = _PACK_INDEX.get(key)
-            if i is None:  # not one of the shared card instances
-                lead, play = Lead(seat, card.rank, card), Play(seat, card)
-            else:
-                lead, play = pack_leads[i], pack_plays[i]
-            ids.append(key)
-            leads.append(lead)
-            rank_plays[RANK_INDEX[id(card.rank)]].append(play)
+            try:
+                lead, play, index = known[key]
+            except KeyError:  # not one of the shared card instances: moves of its own
+                lead, play, index = _moves_of(seat, card)
+            leads[key] = lead
+            rank_plays[index][key] = play
 
     # -- queries
 
@@ -103,10 +98,17 @@ class DealState:
 
     def holds(self, seat: int, rank: Rank) -> bool:
         """Whether ``seat`` holds a card of ``rank`` (virtual deck only)."""
-        return bool(self._rank_plays[seat][RANK_INDEX[id(rank)]])
+        return bool(self._rank_plays[seat][RANK_INDEX[rank]])
+
+    @property
+    def hands(self) -> tuple[tuple[Card, ...], ...] | None:
+        """Each seat's cards in hand order (virtual deck); None with a physical deck."""
+        if not self.virtual:
+            return None
+        return tuple(tuple(lead.card for lead in leads.values() if lead.card is not None) for leads in self._leads)
 
     def finished_ranks(self) -> tuple[Rank, ...]:
-        return self._finished
+        return tuple(itertools.compress(RANKS, self._finished_mask))
 
     def formula_due(self) -> FormulaDue | None:
         """The line the next card must be played with, or None when the deal is over."""
@@ -119,7 +121,7 @@ class DealState:
     def _position_of_next(self, rank: Rank) -> int:
         # The card that brings a rank's count to four is always the Earl, even in a quartet
         # re-led after a full circle of passes (parlour), which may have fewer than four cards.
-        return 4 if self.out[RANK_INDEX[id(rank)]] == 3 else self.in_quartet + 1
+        return 4 if self.out[RANK_INDEX[rank]] == 3 else self.in_quartet + 1
 
     def legal_actions(self) -> tuple[Action, ...]:
         """Every action the player whose turn it is may take. Empty when the deal is over."""
@@ -127,16 +129,16 @@ class DealState:
             return ()
         seat = self.turn
         rank = self.rank
-        if self.hands is None:
+        if not self.virtual:
             if rank is None:
                 return tuple(Lead(seat, r) for r, out in zip(RANKS, self.out, strict=True) if out < 4)
             return _physical_moves(seat)
         if rank is None:
-            return tuple(self._hand_leads[seat])
+            return tuple(self._leads[seat].values())
         plays = self._rank_plays[seat][self._rank_index]
         if plays:
-            return tuple(plays)
-        return _pass_only(seat)
+            return tuple(plays.values())
+        return self._pass_only[seat]
 
     def view(self, seat: int) -> SeatView:
         """What the player in ``seat`` may see."""
@@ -156,7 +158,7 @@ class DealState:
             None if self.winner is not None else self.turn,
             self.formula_due(),
             (self.rank, self.in_quartet) if self.rank is not None else None,
-            self._finished,
+            self.finished_ranks(),
             self.winner,
         )
 
@@ -172,19 +174,38 @@ class DealState:
 # Immutable values that depend only on the seat, shared by every deal.
 
 
-_PACK_INDEX: dict[int, int] = {id(card): i for i, card in enumerate(full_deck())}  # the shared instances
+def _moves_of(seat: int, card: Card) -> tuple[Lead, Play, int]:
+    """The seat's Lead and Play of ``card``, and its rank index."""
+    return Lead(seat, card.rank, card), Play(seat, card), RANK_INDEX[card.rank]
 
 
 @functools.cache
-def _pack_moves(seat: int) -> tuple[tuple[Lead, ...], tuple[Play, ...]]:
-    """The seat's Lead and Play of every card of the pack, in ``full_deck()`` order."""
-    pack = full_deck()
-    return tuple(Lead(seat, card.rank, card) for card in pack), tuple(Play(seat, card) for card in pack)
+def _seat_moves(seat: int) -> dict[int, tuple[Lead, Play, int]]:
+    """``_moves_of`` every card of the shared pack, by its id()."""
+    return {id(card): _moves_of(seat, card) for card in full_deck()}
 
 
 @functools.cache
-def _pass_only(seat: int) -> tuple[Pass]:
-    return (Pass(seat),)
+def _default_names(count: int) -> tuple[str, ...]:
+    return tuple(f"Player {i + 1}" for i in range(count))
+
+
+@functools.cache
+def _clockwise(seated: tuple[int, ...]) -> dict[int, int]:
+    ring = sorted(set(seated))
+    return {s: ring[(i + 1) % len(ring)] for i, s in enumerate(ring)}
+
+
+@functools.lru_cache(maxsize=64)
+def _passed_events(number: int | None, seated: tuple[int, ...]) -> dict[int, tuple[Event, ...]]:
+    """Each seat's events for a pass: the same every circle; none when not recording (``number`` None)."""
+    return {s: (Passed(number, s),) if number is not None else () for s in seated}
+
+
+@functools.cache
+def _passes_only(count: int) -> tuple[tuple[Pass], ...]:
+    """For each seat, its only legal action when it holds none of the open rank."""
+    return tuple((Pass(seat),) for seat in range(count))
 
 
 @functools.cache

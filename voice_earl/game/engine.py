@@ -32,11 +32,10 @@ voice_earl.game.moves.NoRankOpen: no rank is open: player 0 must lead
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Sequence
 
-from voice_earl.game.cards import RANKS, Card, Rank
-from voice_earl.game.deal_state import RANK_INDEX, DealState
+from voice_earl.game.cards import RANK_INDEX, Card, Rank
+from voice_earl.game.deal_state import DealState
 from voice_earl.game.events import (
     DealStarted,
     Event,
@@ -156,25 +155,28 @@ class Deal(DealState):
         """
         if self.winner is not None:
             raise GameOver(f"deal {self.number} is over: player {self.winner} won")
-        if isinstance(action, Misplay):
+        # Actions are final classes, and comparing types is cheaper than isinstance on this hot path.
+        if type(action) is Misplay:
             return self._misplay(action)
         if action.player != self.turn:
             if action.player not in self._next:
                 raise NotSeated(f"player {action.player} does not take part in this deal")
             raise OutOfTurn(f"it is player {self.turn}'s turn, not player {action.player}'s")
-        if isinstance(action, Play):
+        if type(action) is Play:
             events = self._play(action)
-        elif isinstance(action, Pass):
+        elif type(action) is Pass:
             events = self._pass(action)
-        else:
+        elif type(action) is Lead:
             events = self._lead(action)
+        else:
+            raise TypeError(f"not an action: {action!r}")
         self.history.append(action)
         return events
 
     def _misplay(self, action: Misplay) -> tuple[Event, ...]:
         if action.player not in self._next:
             raise NotSeated(f"player {action.player} does not take part in this deal")
-        if self.hands is not None:
+        if self.virtual:
             raise NoMisplayOnVirtualDeck("a virtual deck refuses illegal plays, so there is no misplay to take back")
         self.history.append(action)
         events: list[Event] = [Misplayed(self.number, action.player)]
@@ -183,16 +185,16 @@ class Deal(DealState):
         return tuple(events)
 
     def _pass(self, action: Pass) -> tuple[Event, ...]:
-        rank = self.rank
+        rank, seat = self.rank, action.player
         if rank is None:
-            raise NoRankOpen(f"no rank is open: player {action.player} must lead, not pass")
-        if self.hands is not None and self._rank_plays[action.player][self._rank_index]:
-            raise PassWhileHolding(f"player {action.player} holds a {rank.word} and must play it")
+            raise NoRankOpen(f"no rank is open: player {seat} must lead, not pass")
+        if self.virtual and self._rank_plays[seat][self._rank_index]:
+            raise PassWhileHolding(f"player {seat} holds a {rank.word} and must play it")
         self.passes += 1
-        self.turn = self._next[action.player]
-        if self.passes < len(self.seated):
-            return self._passed[action.player]
-        return (*self._passed[action.player], self._full_circle(rank))
+        self.turn = self._next[seat]
+        if self.passes < self._seated_count:
+            return self._passed[seat]
+        return (*self._passed[seat], self._full_circle(rank))
 
     def _full_circle(self, rank: Rank) -> FullCircle:
         # All 52 cards are in hands, so a full circle proves someone passed while holding the rank.
@@ -210,16 +212,12 @@ class Deal(DealState):
                 f"the {self.rank.plural.lower()} are still open: play a {self.rank.word} or pass"
             )
         rank = action.rank
-        index = RANK_INDEX[id(rank)]
+        index = RANK_INDEX[rank]
         if self.out[index] == 4:
             raise RankFinished(f"all four {rank.plural.lower()} are out already: lead another rank")
         seat, card = action.player, action.card
-        self._take(seat, rank, index, card)
-        self.rank = rank
-        self._rank_index = index
-        self.in_quartet = 0
         led = Led(self.number, seat, rank, card, 1, action.chant_ok) if self.record else None
-        return self._after_card(seat, rank, index, card, action.chant_ok, led)
+        return self._put_down(seat, rank, index, card, action.chant_ok, led, True)
 
     def _play(self, action: Play) -> tuple[Event, ...]:
         rank = self.rank
@@ -229,46 +227,45 @@ class Deal(DealState):
         if card is not None and card.rank is not rank:
             raise WrongRank(f"{card} is not a {rank.word}: the {rank.plural.lower()} are open")
         index = self._rank_index
-        position = 4 if self.out[index] == 3 else self.in_quartet + 1  # as _position_of_next
-        self._take(seat, rank, index, card)
-        played = Played(self.number, seat, rank, card, position, action.chant_ok) if self.record else None
-        return self._after_card(seat, rank, index, card, action.chant_ok, played)
-
-    def _take(self, seat: int, rank: Rank, index: int, card: Card | None) -> None:
-        """Move a card from a hand to the table, or refuse with CardNotHeld."""
-        if self.hands is not None:
-            if card is None:
-                raise CardNotHeld("a virtual deck needs the card, not only its rank")
-            plays = self._rank_plays[seat][index]
-            if card.rank is not rank or not plays:
-                raise CardNotHeld(f"player {seat} does not hold {card}")
-            hand, ids = self.hands[seat], self._ids[seat]
-            try:
-                position = ids.index(id(card))  # by identity: the card legal_actions() offered is the one held
-            except ValueError:
-                position = _position_of_equal(hand, card, seat)
-            held = hand.pop(position)
-            del ids[position]
-            del self._hand_leads[seat][position]
-            for i, play in enumerate(plays):
-                if play.card is held:
-                    del plays[i]
-                    break
-        elif self.sizes[seat] == 0:
-            raise CardNotHeld(f"player {seat} has no cards left")
-        self.sizes[seat] -= 1
-        self.out[index] += 1
+        played = None
+        if self.record:
+            position = 4 if self.out[index] == 3 else self.in_quartet + 1  # as _position_of_next
+            played = Played(self.number, seat, rank, card, position, action.chant_ok)
+        return self._put_down(seat, rank, index, card, action.chant_ok, played, False)
 
     def _give_back(self, seat: int, rank: Rank, card: Card | None) -> None:
-        if self.hands is not None and card is not None:
-            self.hands[seat].append(card)
+        if self.virtual and card is not None:
             self._track(seat, (card,))
         self.sizes[seat] += 1
-        self.out[RANK_INDEX[id(rank)]] -= 1
+        self.out[RANK_INDEX[rank]] -= 1
 
-    def _after_card(
-        self, seat: int, rank: Rank, index: int, card: Card | None, chant_ok: bool, event: Led | Played | None
+    def _put_down(
+        self,
+        seat: int,
+        rank: Rank,
+        index: int,
+        card: Card | None,
+        chant_ok: bool,
+        event: Led | Played | None,
+        leads: bool,
     ) -> tuple[Event, ...]:
+        """Move a card from the hand to the table (or refuse with CardNotHeld, changing nothing), then
+        what follows from it. One function for the hottest path of bot games and replays."""
+        if self.virtual:
+            plays = self._rank_plays[seat][index]
+            key = id(card)  # by identity: the card legal_actions() offered is the one held
+            if key not in plays:
+                key = _key_of_equal(plays, card, seat)
+            del plays[key]
+            del self._leads[seat][key]
+        elif self.sizes[seat] == 0:
+            raise CardNotHeld(f"player {seat} has no cards left")
+        left = self.sizes[seat] = self.sizes[seat] - 1
+        out = self.out[index] = self.out[index] + 1
+        if leads:
+            self.rank = rank
+            self._rank_index = index
+            self.in_quartet = 0
         record = event is not None
         events: tuple[Event, ...] = (event,) if event is not None else ()
         if not chant_ok:
@@ -279,16 +276,15 @@ class Deal(DealState):
         self.in_quartet += 1
         self.last_player = seat
         self.passes = 0
-        if self.out[index] == 4:
+        if out == 4:
             if record:
                 events += (QuartetCompleted(self.number, seat, rank),)
             self._finished_mask[index] = True
-            self._finished = tuple(itertools.compress(RANKS, self._finished_mask))
             self._close_quartet()
             self.turn = seat  # the Earl leads the next rank
         else:
             self.turn = self._next[seat]
-        if self.sizes[seat] == 0:
+        if left == 0:
             self.winner = seat
             if record:
                 events += (Won(self.number, seat, tuple(self.sizes)),)
@@ -314,9 +310,12 @@ class Deal(DealState):
         self.last_player = None
 
 
-def _position_of_equal(hand: list[Card], card: Card, seat: int) -> int:
-    """Where a card equal to ``card`` lies in ``hand`` (an equal card, not the same object)."""
-    try:
-        return hand.index(card)
-    except ValueError:
-        raise CardNotHeld(f"player {seat} does not hold {card}") from None
+def _key_of_equal(plays: dict[int, Play], card: Card | None, seat: int) -> int:
+    """The key of a held card equal to ``card`` (an equal card, not the same object), among the
+    seat's plays of ``card``'s rank."""
+    if card is None:
+        raise CardNotHeld("a virtual deck needs the card, not only its rank")
+    for key, play in plays.items():
+        if play.card == card:
+            return key
+    raise CardNotHeld(f"player {seat} does not hold {card}")

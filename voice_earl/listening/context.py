@@ -23,6 +23,8 @@ from voice_earl.listening.text import normalise
 # Kept to the one word the rules name (parlour Gameplay 2: "simply say 'pass'"): every extra
 # word here is one more way for table talk to be heard as a pass.
 PASS_WORDS: tuple[str, ...] = ("pass",)
+# What the table listens for on every turn besides the lines (the table's session acts on them).
+SPOKEN_COMMANDS: tuple[str, ...] = ("undo", "repeat")
 
 
 @dataclass(frozen=True)

@@ -9,23 +9,28 @@ import dataclasses
 import logging
 import sys
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING
 
-from voice_earl.errors import VoiceEarlError
+from voice_earl.errors import UsageError, VoiceEarlError
 from voice_earl.game.cards import Rank
 from voice_earl.game.moves import Action, Lead, Pass, Play
 from voice_earl.game.rules import DeckMode
 from voice_earl.i18n import _, current_language, rank_plural
 from voice_earl.keep.storage import Store
 from voice_earl.keep.storage_file import StoreCorrupt
+from voice_earl.keep.storage_values import Mode
 from voice_earl.table import narrator as say
-from voice_earl.table.journal import Journal, resume_journal, resume_point, start_journal
+from voice_earl.table.journal import GoOnUnsaved, Journal, resume_journal, start_journal
 from voice_earl.table.narrator import Narrator, Verbosity, narrator_voice_for, recital
+from voice_earl.table.saved_series import SavedSeries, SeriesSetup, remember_settings, resume_command, with_silent
 from voice_earl.table.session import TableSession
 from voice_earl.table.session_events import Listener, Move, SeatKind, TableSettings
 from voice_earl.table.table_app import NarratorOptions, Table, keyboard_input, open_table
 from voice_earl.table.terminal import cbreak
 from voice_earl.table.turns import InputSource, KeyHelp, KeyPresses, TurnRequest
+
+if TYPE_CHECKING:
+    from voice_earl.table.phones.at_table import PhonesAtTable
 
 log = logging.getLogger(__name__)
 
@@ -134,12 +139,6 @@ def _warn_hands_unseen(table: Table) -> None:
     ))
 
 
-def resume_hint(mode: str) -> str:
-    """How to go on with a stopped series."""
-    command = "voice-earl practice --resume" if mode == "practice" else "voice-earl play --resume"
-    return _("The series is saved: {command} goes on with it.").format(command=command)
-
-
 def offer_silent(problem: str) -> bool:
     """Ask (at a terminal) whether to play Silent Earl instead; elsewhere say so and go on."""
     print(f"voice-earl: {problem}", file=sys.stderr)
@@ -160,65 +159,131 @@ def open_store(keep_audio: bool = False) -> Store:
         return Store.open(keep_audio=keep_audio)
 
 
-def run_table_mode(args: argparse.Namespace, settings: TableSettings | None, mode: str) -> int:
-    """Play or practice: humans by voice (or keys), bots by strategy. ``settings`` None: resume."""
+def open_phones(args: argparse.Namespace, store: Store, series_id: int | None, settings: TableSettings,
+                stack: contextlib.ExitStack[bool | None]) -> PhonesAtTable | None:
+    """With ``--phones`` (or resuming a series that had them): the players' phones, served while the game runs."""
+    if not getattr(args, "phones", False) and (series_id is None or store.phones(series_id) is None):
+        return None
+    try:
+        from voice_earl.table.phones.at_table import phones_at_table
+    except ImportError as error:
+        raise UsageError(f"--phones needs the phones extra ({error.name or error} is missing): "
+                         "pip install 'voice-earl[phones]', or run scripts/setup.sh") from None
+    return stack.enter_context(phones_at_table(args, store, series_id, settings))
+
+
+def run_table_mode(args: argparse.Namespace, store: Store, setup: SeriesSetup, saved: SavedSeries | None = None) -> int:
+    """Play or practice: humans by voice (or keys), bots by strategy; ``saved``: the series resumed."""
     from voice_earl.game.bots import strategy_by_name
     from voice_earl.table.turns import BotSource
 
     with contextlib.ExitStack() as stack:
-        store = stack.enter_context(open_store(keep_audio=args.keep_audio))
-        moves: list[Move] = []
-        records: list[dict[str, Any]] = []
-        series_id: int | None = None
-        if settings is None:
-            series_id, settings, moves, records = resume_point(store)
-            resuming = _("Resuming series {series}: {players}, {moves} moves in.")
-            print(resuming.format(series=series_id, players=", ".join(settings.names), moves=len(moves)),
-                  file=sys.stderr)
+        settings = setup.table
+        moves: list[Move] = saved.moves if saved is not None else []
         human, keys, silent = human_input(args, settings, stack)
+        spoken = human  # the voice, before the phones' taps join it
+        phones = open_phones(args, store, None if saved is None else saved.id, settings, stack)
+        if phones is not None:
+            human = phones.beside(human)
         if silent and not settings.profile.silent:
-            settings = dataclasses.replace(settings, profile=settings.profile.with_changes(silent=True))
-        strategy = getattr(args, "strategy", "most")
+            setup = _go_silent(store, setup, saved)
+            settings = setup.table
         reciter = BotRecital(settings, args.voice)
         inputs: Mapping[int, InputSource] = {
-            seat: (BotSource(strategy_by_name(strategy), f"bots:{settings.seed}", recite=reciter)
+            seat: (BotSource(strategy_by_name(setup.strategy or "most"), f"bots:{settings.seed}", recite=reciter)
                    if s.kind is SeatKind.BOT else human)
             for seat, s in enumerate(settings.seats)
         }
         open_hands = settings.profile.open_hands and settings.deck is DeckMode.VIRTUAL
         humans = {seat for seat, s in enumerate(settings.seats) if s.kind is SeatKind.HUMAN}
+        practice = setup.mode is Mode.PRACTICE
 
         def show_hands(seat: int) -> bool:
             # Practice shows the single human their own hand; open hands show everyone's.
-            return open_hands or (mode == "practice" and seat in humans and len(humans) == 1)
+            return open_hands or (practice and seat in humans and len(humans) == 1)
 
         journal_box: list[Journal] = []
+        table_box: list[Table] = []
+        go_on = _ask_to_go_on_unsaved(table_box)
 
         def journal(session: TableSession) -> list[Listener]:
-            if series_id is None:
-                journal_box.append(start_journal(store, session, mode))
+            if saved is None:
+                journal_box.append(start_journal(store, session, setup, go_on))
             else:
-                journal_box.append(resume_journal(store, series_id, session, records, mode))
-            return [journal_box[0]]
+                journal_box.append(resume_journal(store, saved.id, session, saved.records, setup.mode, go_on))
+            if phones is None:
+                return [journal_box[0]]
+            return [journal_box[0], phones.follow(session, journal_box[0].series_id)]
 
-        hold = getattr(human, "wait_to_go_on", None)
+        hold = getattr(spoken, "wait_to_go_on", None)  # after a deal, the keys or the voice go on
         try:
             with open_table(settings, inputs, narration=narrator_options(args), show_hands=show_hands, keys=keys,
                             hold=hold, moves=moves, extra_listeners=journal) as table:
-                _couple_to_table(human, table, bool(getattr(args, "barge_in", False)))
+                table_box.append(table)
+                _couple_to_table(spoken, table, bool(getattr(args, "barge_in", False)))
                 reciter.narrator = table.narrator
                 if settings.profile.is_crowded(len(settings.seats)):
                     crowded = _("{count} players: a crowded table, but it works.")
                     table.view.narrate(crowded.format(count=len(settings.seats)))
-                if settings.deck is DeckMode.VIRTUAL and not any(map(show_hands, range(len(settings.seats)))):
+                if settings.deck is DeckMode.VIRTUAL and phones is None and not any(map(show_hands, humans)):
                     _warn_hands_unseen(table)
                 ended = table.run()
         except KeyboardInterrupt:
-            if not journal_box or journal_box[0].session.series.over:
-                raise  # nothing to keep yet, or nothing left to play
-            print("\nvoice-earl: " + _("Stopped. {saved}").format(saved=resume_hint(mode)), file=sys.stderr)
+            if not journal_box or journal_box[0].session.series.over or _saving_report(journal_box[0]):
+                raise  # nothing to keep yet, nothing left to play, or what was not saved has been said
+            print("\nvoice-earl: " + _("Stopped. {saved}").format(saved=_saved(journal_box[0])), file=sys.stderr)
             return 130
-    log.info("%s ended: %s", mode, "finished" if ended.finished else "stopped")
-    if not ended.finished:
-        print("voice-earl: " + resume_hint(mode), file=sys.stderr)
-    return 0
+    log.info("%s ended: %s", setup.mode.value, "finished" if ended.finished else "stopped")
+    code = _saving_report(journal_box[0])
+    if code == 0 and not ended.finished:
+        print("voice-earl: " + _saved(journal_box[0]), file=sys.stderr)
+    return code
+
+
+def _saved(journal: Journal) -> str:
+    """That a stopped series is saved, and the command that goes on with it."""
+    command = resume_command(journal.mode, journal.series_id)
+    return _("The series is saved: {command} goes on with it.").format(command=command)
+
+
+def _go_silent(store: Store, setup: SeriesSetup, saved: SavedSeries | None) -> SeriesSetup:
+    """Silent Earl instead of voice; for a resumed series only if the moves so far replay the same."""
+    silent = dataclasses.replace(setup.table, profile=setup.table.profile.with_changes(silent=True))
+    if saved is None:
+        return dataclasses.replace(setup, table=silent)
+    switched = with_silent(saved, setup)
+    if switched is None:
+        raise VoiceEarlError(_("Silent Earl would change the rules series {series} has been played by (a bungled"
+                               " chant was forfeited): resume it by voice (voice-earl doctor checks the microphone)")
+                             .format(series=saved.id))
+    remember_settings(store, saved.id, switched)
+    return switched
+
+
+def _ask_to_go_on_unsaved(table_box: list[Table]) -> GoOnUnsaved:
+    """At a terminal, the players choose with a key; elsewhere the game stops (the safe choice)."""
+
+    def ask(problem: str) -> bool:
+        show = table_box[0].view.narrate if table_box else _complain
+        if not sys.stdin.isatty():
+            show(problem)
+            return False
+        question = _("Go on without saving? {yes}: go on, any other key: stop here (the series so far is kept)")
+        show(f"{problem} {question.format(yes=_('y'))}")  # one notice: the screen shows the latest
+        from voice_earl.table.terminal import read_key
+
+        key = read_key(sys.stdin)
+        return key is not None and key.lower() in ("y", _("y"))
+
+    return ask
+
+
+def _saving_report(journal: Journal) -> int:
+    """0 when everything is saved; otherwise say what was not, and how to go on, and return 1."""
+    if journal.failure is None and not journal.unsaved:
+        return 0
+    text = _("voice-earl: series {series} is not saved completely ({problem}): {count} moves are missing; it"
+             " resumes from the last move saved: {command}")
+    _complain(text.format(series=journal.series_id, problem=journal.failure, count=journal.unsaved_moves,
+                          command=resume_command(journal.mode, journal.series_id)))
+    return 1

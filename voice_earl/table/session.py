@@ -66,6 +66,7 @@ from voice_earl.table.turns import (
     Silence,
     TurnInput,
     TurnRequest,
+    Woken,
 )
 
 
@@ -256,6 +257,8 @@ class TableSession:
                 return _Outcome.AGAIN  # reminded once already: keep waiting
             self._emit(Reminded(request.seat, request.name, self.formula_line(request.due)))
             return _Outcome.REMINDED
+        if isinstance(given, Woken):
+            return _Outcome.AGAIN  # input arrived elsewhere (a phone's tap): ask the source again
         if isinstance(given, BotMove):
             return self._bot_move(request, given)
         if isinstance(given, KeyCommand):

@@ -41,10 +41,16 @@ def read_key(stream: TextIO, timeout: float | None = None) -> str | None:
     with cbreak(stream):
         if timeout is not None and not key_waiting(stream, timeout):
             return None
-        data = _read_byte(stream)
-        if data == b"\x1b":
-            while key_waiting(stream, _SEQUENCE_GAP_S) and (more := _read_byte(stream)):
-                data += more
+        return read_waiting_key(stream)
+
+
+def read_waiting_key(stream: TextIO) -> str | None:
+    """One key that :func:`key_waiting` found, read inside an outer :func:`cbreak` (an escape sequence
+    whole, as :func:`read_key` reads it). ``None`` at end of input."""
+    data = _read_byte(stream)
+    if data == b"\x1b":
+        while key_waiting(stream, _SEQUENCE_GAP_S) and (more := _read_byte(stream)):
+            data += more
     return data.decode(errors="replace") if data else None
 
 

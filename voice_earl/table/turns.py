@@ -9,10 +9,12 @@ listener (``voice_earl.table.voice_input``), the keyboard for Silent Earl
 from __future__ import annotations
 
 import enum
+import queue
 import random
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TextIO
+from typing import Any, Protocol, TextIO, runtime_checkable
 
 from voice_earl.game.bots import Strategy
 from voice_earl.game.cards import Rank
@@ -76,7 +78,12 @@ class BotMove:
     heard: Heard | None = None
 
 
-TurnInput = KeyCommand | Heard | Silence | BotMove
+@dataclass(frozen=True)
+class Woken:
+    """The source stopped waiting because input arrived elsewhere (a phone's tap): ask again."""
+
+
+TurnInput = KeyCommand | Heard | Silence | BotMove | Woken
 
 
 @dataclass(frozen=True)
@@ -96,6 +103,16 @@ class TurnRequest:
 
 class InputSource(Protocol):
     def next_input(self, request: TurnRequest) -> TurnInput: ...
+
+
+@runtime_checkable
+class Interruptible(Protocol):
+    """A source that stops waiting, answering :class:`Woken`, as soon as ``interrupt()`` is true."""
+
+    interrupt: Callable[[], bool] | None
+
+
+_POLL_S = 0.02  # how often a waiting source looks at its interrupt
 
 
 # ---------------------------------------------------------------------------- keyboard (Silent Earl)
@@ -191,8 +208,10 @@ def confirm_quit(stream: TextIO, show: Callable[[str], None]) -> bool:
 class LineCommands:
     """Silent Earl when stdin is not a terminal: one command per line, so games can be scripted.
 
-    A script never waits here: after a deal, a ``next`` line is taken if it comes next, and any
-    other line is the next deal's first command, so scripts run unattended with or without it.
+    With an ``interrupt`` the lines are read on a thread of their own, so that waiting for the
+    next line can stop when input arrives elsewhere (a line already read waits for the next turn).
+    A script never waits after a deal: a ``next`` line is taken if it comes next, and any other
+    line is the next deal's first command, so scripts run unattended with or without it.
     """
 
     pass_hint = N_("type pass")
@@ -200,33 +219,58 @@ class LineCommands:
     def __init__(self, lines: Iterable[str], complain: Callable[[str], None]) -> None:
         self._lines = iter(lines)
         self._complain = complain
-        self._peeked: str | None = None
-
-    def _next_line(self) -> str | None:
-        if self._peeked is not None:
-            line, self._peeked = self._peeked, None
-            return line
-        for line in self._lines:
-            if line.strip() and not line.lstrip().startswith("#"):
-                return line
-        return None
+        self.interrupt: Callable[[], bool] | None = None
+        self._read: queue.SimpleQueue[str | None] | None = None
+        self._peeked: str | None = None  # a line read after a deal that belongs to the next turn
 
     def next_input(self, request: TurnRequest) -> TurnInput:
-        while (line := self._next_line()) is not None:
+        while True:
+            line = self._next_command_line()
+            if isinstance(line, Woken):
+                return line
+            if line is None:
+                return KeyCommand(Command.QUIT)  # end of input
             try:
                 return parse_command(line)
             except ValueError as error:
                 self._complain(str(error))
-        return KeyCommand(Command.QUIT)  # end of input
 
     def wait_to_go_on(self, final: bool) -> None:
         """After a deal: take a ``next`` line if it is the next one; leave any other line for the game.
         At the end of the series nothing is read: the program ends."""
         if final:
             return
-        line = self._next_line()
-        if line is not None and line.strip().lower() != Command.NEXT.value:
+        line = self._next_command_line()
+        if isinstance(line, str) and line.strip().lower() != Command.NEXT.value:
             self._peeked = line
+
+    def _next_command_line(self) -> str | Woken | None:
+        """The next line that is not empty or a comment."""
+        if self._peeked is not None:
+            peeked, self._peeked = self._peeked, None
+            return peeked
+        while True:
+            line = self._next_line()
+            if not isinstance(line, str) or (line.strip() and not line.lstrip().startswith("#")):
+                return line
+
+    def _next_line(self) -> str | Woken | None:
+        if self.interrupt is None:
+            return next(self._lines, None)
+        if self._read is None:
+            self._read = queue.SimpleQueue()
+            threading.Thread(target=self._reader, args=(self._read,), name="line-commands", daemon=True).start()
+        while True:
+            try:
+                return self._read.get(timeout=_POLL_S)
+            except queue.Empty:
+                if self.interrupt():
+                    return Woken()
+
+    def _reader(self, read: queue.SimpleQueue[str | None]) -> None:
+        for line in self._lines:
+            read.put(line)
+        read.put(None)
 
 
 class KeyPresses:
@@ -240,12 +284,13 @@ class KeyPresses:
     def __init__(self, stream: TextIO, show: Callable[[str], None]) -> None:
         self._stream = stream
         self.show = show
+        self.interrupt: Callable[[], bool] | None = None
 
     def next_input(self, request: TurnRequest) -> TurnInput:
-        from voice_earl.table.terminal import read_key
-
         while True:
-            key = read_key(self._stream)
+            key = self._key()
+            if isinstance(key, Woken):
+                return key
             if key is None:
                 return KeyCommand(Command.QUIT)
             command = key_command(key, at_lead=request.due.position == 1 and request.due.rank is None)
@@ -258,10 +303,19 @@ class KeyPresses:
             self.show(_("that key does nothing here: {help}").format(help=_(KEY_HELP)))
 
     def wait_to_go_on(self, final: bool) -> None:
-        """After a deal (and at the final standings): any key goes on."""
-        from voice_earl.table.terminal import read_key
+        """After a deal (and at the final standings): any key goes on (or input arriving elsewhere)."""
+        self._key()
 
-        read_key(self._stream)
+    def _key(self) -> str | Woken | None:
+        from voice_earl.table.terminal import cbreak, key_waiting, read_key, read_waiting_key
+
+        if self.interrupt is None:
+            return read_key(self._stream)
+        with cbreak(self._stream):
+            while not key_waiting(self._stream, _POLL_S * 5):
+                if self.interrupt():
+                    return Woken()
+            return read_waiting_key(self._stream)
 
 
 # ---------------------------------------------------------------------------- bots and scripts

@@ -32,7 +32,7 @@ from voice_earl.listening.text import normalise
 from voice_earl.listening.verdicts import Strictness, Verdict
 from voice_earl.table.drill import Prompt
 from voice_earl.table.session import SPOKEN_COMMANDS
-from voice_earl.table.terminal import cbreak, key_waiting, read_key
+from voice_earl.table.terminal import cbreak, key_waiting, read_key, read_waiting_key
 from voice_earl.table.turns import (
     Command,
     Heard,
@@ -42,6 +42,7 @@ from voice_earl.table.turns import (
     Silence,
     TurnInput,
     TurnRequest,
+    Woken,
     confirm_quit,
     key_command,
 )
@@ -82,9 +83,11 @@ class VoiceInput:
     show: Callable[[str], None] = print  # a line for the players (the table screen's message line)
     narrator_idle: Callable[[float], bool] | None = None  # waits up to the seconds given for the narrator to finish
     lost: bool = False
+    interrupt: Callable[[], bool] | None = None  # input arrived elsewhere (a phone's tap): stop listening
 
     def next_input(self, request: TurnRequest) -> TurnInput:
         if self.lost and self.fallback is not None:
+            self.fallback.interrupt = self.interrupt
             return self.fallback.next_input(request)
         if request.paused and self.keys is not None:
             return self._paused_key()
@@ -127,9 +130,11 @@ class VoiceInput:
         (with no terminal to press a key on, only the pause)."""
         while self.narrator_idle is not None and not self.narrator_idle(0.1):
             if self.keys is not None and key_waiting(self.keys):
-                read_key(self.keys)
+                read_waiting_key(self.keys)
                 if self.on_key is not None:
                     self.on_key()
+                return
+            if self.interrupt is not None and self.interrupt():
                 return
         try:
             self._hear_next(None if final and self.keys is not None else GO_ON_PAUSE_S)
@@ -148,10 +153,13 @@ class VoiceInput:
                 return
 
     def _chunks_until(self, deadline: float | None, clock: Clock, ended: list[bool]) -> Iterator[AudioChunk]:
-        """The microphone's chunks until a key is pressed or the deadline passes (``ended`` then holds True)."""
+        """The microphone's chunks until a key is pressed, input arrives elsewhere or the deadline passes
+        (``ended`` then holds True)."""
         for chunk in self.chunks():
             if self.keys is not None and key_waiting(self.keys):
-                read_key(self.keys)
+                read_waiting_key(self.keys)
+                break
+            if self.interrupt is not None and self.interrupt():
                 break
             if deadline is not None and clock.now() >= deadline:
                 break
@@ -162,6 +170,7 @@ class VoiceInput:
         clock = self.clock or Clock()
         started = clock.now()
         pressed: list[str] = []
+        woken: list[bool] = []
         heard_speech: list[bool] = []
         kept: list[bytes] = []
         talking_over = SpeechDetector(self.barge_in) if self.barge_in is not None else None
@@ -175,12 +184,15 @@ class VoiceInput:
                 if chunk.captured_at is not None and chunk.captured_at < started:
                     continue  # captured before this turn began
                 if self.keys is not None and key_waiting(self.keys):
-                    key = read_key(self.keys)
+                    key = read_waiting_key(self.keys)
                     if key:
                         pressed.append(key)
                         if self.on_key is not None:
                             self.on_key()
                         return
+                if self.interrupt is not None and self.interrupt():
+                    woken.append(True)
+                    return
                 if talking_over is not None and self.listener.is_muted_at(chunk.captured_at or time.monotonic()):
                     talking_over.feed(chunk.pcm)
                 if self.keep_audio:
@@ -190,6 +202,8 @@ class VoiceInput:
                     return
 
         utterance = self.listener.listen(bounded(), request.context, on_event=on_event)
+        if woken:
+            return Woken()
         if pressed:
             at_lead = request.due.rank is None
             command = key_command(pressed[0], at_lead)

@@ -1,0 +1,95 @@
+"""`voice-earl play --phones` as scripts use it: `NAME URL` lines on a pipe, `URL/state.json`, silent-mode
+commands on stdin driving a game a phone watches, and the same addresses after `play --resume`."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+import urllib.request
+from typing import Any
+
+import aiohttp
+import pytest
+
+PLAY = [sys.executable, "-m", "voice_earl", "play", "--players", "Ann", "Ben", "Cy", "--deck", "virtual", "--phones",
+        "--silent", "--no-voice", "--host", "127.0.0.1", "--port", "0", "--seed", "3"]
+RESUME = [sys.executable, "-m", "voice_earl", "play", "--resume", "--silent", "--no-voice", "--host", "127.0.0.1"]
+
+
+def start(argv: list[str]) -> tuple[subprocess.Popen[str], dict[str, str]]:
+    game = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert game.stdout is not None
+    urls = {}
+    for _ in range(3):
+        name, url = game.stdout.readline().rstrip("\n").rsplit(" ", 1)
+        urls[name] = url
+    return game, urls
+
+
+def state(url: str) -> dict[str, Any]:
+    with urllib.request.urlopen(url + "/state.json", timeout=5) as response:
+        result: dict[str, Any] = json.load(response)
+        return result
+
+
+def finish(game: subprocess.Popen[str], commands: str = "quit\n") -> str:
+    _out, err = game.communicate(commands, timeout=30)
+    assert game.returncode == 0, err
+    return err
+
+
+async def watch_a_lead(game: subprocess.Popen[str], urls: dict[str, str]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Ann's phone watches while a line on stdin leads for the player whose turn it is."""
+    assert game.stdin is not None
+    async with aiohttp.ClientSession() as client, client.ws_connect(urls["Ann"] + "/ws") as ws:
+        before = json.loads((await ws.receive(timeout=5)).data)["state"]
+        leader = state(urls[before["turn"]["player"]])
+        game.stdin.write(f"lead {leader['leads'][0]}\n")
+        game.stdin.flush()
+        while True:
+            after = json.loads((await ws.receive(timeout=5)).data)
+            if after["type"] == "state" and after["state"]["moves"] == 1:
+                return before, after["state"]
+
+
+def test_a_scripted_game_prints_addresses_serves_views_and_resumes_on_them() -> None:
+    game, urls = start(PLAY)
+    try:
+        assert list(urls) == ["Ann", "Ben", "Cy"]
+        assert all(url.startswith("http://127.0.0.1:") and "/p/" in url for url in urls.values())
+        views = {name: state(url) for name, url in urls.items()}
+        assert all(len(views[name]["hand"]) == views[name]["hand_sizes"][seat] for seat, name in enumerate(urls))
+        assert all(card[-1] in "SHDC" for card in views["Ann"]["hand"])  # the game log's notation
+        before, after = asyncio.run(watch_a_lead(game, urls))
+        assert before["moves"] == 0 and after["open_rank"] is not None
+        finish(game)
+    finally:
+        game.kill()
+
+    resumed, again = start(RESUME)
+    try:
+        assert again == urls  # the same tokens, the same port
+        assert state(again["Ben"])["moves"] == 1
+        err = finish(resumed)
+        assert "Resuming series" in err and "listening on 127.0.0.1" in err
+    finally:
+        resumed.kill()
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--host", "127.0.0.1"], "--host and --port are for the phones' server: add --phones"),
+        (["--phones", "--port", "70000"], "a port is 0-65535, not 70000"),
+        (["--phones", "--host", "no.such.host.invalid"], "--host no.such.host.invalid: not an address"),
+    ],
+)
+def test_bad_phone_options_give_one_clear_line(extra: list[str], message: str) -> None:
+    argv = [sys.executable, "-m", "voice_earl", "play", "--players", "Ann", "Ben", "Cy", "--deck", "virtual",
+            "--silent", "--no-voice", *extra]
+    done = subprocess.run(argv, input="quit\n", capture_output=True, text=True, timeout=30)
+    assert done.returncode == 2, done.stderr
+    assert message in done.stderr
+    assert "Traceback" not in done.stderr

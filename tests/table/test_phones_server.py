@@ -1,0 +1,246 @@
+"""The phones' server for real: a session on its own thread, the aiohttp server on 127.0.0.1, and
+HTTP and WebSocket clients playing as the players' phones."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+from typing import Any
+
+import aiohttp
+import pytest
+from phones_table import FAST, Phone, PhoneTable, cards_in, choose, my_turn, phone_table
+
+from voice_earl.errors import UsageError
+from voice_earl.table.phones.server import Limits
+from voice_earl.table.phones.tokens import PhoneTokens
+
+
+async def _connect(client: aiohttp.ClientSession, table: PhoneTable, seat: int) -> Phone:
+    phone = Phone(await client.ws_connect(table.ws_url(seat)))
+    await phone.until(lambda state: state["phase"] == "playing")
+    return phone
+
+
+async def _get(client: aiohttp.ClientSession, url: str) -> tuple[int, str]:
+    async with client.get(url) as response:
+        return response.status, await response.text()
+
+
+def test_a_whole_deal_never_shows_a_player_another_players_cards() -> None:
+    async def play(table: PhoneTable) -> tuple[list[list[str]], int]:
+        async with aiohttp.ClientSession() as client:
+            phones = [await _connect(client, table, seat) for seat in range(3)]
+            fetched: list[list[str]] = [[], [], []]
+            moves = 0
+            while phones[0].state["phase"] == "playing":
+                turn = phones[0].state["turn"]
+                seat = turn["seat"]
+                mover = phones[seat]
+                await mover.until(my_turn)
+                action, rank = choose(mover.state)
+                if moves % 5 == 4:  # now and then from the keyboard (a pipe), as a scripted game would
+                    table.commands.put(f"lead {rank}" if action == "lead" else action)
+                else:
+                    await mover.tap(action, rank)
+                moves += 1
+                for phone in phones:
+                    await phone.until(lambda state, done=moves: state["moves"] >= done)
+                for other in range(3):
+                    fetched[other].append((await _get(client, table.url(other) + "/state.json"))[1])
+            for phone in phones:
+                await phone.ws.close()
+            return [phone.raw + fetched[seat] for seat, phone in enumerate(phones)], moves
+
+    with phone_table(deals=1, limits=FAST) as table:
+        seen, moves = asyncio.run(play(table))
+        table.thread.join(timeout=10)
+        assert table.ended and table.ended[0].finished
+        dealt = table.session.records[0]["hands"]
+    assert moves > 40
+    for seat, texts in enumerate(seen):
+        others = {card for other, hand in enumerate(dealt) if other != seat for card in hand}
+        named = set().union(*(cards_in(text) for text in texts))
+        assert named, "the player's own cards are shown"
+        assert named <= set(dealt[seat])
+        assert not named & others
+        assert not any("hands" in json.loads(text).get("state", json.loads(text)) for text in texts)
+
+
+def test_a_wrong_token_gets_404_and_nothing_else() -> None:
+    async def probe(table: PhoneTable) -> list[tuple[str, int, str]]:
+        base = table.url(0).rsplit("/p/", 1)[0]
+        token = table.phones.server.tokens.players[0]
+        wrong = token[:-1] + ("A" if token[-1] != "A" else "B")
+        paths = [f"/p/{wrong}", f"/p/{wrong}/", f"/p/{wrong}/state.json", f"/p/{wrong}/ws", f"/p/{wrong}/phone.js",
+                 f"/j/{wrong}", f"/j/{token}", "/", "/p/", "/static/", f"/p/{token}/../../etc/passwd",
+                 f"/p/{token}/secret.txt", f"/p/{token}/state.json/more"]
+        async with aiohttp.ClientSession() as client:
+            found = [(path, *(await _get(client, base + path))) for path in paths]
+            async with client.post(f"{base}/p/{token}/state.json", data=b"x") as response:
+                found.append(("POST state.json", response.status, await response.text()))
+        return found
+
+    with phone_table() as table:
+        answers = asyncio.run(probe(table))
+        tokens = table.phones.server.tokens
+    for path, status, body in answers:
+        assert (status, body) == (404, "Not Found"), path
+        assert not any(token in body for token in tokens.players)
+
+
+def test_the_right_token_serves_the_page_its_files_and_its_view() -> None:
+    async def fetch(table: PhoneTable) -> dict[str, tuple[int, str, Any]]:
+        found = {}
+        async with aiohttp.ClientSession() as client:
+            for name in ("", "/state.json", "/phone.js", "/phone.css"):
+                async with client.get(table.url(1) + name) as response:
+                    found[name] = (response.status, await response.text(), response.headers)
+        return found
+
+    with phone_table() as table:
+        found = asyncio.run(fetch(table))
+    status, page, headers = found[""]
+    assert status == 200 and "<title>Ben · voice-earl</title>" in page
+    assert headers["Content-Security-Policy"].startswith("default-src 'none'")
+    assert headers["Cache-Control"] == "no-store" and headers["Referrer-Policy"] == "no-referrer"
+    assert "http" not in page.replace('content="width', "")  # nothing from elsewhere: no CDN
+    view = json.loads(found["/state.json"][1])
+    assert view["player"] == "Ben" and view["deal"] == 1 and len(view["hand"]) == view["hand_sizes"][1]
+    assert {"turn", "due", "line", "hand_sizes", "totals"} <= view.keys()
+    assert found["/phone.js"][0] == 200 and found["/phone.css"][0] == 200
+
+
+def test_a_reconnect_after_a_move_shows_the_new_state() -> None:
+    async def run(table: PhoneTable) -> tuple[dict[str, Any], dict[str, Any]]:
+        async with aiohttp.ClientSession() as client:
+            watcher = await _connect(client, table, 2)
+            before = dict(watcher.state)
+            await watcher.ws.close()  # the phone sleeps
+            table.commands.put("lead " + _first_lead(table))
+            mover_state = await (await _connect(client, table, before["turn"]["seat"])).until(
+                lambda state: state["moves"] == 1)
+            assert mover_state["moves"] == 1
+            again = await _connect(client, table, 2)  # and wakes up
+            return before, await again.until(lambda state: True)
+
+    with phone_table() as table:
+        before, after = asyncio.run(run(table))
+    assert before["moves"] == 0 and after["moves"] == 1
+    assert after["open_rank"] is not None and after["in_quartet"] == 1
+    assert after["turn"]["seat"] != before["turn"]["seat"]
+
+
+def _first_lead(table: PhoneTable) -> str:
+    """The rank the first player can lead, read from their own view."""
+    import urllib.request
+
+    for seat in range(len(table.session.settings.seats)):
+        with urllib.request.urlopen(table.url(seat) + "/state.json") as response:
+            view = json.load(response)
+        if view["turn"]["yours"]:
+            return str(view["hand"][0][:-1])
+    raise AssertionError("nobody's turn")
+
+
+def test_a_double_tap_applies_once() -> None:
+    async def run(table: PhoneTable) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        async with aiohttp.ClientSession() as client:
+            phones = [await _connect(client, table, seat) for seat in range(3)]
+            mover = phones[phones[0].state["turn"]["seat"]]
+            await mover.until(my_turn)
+            action, rank = choose(mover.state)
+            turn = mover.state["turn"]["id"]
+            await mover.tap(action, rank, turn)
+            await mover.tap(action, rank, turn)
+            replies = [await mover.reply(), await mover.reply()]
+            await mover.until(lambda state: state["moves"] >= 1)
+            await asyncio.sleep(0.3)  # time enough for a second move, if there were one
+            state = await (await _connect(client, table, 0)).until(lambda state: True)
+            return replies, state
+
+    with phone_table() as table:
+        replies, state = asyncio.run(run(table))
+    assert [reply["type"] for reply in replies] == ["accepted", "stale"]
+    assert state["moves"] == 1
+
+
+def test_a_tap_out_of_turn_is_refused_with_the_reason() -> None:
+    async def run(table: PhoneTable) -> tuple[dict[str, Any], int]:
+        async with aiohttp.ClientSession() as client:
+            phones = [await _connect(client, table, seat) for seat in range(3)]
+            turn = phones[0].state["turn"]
+            idle = phones[(turn["seat"] + 1) % 3]
+            await idle.tap("pass", turn=turn["id"])
+            reply = await idle.reply()
+            await asyncio.sleep(0.2)
+            return reply | {"on_turn": turn["player"], "by": idle.state["player"]}, phones[0].state["moves"]
+
+    with phone_table() as table:
+        reply, moves = asyncio.run(run(table))
+    assert reply["type"] == "refused"
+    assert reply["reason"] == f"It is {reply['on_turn']}'s turn, not {reply['by']}'s."
+    assert moves == 0
+
+
+def test_an_illegal_tap_is_refused_on_that_phone_with_the_reason() -> None:
+    async def run(table: PhoneTable) -> dict[str, Any]:
+        async with aiohttp.ClientSession() as client:
+            phones = [await _connect(client, table, seat) for seat in range(3)]
+            while True:  # play on until someone is due a rank they hold
+                mover = phones[phones[0].state["turn"]["seat"]]
+                await mover.until(my_turn)
+                action, rank = choose(mover.state)
+                if action == "play":
+                    await mover.tap("pass")
+                    assert (await mover.reply())["type"] == "accepted"  # by the gate; the rules are the session's
+                    return await mover.reply() | {"player": mover.state["player"]}
+                moves = mover.state["moves"]
+                await mover.tap(action, rank)
+                for phone in phones:
+                    await phone.until(lambda state, done=moves + 1: state["moves"] >= done)
+
+    with phone_table(seed=11, limits=FAST) as table:
+        reply = asyncio.run(run(table))
+    assert reply["type"] == "refused"
+    assert reply["reason"].startswith(f"{reply['player']} holds a") and reply["reason"].endswith("must play it.")
+
+
+def test_bad_messages_and_floods_get_answers_not_failures() -> None:
+    async def run(table: PhoneTable) -> tuple[list[str], int, int]:
+        async with aiohttp.ClientSession() as client:
+            phone = await _connect(client, table, 0)
+            for bad in ("not json", "[]", json.dumps({"type": "tap", "action": "fold", "turn": "x"}),
+                        json.dumps({"type": "tap", "action": "lead", "rank": "Z", "turn": "x"})):
+                await phone.ws.send_str(bad)
+            kinds = [(await phone.reply())["type"] for _ in range(4)]
+            await phone.ws.send_str("x" * 2000)  # over the size limit: the server closes the socket
+            closed = await phone.ws.receive(timeout=5)
+            flood = range(int(Limits().request_burst) + 20)
+            statuses = [(await _get(client, table.url(0) + "/state.json"))[0] for _ in flood]
+            return kinds, closed.type.value, statuses.count(429)
+
+    with phone_table() as table:
+        kinds, closed, limited = asyncio.run(run(table))
+        assert table.thread.is_alive()  # the game goes on
+    assert kinds == ["error"] * 4
+    assert closed in (aiohttp.WSMsgType.CLOSE.value, aiohttp.WSMsgType.CLOSED.value)
+    assert limited > 0
+
+
+def test_the_same_tokens_and_port_serve_the_same_addresses_again() -> None:
+    tokens = PhoneTokens.new(("Ann", "Ben", "Cy"))
+    with phone_table(tokens=tokens) as first:
+        url, port = first.url(1), first.phones.server.port
+    with phone_table(tokens=tokens, port=port) as again:
+        assert again.url(1) == url
+
+
+def test_a_port_in_use_is_a_clear_error() -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        with pytest.raises(UsageError, match=f"port {port} is in use"), phone_table(port=port):
+            pass

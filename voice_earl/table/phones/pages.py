@@ -1,0 +1,108 @@
+"""The pages the phones load, from package data: HTML, CSS and JavaScript, no CDN.
+
+The text on them follows the table's language: the labels are translated here and handed to the
+page as JSON, and the player's own address parts are filled in when a page is served.
+"""
+
+from __future__ import annotations
+
+import functools
+import html
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from importlib import resources
+from string import Template
+
+from voice_earl.game.cards import RANKS
+from voice_earl.i18n import _, current_language, rank_plural
+
+ASSETS = {"phone.css": "text/css", "phone.js": "text/javascript"}
+
+
+@functools.cache
+def _read(name: str) -> str:
+    return resources.files(__package__).joinpath("web", name).read_text(encoding="utf-8")
+
+
+def asset(name: str) -> tuple[str, str] | None:
+    """A static file's text and content type (only the few that exist)."""
+    content_type = ASSETS.get(name)
+    return (_read(name), content_type) if content_type is not None else None
+
+
+def labels() -> dict[str, object]:
+    """The page's words in the current language."""
+    return {
+        "waiting": _("Waiting for the game to begin…"),
+        "your_turn": _("Your turn"),
+        "their_turn": _("{player}'s turn"),
+        "say": _("Say:"),
+        "pass": _("Pass"),
+        "play": _("Play"),
+        "lead": _("Lead a rank:"),
+        "hand": _("Your hand"),
+        "no_hand": _("Your cards are in your hand: the deck is a real one."),
+        "no_cards": _("No cards left."),
+        "open_rank": _("rank: {ranks}"),
+        "any_rank": _("lead: any rank"),
+        "finished": _("finished: {ranks}"),
+        "deal_of": _("Deal {deal} of {deals}"),
+        "deal": _("Deal {deal}"),
+        "players": _("Players"),
+        "cards": _("cards"),
+        "total": _("total"),
+        "dealer": _("dealer"),
+        "bot": _("bot"),
+        "deal_over": _("Deal {deal} is over: {winner} won."),
+        "pays": _("{player} pays {amount}"),
+        "takes": _("{player} takes {amount}"),
+        "standings": _("Standings"),
+        "final": _("Final standings"),
+        "paused": _("paused"),
+        "offline": _("Connection lost: trying again…"),
+        "ok": _("OK"),
+        "ranks": {rank.value: rank_plural(rank) for rank in RANKS},
+    }
+
+
+def _json_for_html(value: object) -> str:
+    """JSON that can sit inside a <script type="application/json"> element."""
+    return json.dumps(value, ensure_ascii=False).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def phone_page(base: str, player: str) -> str:
+    """A player's page; ``base`` is the path of the player's address (``/p/TOKEN``)."""
+    return Template(_read("phone.html")).substitute(
+        lang=html.escape(current_language()),
+        title=html.escape(player),
+        base=html.escape(base),
+        labels=_json_for_html({**labels(), "base": base}),
+        waiting=html.escape(_("Waiting for the game to begin…")),
+    )
+
+
+@dataclass(frozen=True)
+class JoinEntry:
+    name: str
+    url: str
+    svg: str  # the address as a QR code, an inline <svg> element
+
+
+def join_page(base: str, entries: Sequence[JoinEntry]) -> str:
+    """Every player's code and address, for a laptop or tablet browser to show at the table."""
+    cards = "\n".join(
+        '<section class="join"><h2>{title}</h2>{svg}<p class="url">{url}</p></section>'.format(
+            title=html.escape(_("{player}, scan this").format(player=entry.name)),
+            svg=entry.svg,
+            url=html.escape(entry.url),
+        )
+        for entry in entries
+    )
+    return Template(_read("join.html")).substitute(
+        lang=html.escape(current_language()),
+        title=html.escape(_("Join the game")),
+        base=html.escape(base),
+        intro=html.escape(_("Each player scans their own code with their phone's camera.")),
+        cards=cards,
+    )
