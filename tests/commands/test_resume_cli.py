@@ -73,7 +73,7 @@ def test_resume_restores_silent_earl_the_language_the_strategy_and_practice(
     assert "Gestopt. De wedstrijd is bewaard." in out  # Dutch, as saved
     assert "Silent Earl" not in err  # no microphone was tried: the series is silent
     first_line = out.splitlines()[0]
-    assert "You 18 " in first_line and "[" in first_line  # practice shows the human's hand
+    assert "Player 18 " in first_line and "[" in first_line  # practice shows the human's hand
     saved = settings_of(1)
     assert (saved["mode"], saved["strategy"], saved["language"], saved["rules"]["silent"]) == (
         "practice", "fewest", "nl", True
@@ -156,7 +156,7 @@ def test_resume_by_id_and_the_newest_of_its_kind(monkeypatch: pytest.MonkeyPatch
     assert run(["play", "--resume", *QUIET], ["quit"], monkeypatch) == 0
     assert "Resuming series 2: Di, Ed, Flo" in capsys.readouterr().err
     assert run(["practice", "--resume", *QUIET], ["quit"], monkeypatch) == 0
-    assert "Resuming series 3: You" in capsys.readouterr().err
+    assert "Resuming series 3: Player" in capsys.readouterr().err
 
     assert run(["play", "--resume", "3", *QUIET], ["quit"], monkeypatch) == 1
     assert "series 3 is a practice series: resume it with `voice-earl practice --resume 3`" in capsys.readouterr().err

@@ -115,3 +115,14 @@ def test_the_moves_line_shows_each_move_of_the_deal_passes_too() -> None:
     for shown, record in zip(recent, moves, strict=True):
         assert shown.startswith(names[record["player"]] + " ")
         assert shown.endswith(" pass") is (record["event"] == "pass")
+
+
+def test_stopping_says_the_series_is_saved_only_when_every_move_is_kept() -> None:
+    from voice_earl.table.session_events import SessionEnded
+
+    for saved, expected in ((True, "Stopped. The series is saved."), (False, "Stopped. The last moves are not saved.")):
+        lines: list[str] = []
+        narrator = Narrator(speak=False, printer=lines.append)
+        Narration(bot_session(), narrator, saved=lambda saved=saved: saved)(SessionEnded(finished=False))
+        narrator.close()
+        assert lines == [expected]

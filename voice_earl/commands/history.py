@@ -214,7 +214,7 @@ def _show(console: Console, store: Store, series_id: int) -> None:
     status = "unfinished" if summary.status is SeriesStatus.OPEN else summary.status.value
     console.print(
         f"Series {summary.id}: {summary.profile}, started "
-        f"{summary.started_at.astimezone():%Y-%m-%d %H:%M}, {status}, {summary.events} events"
+        f"{summary.started_at.astimezone():%Y-%m-%d %H:%M}, {status}, {_count(summary.events, 'event')}"
     )
     players = list(summary.players)
     console.print("Players: " + (", ".join(f"{seat} {name}" for seat, name in enumerate(players)) or "-"))
@@ -251,7 +251,7 @@ def _export(store: Store, series_id: int, out: Path | None) -> None:
         out.write_text(text, encoding="utf-8")
     except OSError as error:
         raise VoiceEarlError(f"cannot write {out}: {error.strerror}") from None
-    print(f"wrote {len(events)} events of series {series_id} to {out}")
+    print(f"wrote {_count(len(events), 'event')} of series {series_id} to {out}")
 
 
 def settings_in_words(record: dict[str, Any], players: Sequence[str]) -> str:
@@ -281,3 +281,12 @@ def settings_in_words(record: dict[str, Any], players: Sequence[str]) -> str:
                                      ("forfeit_kitty", "Forfeit Earl")) if rules.get(key) is True]
     words += [f"{key} {record[key]}" for key in ("strictness", "language") if record.get(key)]
     return ", ".join(words)
+
+
+def _count(number: int, noun: str) -> str:
+    """The number and the noun.
+
+    >>> _count(1, "event"), _count(7, "event")
+    ('1 event', '7 events')
+    """
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"

@@ -40,7 +40,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     add_voice_options(parser)
 
 
-DEFAULT_BOTS, DEFAULT_NAME, DEFAULT_STRATEGY = 2, "You", "most"
+# "Player", not "You": the name is said in the third person ("Player holds no Fours", "Player wins").
+DEFAULT_BOTS, DEFAULT_NAME, DEFAULT_STRATEGY = 2, "Player", "most"
 
 
 def run(args: argparse.Namespace) -> int:

@@ -218,7 +218,8 @@ def run_table_mode(args: argparse.Namespace, store: Store, setup: SeriesSetup, s
         hold = getattr(spoken, "wait_to_go_on", None)  # after a deal, the keys or the voice go on
         try:
             with open_table(settings, inputs, narration=narrator_options(args), show_hands=show_hands, keys=keys,
-                            hold=hold, moves=moves, extra_listeners=journal) as table:
+                            hold=hold, moves=moves, extra_listeners=journal,
+                            saved=lambda: all(map(_all_saved, journal_box))) as table:
                 table_box.append(table)
                 _couple_to_table(spoken, table, bool(getattr(args, "barge_in", False)))
                 reciter.narrator = table.narrator
@@ -278,9 +279,13 @@ def _ask_to_go_on_unsaved(table_box: list[Table]) -> GoOnUnsaved:
     return ask
 
 
+def _all_saved(journal: Journal) -> bool:
+    return journal.failure is None and not journal.unsaved
+
+
 def _saving_report(journal: Journal) -> int:
     """0 when everything is saved; otherwise say what was not, and how to go on, and return 1."""
-    if journal.failure is None and not journal.unsaved:
+    if _all_saved(journal):
         return 0
     text = _("voice-earl: series {series} is not saved completely ({problem}): {count} moves are missing; it"
              " resumes from the last move saved: {command}")

@@ -51,9 +51,10 @@ _RECENT_MOVES = 24  # at most this many of the deal's moves are kept for the mov
 class Narration:
     """Speaks (and prints) what happens at the table."""
 
-    def __init__(self, session: TableSession, narrator: Narrator) -> None:
+    def __init__(self, session: TableSession, narrator: Narrator, saved: Callable[[], bool] = lambda: True) -> None:
         self.session = session
         self.narrator = narrator
+        self.saved = saved  # whether every move so far is kept (the players may go on without saving)
         self.last: Announcement | None = None
 
     def __call__(self, event: TableEvent) -> None:
@@ -85,7 +86,8 @@ class Narration:
             text = _("Paused. Press p to go on.") if event.paused else _("Listening again.")
             return [say.notice(text, min_verbosity=Verbosity.QUIET)]
         if isinstance(event, SessionEnded) and not event.finished:
-            return [say.notice(_("Stopped. The series is saved."), min_verbosity=Verbosity.QUIET)]
+            text = _("Stopped. The series is saved.") if self.saved() else _("Stopped. The last moves are not saved.")
+            return [say.notice(text, min_verbosity=Verbosity.QUIET)]
         return []
 
     def _deal_begins(self, event: DealBegins) -> Announcement:

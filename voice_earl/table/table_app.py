@@ -69,11 +69,13 @@ def open_table(
     jsonl: TextIO | None = None,
     extra_listeners: Callable[[TableSession], Sequence[Listener]] = lambda session: (),
     screen: TableScreen | None = None,
+    saved: Callable[[], bool] = lambda: True,
 ) -> Iterator[Table]:
     """Build the session and its adapters; close the narrator and the screen on the way out.
 
     ``hold`` keeps the deal-over view (and the final standings) up until the players go on;
-    without it the table goes straight on (bots, scripts).
+    without it the table goes straight on (bots, scripts). ``saved`` tells whether every move so
+    far is kept, for the last word when the players stop.
     """
     screen = screen or TableScreen(live=False if jsonl is sys.stdout else None)
     session = TableSession(settings, inputs, moves=moves)
@@ -89,7 +91,7 @@ def open_table(
         printer=view.narrate,
     )
     # The journal (among the extras) comes first: a record is safe before it is announced.
-    listeners: list[Listener] = [*extra_listeners(session), Narration(session, narrator), view]
+    listeners: list[Listener] = [*extra_listeners(session), Narration(session, narrator, saved), view]
     if jsonl is not None:
         listeners.append(JsonlLog(jsonl))
     session.listeners = listeners
