@@ -16,18 +16,8 @@ missing=()
 for pkg in "${system_packages[@]}"; do
     dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
 done
-if ((${#missing[@]})) && command -v apt-get >/dev/null 2>&1; then
-    if [ "$(id -u)" = 0 ]; then sudo=""; elif sudo -n true 2>/dev/null; then sudo="sudo"; else sudo="none"; fi
-    if [ "$sudo" = none ]; then
-        echo "voice-earl: some system packages are missing: ${missing[*]}"
-        echo "voice-earl: install them with:  sudo apt-get update && sudo apt-get install -y ${missing[*]}"
-        echo "voice-earl: continuing; the voice parts that need them will say so."
-    else
-        echo "voice-earl: installing system packages: ${missing[*]}"
-        $sudo apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
-    fi
-fi
+# Waits while another apt holds the lock; never stops the set-up (it prints the command instead).
+if ((${#missing[@]})); then bash scripts/apt_install.sh "${missing[@]}"; fi
 
 python=${PYTHON:-python3}
 if [ ! -x .venv/bin/python ]; then

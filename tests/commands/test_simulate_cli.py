@@ -13,7 +13,7 @@ from voice_earl.game.chants import EARL
 from voice_earl.game.gamelog import replay
 from voice_earl.game.rules import HOYLE, PARLOUR
 
-# The fields shared/game-log.md requires, per event.
+# The fields docs/game-log.md requires, per event.
 REQUIRED = {
     "deal": {"deal", "dealer", "players", "hands"},
     "lead": {"deal", "player", "card", "position", "line"},

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 from datetime import datetime, timedelta, timezone
@@ -14,6 +15,7 @@ from voice_earl.commands.cli import main
 from voice_earl.game.cards import Rank
 from voice_earl.game.chants import EARL
 from voice_earl.keep.accuracy import (
+    LineSlip,
     Slip,
     TrendBy,
     bar,
@@ -21,12 +23,15 @@ from voice_earl.keep.accuracy import (
     by_formula,
     by_rank,
     common_slips,
+    line_score,
     slips,
     trend,
+    utterance_slips,
     words,
 )
 from voice_earl.keep.storage import Store
-from voice_earl.keep.storage_values import Mode, Utterance
+from voice_earl.keep.storage_values import Mode, Utterance, utterance_of
+from voice_earl.listening.verdicts import ListenContext, judge
 
 SETTINGS: dict[str, Any] = {"players": ["Ann", "Ben", "Cy"], "profile": "hoyle", "deck": "virtual", "seed": 7}
 
@@ -69,11 +74,11 @@ def practice_history() -> list[Utterance]:
     """Day one: shaky (1 of 4 right, slow). Day two: better (3 of 4 right, faster)."""
     return [
         said(1, Rank.QUEEN, "there's as good as queen can be", "correct", latency_ms=900),
-        said(2, Rank.QUEEN, "there's a queen as good as me", "wrong_line", latency_ms=1100, session="a"),
-        said(2, Rank.SEVEN, "there's a seven as good as me", "wrong_line", latency_ms=1000, session="a"),
+        said(2, Rank.QUEEN, "there's a queen as good as me", "unclear", latency_ms=1100, session="a", heard_position=2),
+        said(2, Rank.SEVEN, "there's a seven as good as me", "unclear", latency_ms=1000, session="a", heard_position=2),
         said(3, Rank.SEVEN, "", "silent", latency_ms=1200, session="a"),
         said(1, Rank.SEVEN, "there's as good as seven can be", "correct", at=DAY_TWO, latency_ms=400),
-        said(2, Rank.SEVEN, "there's a seven as good as me", "wrong_line", at=DAY_TWO, latency_ms=500),
+        said(2, Rank.SEVEN, "there's a seven as good as me", "unclear", at=DAY_TWO, latency_ms=500, heard_position=2),
         said(3, Rank.SEVEN, "there's the best of all the three", "correct", at=DAY_TWO, latency_ms=300),
         said(4, Rank.SEVEN, "and there's earl of coventry", "correct", at=DAY_TWO, latency_ms=600),
     ]
@@ -99,6 +104,43 @@ def test_common_slips_count_and_ignore_silence() -> None:
     assert counted[0] == (Slip("he", "me"), 3)
     assert (Slip("the", None), 1) in counted
     assert all(slip.expected != "best" for slip, _ in counted)  # the silent line is not a slip
+
+
+def judged(position: int, rank: Rank, transcript: str) -> Utterance:
+    """An utterance as the game keeps it: judged for real."""
+    return utterance_of(judge(transcript, ListenContext(position, (rank,))), Mode.PRACTICE, 700, strictness="normal")
+
+
+def test_a_whole_line_for_another_is_a_line_slip_not_word_slips() -> None:
+    earl_for_he = judged(4, Rank.KING, "There's a King as good as he")
+    assert (earl_for_he.verdict, earl_for_he.heard_position, earl_for_he.score) == ("wrong_line", 2, 100)
+    assert utterance_slips(earl_for_he) == [LineSlip(due=4, said=2)]
+    old = dataclasses.replace(earl_for_he, heard_position=None)  # kept before the heard line was saved
+    assert utterance_slips(old) == [LineSlip(due=4, said=None)]
+    chatter = judged(2, Rank.QUEEN, "pass me the crisps please")
+    assert chatter.heard_position is None and utterance_slips(chatter) == []
+
+
+def test_the_score_is_against_the_line_due_like_the_verdict() -> None:
+    perfect = judged(2, Rank.QUEEN, "There's a Queen as good as he")
+    other_line = judged(4, Rank.KING, "There's a King as good as he")
+    wrong_rank = judged(2, Rank.QUEEN, "There's a King as good as he")
+    assert line_score(perfect) == 100
+    assert line_score(other_line) < 50 < line_score(wrong_rank) < 100
+    (tallied,) = by_formula([other_line])
+    assert (tallied.accuracy, tallied.mean_score) == (0.0, line_score(other_line))
+
+
+def test_stats_never_calls_a_wrong_line_a_perfect_score(capsys: pytest.CaptureFixture[str]) -> None:
+    with Store.open() as store:
+        for _ in range(3):
+            store.record_utterance(judged(4, Rank.KING, "There's a King as good as he"))
+    assert main(["stats"]) == 0
+    out = capsys.readouterr().out
+    header = out.splitlines()[0]
+    assert header.startswith("3 lines said, 0% correct, mean score ") and "mean score 100" not in header
+    assert "3x  line 2 'as good as he' for line 4 'the Earl'" in out
+    assert "'king' for" not in out and "'earl'" not in out
 
 
 # -- tallies ---------------------------------------------------------------------------------------------
@@ -212,6 +254,12 @@ def _store_series() -> int:
     return finished
 
 
+def cell(table: str, text: str) -> bool:
+    """Whether ``text`` stands alone in a cell of a table as rich draws it."""
+    return any(text in (part.strip() for part in line.split("│")) or f" {text} " in f" {line} "
+               for line in table.splitlines())
+
+
 def test_history_with_no_series_reads_well(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["history"]) == 0
     assert capsys.readouterr().out.strip() == "no series yet - play one with `voice-earl play`"
@@ -226,7 +274,7 @@ def test_history_lists_series_with_players_profile_winner_and_totals(capsys: pyt
     assert "Ann " in finished_row.split("hoyle")[1]  # the winner
     assert "unfinished" in next(line for line in out.splitlines() if "Di, Ed, Flo" in line)
     assert "hoyle" in out
-    assert "3 -1 -2" in out
+    assert [cell(out, name) for name in ("Ann 3", "Ben -1", "Cy -2")] == [True] * 3  # totals, each named
     assert out.index("Ann, Ben, Cy") < out.index("Di, Ed, Flo")  # newest first
 
 
@@ -235,12 +283,9 @@ def test_history_show_tells_each_deal_and_its_settlement(capsys: pytest.CaptureF
     assert main(["history", "show", str(series_id)]) == 0
     out = capsys.readouterr().out
     assert f"Series {series_id}: hoyle" in out
-    assert "deck virtual" in out and "seed 7" in out
-    deal_row = next(line for line in out.splitlines() if line.startswith("│    1 "))
-    assert "Cy" in deal_row  # the dealer
-    assert "Ann" in deal_row  # the winner
-    assert "0 1 2" in deal_row  # cards left
-    assert "+3 -1 -2" in deal_row
+    assert "Settings: a game, virtual deck, seed 7\n" in out
+    assert "False" not in out and "None" not in out
+    assert [cell(out, name) for name in ("Ann +3", "Ben -1", "Cy -2", "Ann 0", "Ben 1", "Cy 2")] == [True] * 6
     assert "Winner: Ann" in out
 
 
@@ -274,3 +319,26 @@ def test_stats_bars_show_the_latest_fortnight(capsys: pytest.CaptureFixture[str]
     accuracy_bars = out.split("Accuracy per day:\n")[1].split("\n\n")[0].splitlines()
     assert len(accuracy_bars) == 14
     assert accuracy_bars[-1].startswith((DAY_ONE + timedelta(days=19)).astimezone().strftime("%Y-%m-%d"))
+
+
+@pytest.mark.parametrize("where", ["folder", "folder/", "missing/trend.png"])
+def test_stats_plot_into_a_folder_or_a_missing_folder_is_refused(
+    where: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "folder").mkdir()
+    with pytest.raises(SystemExit) as refused:
+        main(["stats", "--plot", where])
+    err = capsys.readouterr().err
+    assert refused.value.code == 2
+    assert "is a folder: give a file name, such as folder/stats.png" in err or "'missing' does not exist" in err
+    assert list(tmp_path.iterdir()) == [tmp_path / "folder"]  # no folder.png beside it
+
+
+def test_stats_plot_without_an_extension_writes_and_names_a_png(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _store_practice()
+    assert main(["stats", "--plot", str(tmp_path / "trend")]) == 0
+    assert (tmp_path / "trend.png").read_bytes()[:4] == b"\x89PNG"
+    assert f"wrote the charts to {tmp_path / 'trend.png'}" in capsys.readouterr().out

@@ -14,13 +14,13 @@ from voice_earl.commands.cli import main
     ("argv", "message"),
     [
         (["play", "--players", "Ann", "Ben", "--silent"], "hoyle profile is for 3 to 6 players, not 2"),
-        (["play", "--players", "Ann", "Ann", "Cy", "--silent"], "different, non-empty names"),
+        (["play", "--players", "Ann", "Ann", "Cy", "--silent"], "Ann is named twice"),
         (["play", "--players", "Ann", "Ben", "Cy", "--open-hands", "--silent"], "--open-hands needs --deck virtual"),
         (["play", "--players", "Ann", "Ben", "Cy", "--kitty", "--silent"], "add --profile parlour"),
         (["play", "--players", "Ann", "Ben", "Cy", "--chant", "nosuch.toml", "--silent"], "no such chant file"),
         (["play", "--players", "Ann", "Ben", "Cy", "--remind-after", "0"], "more than 0 seconds"),
         (["play", "--players", "Ann", "Ben", "Cy", "--lang", "fr"], "invalid choice"),
-        (["practice", "--bots", "0", "--silent"], "--bots must be at least 1"),
+        (["practice", "--bots", "0", "--silent"], "argument --bots: must be from 1 to 12, not 0"),
         (["demo", "--players", "2"], "hoyle profile is for 3 to 6 players, not 2"),
     ],
 )
@@ -55,3 +55,82 @@ def test_a_parlour_silent_game_with_two_players_and_counters(
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert "parlour" in out
+
+
+def _leader_rank(seed: int) -> str:
+    """A rank the first leader of a three-player virtual deal with ``seed`` holds."""
+    from voice_earl.game.rules import HOYLE, DeckMode
+    from voice_earl.table.session import TableSession
+    from voice_earl.table.session_events import Seat, TableSettings
+
+    settings = TableSettings(tuple(Seat(n) for n in ("Ann", "Ben", "Cy")), HOYLE, DeckMode.VIRTUAL, seed=seed)
+    deal = TableSession(settings, {}).deal
+    assert deal.hands is not None
+    return deal.hands[deal.turn][0].rank.value
+
+
+VIRTUAL = ["play", "--players", "Ann", "Ben", "Cy", "--deck", "virtual", "--silent", "--no-voice", "--seed", "2"]
+
+
+def test_a_virtual_deck_without_open_hands_says_nobody_sees_their_cards(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys, "stdin", io.StringIO("quit\n"))
+    assert main(VIRTUAL) == 0
+    out = capsys.readouterr().out
+    assert "Nobody can see their own cards" in out
+    assert "--phones" in out and "--open-hands" in out and "--deck physical" in out
+    monkeypatch.setattr(sys, "stdin", io.StringIO("quit\n"))
+    assert main([*VIRTUAL, "--open-hands"]) == 0
+    assert "Nobody can see their own cards" not in capsys.readouterr().out
+
+
+def test_plain_silent_output_names_the_player_once(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys, "stdin", io.StringIO(f"lead {_leader_rank(2)}\nquit\n"))
+    assert main([*VIRTUAL, "--open-hands"]) == 0
+    out = capsys.readouterr().out
+    due = [part for line in out.splitlines() for part in line.split(" | ") if ", card 2 of 4" in part]
+    assert due, out
+    for part in due:
+        name = part.split(":")[0].lstrip("▶")
+        assert part.count(name) == 1 and "(" not in part, part  # not "Ben: Ben: Queens, card 2 of 4 (Ben: …)"
+
+
+def test_stopping_says_the_series_is_saved_and_how_to_resume(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys, "stdin", io.StringIO("quit\n"))
+    assert main(VIRTUAL) == 0
+    assert "The series is saved: voice-earl play --resume 1 goes on with it." in capsys.readouterr().err
+    monkeypatch.setattr(sys, "stdin", io.StringIO("quit\n"))
+    assert main(["practice", "--silent", "--no-voice"]) == 0
+    assert "voice-earl practice --resume" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("command", "resume"), [
+    (VIRTUAL, "voice-earl play --resume"), (["practice", "--silent", "--no-voice"], "voice-earl practice --resume"),
+])
+def test_ctrl_c_says_the_series_is_saved_and_how_to_resume(command: list[str], resume: str) -> None:
+    import os
+    import signal
+    import subprocess
+    import time
+    from pathlib import Path
+
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    process = subprocess.Popen(
+        [sys.executable, "-c", "import sys; from voice_earl.commands.cli import main; sys.exit(main())", *command],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+    )
+    assert process.stdout is not None
+    for line in process.stdout:  # wait until the table is up and asks for the first move
+        if "to lead" in line or "card " in line:
+            break
+    time.sleep(0.5)
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=30)
+    assert process.returncode == 130, err
+    assert resume in err and "saved" in err and "Traceback" not in err

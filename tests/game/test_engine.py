@@ -1,4 +1,4 @@
-"""The rules engine, one rule at a time (shared/rules: README rulings, hoyle profile, parlour rules)."""
+"""The rules engine, one rule at a time (docs/rules: README rulings, hoyle profile, parlour rules)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 
 from voice_earl.errors import UsageError
 from voice_earl.game.cards import RANKS, Card, Rank, full_deck
-from voice_earl.game.chants import EARL
+from voice_earl.game.chants import EARL, ChantSet
 from voice_earl.game.engine import Deal
 from voice_earl.game.events import (
     Event,
@@ -256,6 +256,25 @@ def test_the_four_formulas_and_the_accepted_slip() -> None:
     ]
     assert "There's as good a Queen can be" in EARL.accepted(1, Rank.QUEEN)
     assert "There's as good a Queen can be" not in EARL.accepted(2, Rank.QUEEN)
+    assert EARL.accepted(1, Rank.QUEEN)[0] == EARL.line(1, Rank.QUEEN)  # the slip is accepted, never the line
+
+
+@pytest.mark.parametrize("rank", [Rank.ACE, Rank.EIGHT])
+def test_an_before_a_vowel_sound_and_a_accepted_too(rank: Rank) -> None:
+    word = rank.word
+    assert EARL.line(2, rank) == f"There's an {word} as good as he"
+    assert EARL.accepted(2, rank) == (f"There's an {word} as good as he", f"There's a {word} as good as he")
+    assert EARL.line(1, rank) == f"There's as good as {word} can be"
+    assert set(EARL.accepted(1, rank)) == {
+        f"There's as good as {word} can be", f"There's as good an {word} can be", f"There's as good a {word} can be",
+    }
+
+
+def test_custom_wordings_get_an_before_a_vowel_only_where_a_stands_alone() -> None:
+    chant = ChantSet("mine", ("A {rank} leads", "Ina {rank} two", "Three", "Four"))
+    assert chant.line(1, Rank.ACE) == "An Ace leads"
+    assert chant.line(2, Rank.ACE) == "Ina Ace two"
+    assert chant.line(1, Rank.KING) == "A King leads"
 
 
 # ---------------------------------------------------------------------------- the observer view

@@ -1,4 +1,4 @@
-"""The game log (shared/game-log.md): records, JSON lines, and replay through the engine."""
+"""The game log (docs/game-log.md): records, JSON lines, and replay through the engine."""
 
 from __future__ import annotations
 

@@ -109,13 +109,17 @@ def test_set_stores_paths_absolute_so_the_cwd_does_not_matter(
             st.text(max_size=20),
             st.integers(min_value=-(2**63), max_value=2**63 - 1),
             st.lists(st.text(max_size=8), max_size=4),
-            st.dictionaries(st.text(min_size=1, max_size=6), st.text(max_size=6), max_size=3),
         ),
         max_size=6,
     )
 )
-def test_written_toml_reads_back_the_same(table: dict[str, object]) -> None:
-    assert tomllib.loads(toml_text.dump_toml(table)) == table
+def test_values_set_in_a_commented_file_read_back_the_same_and_keep_the_comments(table: dict[str, object]) -> None:
+    document = toml_text.parse_document("# mine: keep me\nprofile = \"hoyle\"  # the default\n")
+    for name, value in table.items():
+        toml_text.set_in(document, ("extra", name), value)
+    text = document.as_string()
+    assert tomllib.loads(text) == {"profile": "hoyle", **({"extra": table} if table else {})}
+    assert text.startswith("# mine: keep me\nprofile = \"hoyle\"  # the default\n")
 
 
 def test_precedence_defaults_then_file_then_flags() -> None:
@@ -200,7 +204,13 @@ def test_unknown_key_is_reported_and_the_rest_still_loads() -> None:
         ('chant = "hiccup"', "chant", '"hiccup"', "earl, snip-snap-snorum"),
         ('model = "/no/such/model"', "model", '"/no/such/model"', "existing model directory"),
         ("input_device = -1", "input_device", "-1", "device index"),
-        ('players = ["Ann", "ann"]', "players", '["Ann", "ann"]', "different, non-empty names"),
+        ('players = ["Ann", "ann"]', "players", '["Ann", "ann"]', "Ann is named twice"),
+        ('players = ["Ann", ""]', "players", '["Ann", ""]', "a name is empty"),
+        ('players = ["Ann", "B\\u0007b"]', "players", '["Ann", "B\\u0007b"]', "control character"),
+        ('players = "Ann Ben Cy"', "players", '"Ann Ben Cy"', "one name: give each name"),
+        ('input_device = "²"', "input_device", '"²"', "device index"),
+        ('[narrator]\nrate = "²"', "narrator.rate", '"²"', "from 80 to 450"),
+        ('[narrator]\nrate = "١٥٠"', "narrator.rate", '"١٥٠"', "from 80 to 450"),
         ("[narrator]\nrate = 20", "narrator.rate", "20", "from 80 to 450"),
         ('[narrator]\nvoice = ""', "narrator.voice", '""', "voice id or name"),
     ],
@@ -320,7 +330,7 @@ def test_write_is_atomic_and_leaves_no_temporary_file(monkeypatch: pytest.Monkey
     with pytest.raises(VoiceEarlError, match="cannot write the config file"):
         set_value("deck", "virtual")
     assert path.read_text(encoding="utf-8") == before
-    assert sorted(p.name for p in path.parent.iterdir()) == ["config.toml"]
+    assert sorted(p.name for p in path.parent.iterdir()) == [".config.toml.lock", "config.toml"]
 
 
 def test_write_keeps_the_file_mode() -> None:

@@ -318,7 +318,7 @@ def test_a_version_1_file_is_migrated_forward_with_its_data(tmp_path: Path) -> N
     old.close()
 
     with Store.open(path) as store:
-        assert store._db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
+        assert store._db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
         assert store.load_series(5) == (SETTINGS, sample_log()[:3])
         assert [s.id for s in store.unfinished_series()] == [5]
         store.append_event(5, 3, sample_log()[3])
@@ -421,3 +421,41 @@ def test_truncate_events_takes_back_the_tail_and_its_summary(tmp_path: Path) -> 
         assert summary.wins == () and summary.totals is None
         store.append_event(series, 2, {"event": "pass", "deal": 1, "player": 2})
         assert len(store.load_series(series)[1]) == 3
+
+
+def test_a_version_2_file_gains_the_heard_position_of_utterances(tmp_path: Path) -> None:
+    path = tmp_path / "v2.sqlite3"
+    old = sqlite3.connect(path)
+    for step in MIGRATIONS[:2]:
+        old.executescript(step)
+    old.execute(
+        "INSERT INTO utterances (at, mode, position, rank, expected, heard, verdict, score, latency_ms)"
+        " VALUES ('2026-01-02T09:00:00+00:00', 'drill', 4, 'K', 'And there''s the Earl of Coventry',"
+        " 'there''s a king as good as he', 'wrong_line', 100, 650)"
+    )
+    old.execute("PRAGMA user_version = 2")
+    old.commit()
+    old.close()
+    with Store.open(path) as store:
+        (before,) = store.utterances()
+        assert before.heard_position is None  # not known then
+        store.record_utterance(_utterance(heard_position=4))
+        assert [u.heard_position for u in store.utterances()] == [None, 4]
+
+
+def test_update_settings_merges_into_the_record_and_keeps_other_keys() -> None:
+    with Store.open() as store:
+        series = store.open_series({**SETTINGS, "phones": {"Ann": "t0k3n"}})
+        store.update_settings(series, {"language": "nl", "seed": 8})
+        assert store.load_series(series)[0] == {**SETTINGS, "phones": {"Ann": "t0k3n"}, "language": "nl", "seed": 8}
+
+
+def test_an_event_that_is_not_json_is_named_not_raised_raw() -> None:
+    with Store.open() as store:
+        series = store.open_series(SETTINGS)
+        store.append_event(series, 0, sample_log()[0])
+        store._db.execute("INSERT INTO events VALUES (?, 1, 'lead', '{not json', '2026-01-01T00:00:00+00:00')",
+                          (series,))
+        with pytest.raises(JournalError, match=f"series {series}'s event 1 is not JSON"):
+            store.load_series(series)
+        assert [s.id for s in store.list_series()] == [series]  # the listing still works

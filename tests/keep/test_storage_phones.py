@@ -37,7 +37,7 @@ def test_a_version_2_file_is_migrated_to_keep_phones(tmp_path: Path) -> None:
     old.commit()
     old.close()
     with Store.open(path) as store:
-        assert store._db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
+        assert store._db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
         assert store.load_series(4)[0] == SETTINGS
         assert store.phones(4) is None
         store.keep_phones(4, PHONES)

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import os
 import struct
 import sys
+import tempfile
 import wave
 from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from voice_earl.listening import audio
 from voice_earl.listening.audio import (
@@ -37,8 +41,14 @@ def _write_pcm(path: Path, signal: np.ndarray, rate: int, channels: int, width: 
     elif width == 3:
         ints = np.round(frames * (2**23 - 1)).astype("<i4").reshape(-1)
         data = b"".join(int(v).to_bytes(3, "little", signed=True) for v in ints)
-    else:
+    elif width == 4:
         data = np.round(frames * (2**31 - 1)).astype("<i4").tobytes()
+    else:  # 64-bit integer PCM, which the wave module does not write
+        data = (frames * 2.0**63).astype("<i8").tobytes()
+        fmt = struct.pack("<HHIIHH", 1, channels, rate, rate * channels * 8, channels * 8, 64)
+        body = b"WAVE" + b"fmt " + struct.pack("<I", len(fmt)) + fmt + b"data" + struct.pack("<I", len(data)) + data
+        path.write_bytes(b"RIFF" + struct.pack("<I", len(body)) + body)
+        return path
     with wave.open(str(path), "wb") as out:
         out.setnchannels(channels)
         out.setsampwidth(width)
@@ -54,7 +64,7 @@ def _peak_frequency(samples: np.ndarray) -> float:
 
 @pytest.mark.parametrize("rate", [8000, 16000, 22050, 44100, 48000])
 @pytest.mark.parametrize("channels", [1, 2])
-@pytest.mark.parametrize("width", [1, 2, 3, 4])
+@pytest.mark.parametrize("width", [1, 2, 3, 4, 8])
 def test_any_pcm_wav_becomes_16k_mono_int16(tmp_path: Path, rate: int, channels: int, width: int) -> None:
     path = _write_pcm(tmp_path / "tone.wav", _sine(rate), rate, channels, width)
     samples = read_wav(path)
@@ -87,6 +97,49 @@ def test_a_file_that_is_not_wav_is_a_clear_error(tmp_path: Path) -> None:
     path.write_text("these are not samples")
     with pytest.raises(AudioFileError, match="not a WAV file"):
         read_wav(path)
+
+
+def test_a_device_a_pipe_or_an_hour_of_audio_is_refused_before_it_fills_the_memory(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe.wav"
+    os.mkfifo(fifo)
+    for path in (Path("/dev/zero"), fifo):
+        with pytest.raises(AudioFileError, match="not a regular file"):
+            read_wav(path)
+    hour = tmp_path / "hour.wav"
+    with wave.open(str(hour), "wb") as out:  # an hour at 8 kHz, 8-bit: small on disk, 57 M samples at 16 kHz
+        out.setnchannels(1)
+        out.setsampwidth(1)
+        out.setframerate(8000)
+        out.writeframes(bytes(8000 * 3600))
+    with pytest.raises(AudioFileError, match="longer than 5 minutes"):
+        read_wav(hour)
+
+
+@settings(max_examples=300, derandomize=True, deadline=None)
+@given(
+    tag=st.sampled_from([1, 3, 0xFFFE, 2]),
+    channels=st.integers(0, 9),
+    rate=st.integers(0, 2**32 - 1),
+    bits=st.sampled_from([0, 1, 8, 12, 16, 24, 32, 64, 65535]),
+    fmt_extra=st.binary(max_size=12),
+    frames=st.binary(max_size=256),
+    cut=st.integers(0, 400),
+)
+def test_whatever_a_wav_header_claims_reading_it_gives_samples_or_one_clear_error(
+    tag: int, channels: int, rate: int, bits: int, fmt_extra: bytes, frames: bytes, cut: int
+) -> None:
+    fmt = struct.pack("<HHIIHH", tag, channels, rate, 0, 0, bits) + fmt_extra
+    body = b"WAVE" + b"fmt " + struct.pack("<I", len(fmt)) + fmt + b"data" + struct.pack("<I", len(frames)) + frames
+    data = (b"RIFF" + struct.pack("<I", len(body)) + body)[: 12 + cut]
+    with tempfile.TemporaryDirectory() as scratch:
+        path = Path(scratch) / "fuzzed.wav"
+        path.write_bytes(data)
+        try:
+            samples = read_wav(path)
+        except AudioFileError as error:
+            assert str(error).startswith(str(path)) and "\n" not in str(error)
+        else:
+            assert samples.dtype == np.int16
 
 
 def test_a_truncated_wav_is_a_clear_error(tmp_path: Path) -> None:

@@ -78,13 +78,24 @@ def test_lead_due_lines_cover_every_rank_and_the_accepted_slip() -> None:
     context = ListenContext(1, (Rank.ACE, Rank.KING))
     assert context.due_lines() == (
         "There's as good as Ace can be",
+        "There's as good an Ace can be",
         "There's as good a Ace can be",
         "There's as good as King can be",
         "There's as good a King can be",
     )
-    assert context.phrases()[:4] == tuple(normalise(line) for line in context.due_lines())
+    assert context.phrases()[:5] == tuple(normalise(line) for line in context.due_lines())
     assert "there is a king as good as he" in context.phrases()
     assert not any("queen" in phrase for phrase in context.phrases())
+
+
+def test_every_grammar_takes_an_and_a_before_a_vowel() -> None:
+    for context in (ListenContext(2, (Rank.ACE,)), ListenContext(1, (Rank.EIGHT, Rank.TWO)), ListenContext.fixed()):
+        for rank in (Rank.ACE, Rank.EIGHT):
+            if rank in context.ranks:
+                assert f"there is an {rank.word.lower()} as good as he" in context.phrases()
+                assert f"there is a {rank.word.lower()} as good as he" in context.phrases()
+    assert ListenContext(2, (Rank.ACE,)).due_lines() == ("There's an Ace as good as he", "There's a Ace as good as he")
+    assert "there is an queen as good as he" not in ListenContext(2, (Rank.QUEEN,)).phrases()
 
 
 def test_phrases_are_normalised_and_unique() -> None:
@@ -184,7 +195,7 @@ def test_missing_and_unreadable_chant_files(tmp_path: Path) -> None:
         chant_set(str(tmp_path / "missing.toml"))
     latin1 = tmp_path / "latin1.toml"
     latin1.write_bytes('lines = ["caf\xe9"]'.encode("latin-1"))
-    with pytest.raises(UsageError, match=r"latin1\.toml: cannot read the chant file"):
+    with pytest.raises(UsageError, match=r"latin1\.toml: not UTF-8 text"):
         load_chant_file(latin1)
     with pytest.raises(UsageError, match="unknown chant set 'hiccup'"):
         chant_set("hiccup")

@@ -48,7 +48,28 @@ def test_each_line_said_right_is_correct(position: int, transcript: str, strictn
     assert result.verdict is Verdict.CORRECT
     assert (result.score, result.heard_position, result.rank) == (100, position, Rank.QUEEN)
     assert result.feedback() == ""
-    assert all(op.kind == "equal" for op in result.diff)
+    slip = "good a " in transcript  # accepted, but the diff is against the line as taught
+    assert all(op.kind == "equal" for op in result.diff) is not slip
+
+
+def test_the_line_taught_is_never_the_accepted_slip() -> None:
+    seven = ListenContext(1, (Rank.SEVEN,))
+    for said in ("there's as good a seven can be", "there's good a seven can", "there's the best of all the three",
+                 "as good a seven", "", "there's as good a seven can me"):
+        result = judge(said, seven, STRICT)
+        assert result.expected == "There's as good as Seven can be", said
+        assert "good a " not in result.feedback(), said
+        assert [word for op in result.diff for word in op.due] == normalise(result.expected).split(), said
+
+
+@pytest.mark.parametrize("said", ["There's an Ace as good as he", "There's a Ace as good as he"])
+@pytest.mark.parametrize("strictness", list(Strictness))
+def test_an_ace_or_a_ace_is_correct_and_the_line_says_an(said: str, strictness: Strictness) -> None:
+    result = judge(said, ListenContext(2, (Rank.ACE,)), strictness)
+    assert (result.verdict, result.score) == (Verdict.CORRECT, 100)
+    assert result.expected == "There's an Ace as good as he"
+    wrong = judge("There's the best of all the three", ListenContext(2, (Rank.EIGHT,)))
+    assert wrong.feedback() == "that is the third card's line; the second card says 'There's an Eight as good as he'"
 
 
 def test_wrong_rank_on_the_due_line() -> None:
@@ -236,7 +257,7 @@ def test_dutch_file_end_to_end(tmp_path: Path) -> None:
     lead = ListenContext(1, RANKS, chant)
     result = judge("daar is zo goed een queen kan zijn", lead, STRICT)
     assert (result.verdict, result.rank, result.expected) == (
-        Verdict.CORRECT, Rank.QUEEN, "Daar is zo goed een Queen kan zijn",
+        Verdict.CORRECT, Rank.QUEEN, "Daar is zo goed als Queen kan zijn",  # the alternate is heard, the line taught
     )
     third = ListenContext(3, (Rank.QUEEN,), chant)
     assert judge("Daar is de beste van alle drie!", third, STRICT).verdict is Verdict.CORRECT
@@ -245,12 +266,9 @@ def test_dutch_file_end_to_end(tmp_path: Path) -> None:
     assert wrong.feedback() == "that is the fourth card's line; the third card says 'Daar is de beste van alle drie'"
 
 
-def test_custom_lines_that_cannot_name_or_match_anything(tmp_path: Path) -> None:
-    chant = _chant_file(
-        tmp_path,
-        "odd",
-        'lines = ["Lead the {rank}", "Snip", "!!!", "Done"]\n[alternates]\n1 = ["Off we go"]\n',
-    )
+def test_custom_lines_that_cannot_name_or_match_anything() -> None:
+    # Chant files refuse a line with no words (keep.chant_files); the judge must still cope with one.
+    chant = ChantSet("odd", ("Lead the {rank}", "Snip", "!!!", "Done"), (("Off we go",), (), (), ()))
     # An alternate lead without {rank} is heard, but names no rank to lead.
     assert judge("off we go", ListenContext(1, RANKS, chant)).verdict is Verdict.UNCLEAR
     assert judge("off we go", ListenContext(1, (Rank.TEN,), chant)).verdict is Verdict.CORRECT

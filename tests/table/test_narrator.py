@@ -187,12 +187,26 @@ def test_no_output_device_prints_lines_and_one_notice() -> None:
         assert voice.wait(1)
         assert not voice.speaking
     assert len(printed.notices) == 1
-    assert "no output device" in printed.notices[0] and "printed only" in printed.notices[0]
+    assert printed.notices[0] == f"Notice: no speaker called {NO_DEVICE} found: announcements are printed only"
+    assert "Error" not in printed.notices[0] and "-1" not in printed.notices[0]  # plain words, not PortAudio's
     assert [line for line in printed.lines if line not in printed.notices] == [
         "Ben: Tens, card 3 of 4",
         "Cy passes",
         "Ann wins the deal",
     ]
+
+
+def test_no_sound_card_is_said_in_plain_words(monkeypatch: pytest.MonkeyPatch) -> None:
+    sounddevice = pytest.importorskip("sounddevice")
+
+    def no_default_device(*args: object, **kwargs: object) -> object:
+        raise sounddevice.PortAudioError("Error querying device -1")  # what PortAudio says without a sound card
+
+    monkeypatch.setattr(sounddevice, "query_devices", no_default_device)
+    printed = Lines()
+    with Narrator(printer=printed):
+        pass
+    assert printed.notices == ["Notice: no speaker or sound card found: announcements are printed only"]
 
 
 def test_speak_false_prints_only_without_a_worker() -> None:
@@ -254,7 +268,10 @@ def test_without_portaudio_the_narrator_prints_and_the_process_exits() -> None:
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert len(lines) == 2
-    assert lines[0].startswith("Notice: no sound output: PortAudio is not available")
+    assert lines[0] == (
+        "Notice: the sound library PortAudio is not installed (sudo apt install libportaudio2): "
+        "announcements are printed only"
+    )
     assert lines[1] == "Ann wins deal 2"
 
 

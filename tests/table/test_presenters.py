@@ -63,3 +63,66 @@ def test_jsonl_log_writes_every_record_once() -> None:
     session.run()
     written = [json.loads(line) for line in out.getvalue().splitlines()]
     assert written == session.records
+
+
+def test_shown_hands_are_sorted_by_rank() -> None:
+    from voice_earl.game.cards import Card, Rank
+
+    session = bot_session()
+    view = ScreenView(session, TableScreen(live=False), show_hands=lambda seat: True)
+    order = [rank.value for rank in Rank]
+    for row, hand in zip(view.snapshot().players, session.deal.hands or (), strict=True):
+        assert row.hand is not None and sorted(row.hand) == sorted(card.pretty for card in hand)
+        ranks = [order.index(Card.parse(text.translate(str.maketrans("♠♥♦♣", "SHDC"))).rank.value) for text in row.hand]
+        assert ranks == sorted(ranks)
+
+
+def test_a_pass_heard_is_never_read_as_a_wrong_line() -> None:
+    from voice_earl.game.moves import Pass
+    from voice_earl.listening.verdicts import judge
+    from voice_earl.table.turns import BotMove, Heard
+
+    class Table:
+        """Whoever may pass says "pass", heard by the listener (as in the demo); the others play."""
+
+        def next_input(self, request):  # type: ignore[no-untyped-def]
+            passing = Pass(request.seat)
+            if passing in request.legal:
+                return BotMove(passing, Heard(judge("pass", request.context)))
+            return BotMove(request.legal[0])
+
+    session = bot_session()
+    lines: list[str] = []
+    narrator = Narrator(speak=False, printer=lines.append)
+    session.inputs = dict.fromkeys(range(3), Table())
+    session.listeners = [Narration(session, narrator)]
+    for _ in range(20):
+        session.play_turn()
+    narrator.close()
+    assert any(line.endswith("passes") for line in lines)
+    assert not any("the line is" in line or 'heard "pass"' in line for line in lines), lines
+
+
+def test_the_moves_line_shows_each_move_of_the_deal_passes_too() -> None:
+    session = bot_session()
+    view = ScreenView(session, TableScreen(live=False), show_hands=lambda seat: False)
+    for _ in range(12):
+        session.play_turn()
+    recent = view.snapshot().recent
+    names = session.settings.names
+    moves = [r for r in session.records if r["event"] in ("lead", "play", "pass")]
+    assert len(recent) == len(moves)
+    for shown, record in zip(recent, moves, strict=True):
+        assert shown.startswith(names[record["player"]] + " ")
+        assert shown.endswith(" pass") is (record["event"] == "pass")
+
+
+def test_stopping_says_the_series_is_saved_only_when_every_move_is_kept() -> None:
+    from voice_earl.table.session_events import SessionEnded
+
+    for saved, expected in ((True, "Stopped. The series is saved."), (False, "Stopped. The last moves are not saved.")):
+        lines: list[str] = []
+        narrator = Narrator(speak=False, printer=lines.append)
+        Narration(bot_session(), narrator, saved=lambda saved=saved: saved)(SessionEnded(finished=False))
+        narrator.close()
+        assert lines == [expected]

@@ -15,21 +15,25 @@ from pathlib import Path
 import pytest
 
 from voice_earl.commands.cli import main
-from voice_earl.game.bots import MostStrategy
+from voice_earl.game.bots import MostStrategy, RandomStrategy
+from voice_earl.game.chants import EARL
 from voice_earl.game.gamelog import replay
 from voice_earl.game.rules import HOYLE, DeckMode
 from voice_earl.keep.storage import Store
-from voice_earl.table.journal import settings_from_record
+from voice_earl.listening.verdicts import judge
+from voice_earl.table.saved_series import setup_from_record
 from voice_earl.table.session import TableSession
-from voice_earl.table.session_events import Seat, TableSettings
-from voice_earl.table.turns import BotSource
+from voice_earl.table.session_events import Seat, SeatKind, TableSettings
+from voice_earl.table.turns import BotSource, Heard, TurnRequest
 
 SEED = 77
 DRIVER = textwrap.dedent(
     """
     import sys, time
     from voice_earl.game.bots import MostStrategy
-    from voice_earl.table.journal import resume_journal, resume_point, start_journal
+    from voice_earl.keep.storage_values import Mode
+    from voice_earl.table.journal import resume_journal, start_journal
+    from voice_earl.table.saved_series import SeriesSetup, load_saved
     from voice_earl.game.rules import HOYLE, DeckMode
     from voice_earl.table.session import TableSession
     from voice_earl.table.session_events import Seat, TableSettings
@@ -45,14 +49,14 @@ DRIVER = textwrap.dedent(
 
     with Store.open() as store:
         if store.unfinished_series():
-            series_id, settings, moves, records = resume_point(store)
-            session = TableSession(settings, bots, moves=moves)
-            journal = resume_journal(store, series_id, session, records, "play")
+            saved = load_saved(store, store.unfinished_series()[0].id)
+            session = TableSession(saved.setup.table, bots, moves=saved.moves)
+            journal = resume_journal(store, saved.id, session, saved.records, Mode.PLAY)
         elif store.list_series():
             sys.exit(0)  # finished already
         else:
             session = TableSession(settings, bots)
-            journal = start_journal(store, session, "play")
+            journal = start_journal(store, session, SeriesSetup(settings))
         session.listeners = [journal, slow]
         session.run()
     """
@@ -94,7 +98,7 @@ def test_kill_and_resume_repeatedly_gives_the_uninterrupted_log(tmp_path: Path, 
     assert records == uninterrupted_records()
     log_file = isolated_user_dirs / "series" / f"series-{summary.id}.jsonl"
     assert [json.loads(line) for line in log_file.read_text().splitlines()] == records
-    settings = settings_from_record(settings_data)
+    settings = setup_from_record(settings_data, summary.id).table
     series = replay(records, settings.profile, seed=settings.seed, deals=2)
     assert series.over and sum(series.totals) == 0
 
@@ -123,11 +127,13 @@ def test_play_resume_continues_the_saved_series(capsys: pytest.CaptureFixture[st
 
 def test_resume_without_a_saved_series_says_so(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["play", "--resume", "--silent", "--no-voice"]) == 1
-    assert "no unfinished series" in capsys.readouterr().err
+    assert "no unfinished play series" in capsys.readouterr().err
 
 
 def test_a_journal_cut_between_two_records_of_one_move_is_completed_on_resume() -> None:
-    from voice_earl.table.journal import moves_from_records, resume_journal, settings_record
+    from voice_earl.keep.storage_values import Mode
+    from voice_earl.table.journal import resume_journal
+    from voice_earl.table.saved_series import SeriesSetup, moves_from_records, settings_record
 
     settings = TableSettings(tuple(Seat(n) for n in ("Ann", "Ben", "Cy")), HOYLE, DeckMode.VIRTUAL, deals=1, seed=4)
     full = TableSession(settings, dict.fromkeys(range(3), BotSource(MostStrategy(), "b")))
@@ -135,10 +141,72 @@ def test_a_journal_cut_between_two_records_of_one_move_is_completed_on_resume() 
     quartet = next(i for i, r in enumerate(full.records) if r["event"] == "quartet")
     cut = full.records[:quartet]  # the fourth card was journalled, its quartet record was not
     with Store.open() as store:
-        series_id = store.open_series(settings_record(settings, "play"))
+        series_id = store.open_series(settings_record(SeriesSetup(settings)))
         for seq, record in enumerate(cut):
             store.append_event(series_id, seq, record)
         resumed = TableSession(settings, {}, moves=moves_from_records(cut))
-        resume_journal(store, series_id, resumed, cut, "play")
+        resume_journal(store, series_id, resumed, cut, Mode.PLAY)
         _, stored = store.load_series(series_id)
     assert stored == full.records[: quartet + 1]
+
+
+def test_a_series_saved_with_the_old_wording_a_ace_still_resumes() -> None:
+    from voice_earl.keep.storage_values import Mode
+    from voice_earl.table.journal import resume_journal
+    from voice_earl.table.saved_series import SeriesSetup, moves_from_records, settings_record
+
+    settings = TableSettings(tuple(Seat(n) for n in ("Ann", "Ben", "Cy")), HOYLE, DeckMode.VIRTUAL, deals=1, seed=4)
+    full = TableSession(settings, dict.fromkeys(range(3), BotSource(MostStrategy(), "b")))
+    full.run()
+    second = next(i for i, r in enumerate(full.records) if r.get("line", "").startswith("There's an "))
+    saved = [dict(r) for r in full.records[: second + 1]]
+    saved[second]["line"] = saved[second]["line"].replace("There's an ", "There's a ")  # as saved before "an"
+    with Store.open() as store:
+        series_id = store.open_series(settings_record(SeriesSetup(settings)))
+        for seq, record in enumerate(saved):
+            store.append_event(series_id, seq, record)
+        resumed = TableSession(settings, {}, moves=moves_from_records(saved))
+        resume_journal(store, series_id, resumed, saved, Mode.PLAY)  # does not refuse
+
+
+class Reciter:
+    """A human seat that says the right line for the move a bot would choose: judged for real."""
+
+    def next_input(self, request: TurnRequest) -> Heard:
+        from voice_earl.game.moves import Lead, Pass
+
+        legal = request.legal
+        action = legal[0] if len(legal) == 1 else MostStrategy().choose(request.view, legal, random.Random(0))
+        if isinstance(action, Pass):
+            return Heard(judge("pass", request.context))
+        rank = action.rank if isinstance(action, Lead) else request.due.rank
+        assert rank is not None
+        return Heard(judge(EARL.line(request.due.position, rank), request.context), latency_ms=600)
+
+
+def test_a_resumed_practice_series_records_its_utterances_as_practice() -> None:
+    from voice_earl.game.bots import strategy_by_name
+    from voice_earl.keep.storage_values import Mode
+    from voice_earl.table.journal import resume_journal, start_journal
+    from voice_earl.table.saved_series import SeriesSetup, load_saved
+
+    seats = (Seat("You"), Seat("Ann (bot)", SeatKind.BOT), Seat("Ben (bot)", SeatKind.BOT))
+    table = TableSettings(seats, HOYLE, DeckMode.VIRTUAL, deals=1, seed=6)
+    with Store.open() as store:
+        bots = BotSource(RandomStrategy(), "b")
+        session = TableSession(table, {0: Reciter(), 1: bots, 2: bots})
+        session.listeners = [start_journal(store, session, SeriesSetup(table, Mode.PRACTICE, "random"))]
+        for _ in range(9):
+            session.play_turn()
+        said_before = len(store.utterances())
+
+        saved = load_saved(store, 1)
+        bot = BotSource(strategy_by_name(saved.setup.strategy or "?"), "b")
+        resumed = TableSession(saved.setup.table, {0: Reciter(), 1: bot, 2: bot}, moves=saved.moves)
+        resumed.listeners = [resume_journal(store, 1, resumed, saved.records, saved.setup.mode)]
+        for _ in range(9):
+            resumed.play_turn()
+        kept = store.utterances()
+    assert 0 < said_before < len(kept)
+    assert {(u.mode, u.series_id) for u in kept} == {(Mode.PRACTICE, 1)}
+    assert all(u.heard_position == u.position for u in kept)

@@ -267,3 +267,35 @@ def test_silence_input_is_reminded_once() -> None:
     ended = session.run()
     assert not ended.finished
     assert sum(isinstance(e, Reminded) for e in events) == 1
+
+
+@pytest.mark.parametrize(
+    ("source", "how"),
+    [("keys", "press space to pass"), ("lines", "type pass"), ("voice", "say pass")],
+)
+def test_holding_none_of_the_open_rank_says_how_this_player_passes(source: str, how: str) -> None:
+    import io
+
+    from voice_earl.table.turns import KeyPresses
+
+    settings = TableSettings(seats("Ann", "Ben", "Cy"), HOYLE.with_changes(silent=source != "voice"),
+                             DeckMode.VIRTUAL, deals=1, seed=4)
+    deal = TableSession(settings, {}).deal
+    assert deal.hands is not None
+    follower = (deal.turn + 1) % 3
+    rank = next(card.rank for card in deal.hands[deal.turn]
+                if not any(other.rank is card.rank for other in deal.hands[follower]))
+    complaints: list[str] = []
+    given: object
+    if source == "keys":
+        key = "0" if rank.value == "10" else rank.value.lower()
+        given = KeyPresses(io.StringIO(f"{key}\rxy"), complaints.append)
+    elif source == "lines":
+        given = LineCommands([f"lead {rank.value}", "play", "quit"], complaints.append)
+    else:
+        given = ScriptedInput([KeyCommand(Command.LEAD, rank), KeyCommand(Command.PLAY)])
+    events: list[TableEvent] = []
+    session = TableSession(settings, dict.fromkeys(range(3), given), [events.append])  # type: ignore[arg-type]
+    session.run()
+    (refused,) = [e.reason for e in events if isinstance(e, MoveRefused)]
+    assert refused == f"{settings.names[follower]} holds no {rank.plural.lower()}: {how}"

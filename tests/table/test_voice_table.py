@@ -159,6 +159,7 @@ def test_keep_audio_stores_a_wav_of_each_formula_heard(listener, tmp_path) -> No
 
     from voice_earl.keep.storage import Store
     from voice_earl.table.journal import start_journal
+    from voice_earl.table.saved_series import SeriesSetup
     from voice_earl.table.speech import render, to_16k_mono
 
     audio = to_16k_mono(render("There's as good as Seven can be", voice="en-us"))
@@ -172,7 +173,7 @@ def test_keep_audio_stores_a_wav_of_each_formula_heard(listener, tmp_path) -> No
     voice = VoiceInput(listener, chunks=chunks, keep_audio=True)
     with Store.open(tmp_path / "db.sqlite3", keep_audio=True) as store:
         session = TableSession(settings, dict.fromkeys(range(3), voice))
-        session.listeners = [start_journal(store, session, "play")]
+        session.listeners = [start_journal(store, session, SeriesSetup(settings))]
         assert session.play_turn()
         (kept,) = store.utterances()
         assert kept.verdict == "correct" and kept.audio_path is not None
@@ -274,3 +275,68 @@ def test_a_physical_deck_game_heard_through_the_real_listener(listener) -> None:
         if record["event"] == "lead":
             assert Rank.parse(record["heard"].split()[-3]).value == record["rank"]  # the rank the formula named
     assert sum(session.deal.sizes) == 52 - sum(r["event"] != "pass" for r in moves)
+
+
+def test_after_a_deal_a_key_goes_on_at_once_even_while_the_narrator_speaks() -> None:
+    import os
+
+    from voice_earl.table.terminal import cbreak
+
+    def no_microphone() -> Iterator[AudioChunk]:
+        raise AssertionError("a key went on: nothing is listened to")
+
+    master, slave = os.openpty()
+    keys = os.fdopen(slave, "r")
+    cut: list[bool] = []
+    waited: list[float] = []
+
+    def speaking(timeout: float) -> bool:
+        waited.append(timeout)
+        if len(waited) == 3:
+            os.write(master, b"n")  # a key, while the narrator is still speaking
+        return False  # the narrator never finishes
+
+    try:
+        source = VoiceInput(None, chunks=no_microphone, keys=keys, narrator_idle=speaking,  # type: ignore[arg-type]
+                            on_key=lambda: cut.append(True))
+        with cbreak(keys):  # as for the whole of a voice game at a terminal
+            source.wait_to_go_on(final=False)
+    finally:
+        keys.close()
+        os.close(master)
+    assert cut == [True] and len(waited) == 3  # the key cut the narrator short
+
+
+@pytest.mark.slow
+def test_after_a_deal_the_view_stays_a_short_pause_after_the_narrator(listener) -> None:  # type: ignore[no-untyped-def]
+    from voice_earl.table.voice_input import GO_ON_PAUSE_S
+
+    clock = FakeClock()
+    started = clock.t
+    idle: list[float] = []
+    source = VoiceInput(listener, chunks=lambda: silent_chunks(clock, 60.0), clock=clock,
+                        narrator_idle=lambda timeout: idle.append(timeout) or True)
+    source.wait_to_go_on(final=False)
+    assert idle, "it waited for the narrator first"
+    assert GO_ON_PAUSE_S - 0.1 <= clock.t - started <= GO_ON_PAUSE_S + 0.5
+
+
+@pytest.mark.slow
+def test_saying_next_goes_on_before_the_pause_is_over(listener) -> None:  # type: ignore[no-untyped-def]
+    from voice_earl.listening.audio import pcm_chunks
+    from voice_earl.table.speech import render, to_16k_mono
+
+    clock = FakeClock()
+    speech = np.asarray(to_16k_mono(render("next", voice="en+m3")).samples, np.float64)
+    padded = np.concatenate([np.zeros(3200), speech, np.zeros(16000 * 30)])
+    samples = np.clip(padded + np.random.default_rng(2).normal(0, 33, padded.shape), -32768, 32767).astype(np.int16)
+
+    def chunks() -> Iterator[AudioChunk]:
+        for pcm in pcm_chunks(samples):
+            clock.t += len(pcm) / 32000
+            yield AudioChunk(pcm)
+
+    source = VoiceInput(listener, chunks=chunks, clock=clock)
+    started = clock.t
+    source._hear_next(20.0)
+    assert clock.t - started < 5.0, "'next' ended the wait long before its 20 seconds"

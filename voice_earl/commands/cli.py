@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import io
 import os
 import sys
 from collections.abc import Iterable, Sequence
@@ -33,6 +34,7 @@ COMMANDS = {
     "history": "list past series; 'show ID' for its deals, 'export ID' for its game log",
     "config": "show or change the default settings (config.toml)",
     "doctor": "check microphone, speakers, speech engines and models, and say what to fix",
+    "rules": "print the rules (--lang nl|it for Dutch or Italian, --rulings for the rulings)",
 }
 
 
@@ -75,7 +77,16 @@ def _command_named(argv: Sequence[str]) -> list[str]:
     return [first] if first in COMMANDS else []
 
 
+def _printable_output() -> None:
+    """Text the terminal cannot show (a file name in another encoding, a card suit in a Latin-1 locale)
+    is written as an escape, never a crash."""
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper) and stream.errors == "strict":
+            stream.reconfigure(errors="backslashreplace")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    _printable_output()
     words = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(configured=_command_named(words))
     args = parser.parse_args(words)

@@ -10,7 +10,8 @@ from voice_earl.keep.config import KEYS, LoadedSettings
 from voice_earl.keep.toml_text import toml_value
 
 KEY_HELP = (
-    "keys: players (comma-separated names), profile (hoyle|parlour), deck (physical|virtual), "
+    "keys: players (names, one value each: 'config set players Ann Ben \"Mary Jo\"'; or one value with commas: "
+    "'config set players \"Ann, Ben, Cy\"'), profile (hoyle|parlour), deck (physical|virtual), "
     "chant (earl|snip-snap-snorum|path.toml), strictness (lenient|normal|strict), "
     "recognizer (auto|vosk|pocketsphinx), model (path), input_device (index or name), "
     "verbosity (quiet|normal|chatty), language (en|nl|it), narrator.voice, narrator.rate (80-450 words per minute)"
@@ -23,7 +24,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     actions.add_parser("show", help="print every setting and where it comes from")
     set_parser = actions.add_parser("set", help="set KEY to VALUE", epilog=KEY_HELP)
     set_parser.add_argument("key", metavar="KEY", help="a dotted key such as profile or narrator.rate")
-    set_parser.add_argument("value", metavar="VALUE", help="the new value")
+    set_parser.add_argument("value", metavar="VALUE", nargs="+",
+                            help="the new value; players takes several, one name each (quote a name with spaces)")
     unset_parser = actions.add_parser("unset", help="remove KEY so its default applies", epilog=KEY_HELP)
     unset_parser.add_argument("key", metavar="KEY")
 

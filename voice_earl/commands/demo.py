@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from voice_earl.commands.arguments import SEED, probability, whole_number
 from voice_earl.commands.table_options import add_judge_options
 from voice_earl.game.rules import PROFILES
 
@@ -14,14 +15,15 @@ EXAMPLES = """examples:
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--players", type=int, default=3, help="how many bots (default 3)")
-    parser.add_argument("--seed", type=int, default=1, help="the same seed deals the same cards")
-    parser.add_argument("--deals", type=int, default=1, help="how many deals (default 1; hoyle's series is 6)")
+    parser.add_argument("--players", type=whole_number(1, 100), default=3, help="how many bots (default 3)")
+    parser.add_argument("--seed", type=SEED, default=1, help="the same seed deals the same cards")
+    parser.add_argument("--deals", type=whole_number(1, 1000), default=1,
+                        help="how many deals (default 1; hoyle's series is 6)")
     parser.add_argument("--profile", choices=sorted(PROFILES), default="hoyle")
     parser.add_argument("--jsonl", action="store_true",
                         help="write the game log to stdout (with heard, verdict, score, latency_ms); the screen "
                              "goes to stderr")
-    parser.add_argument("--chant-errors", type=float, default=0.0, metavar="P",
+    parser.add_argument("--chant-errors", type=probability, default=0.0, metavar="P",
                         help="chance that a bot says the wrong line on purpose")
     parser.add_argument("--speak", action="store_true", help="let the narrator speak too (needs a sound card)")
     parser.add_argument("--recognizer", choices=("auto", "vosk", "pocketsphinx"), default=None)
@@ -33,7 +35,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from voice_earl.errors import UsageError
     from voice_earl.game.bots import MostStrategy
     from voice_earl.game.chants import EARL
     from voice_earl.game.moves import Action, Lead, Pass
@@ -46,15 +47,11 @@ def run(args: argparse.Namespace) -> int:
     from voice_earl.table.session_events import Seat, SeatKind, TableSettings
     from voice_earl.table.speech import bot_voices
     from voice_earl.table.table_app import NarratorOptions, open_table
-    from voice_earl.table.turns import BotSource, Heard, TurnRequest
+    from voice_earl.table.turns import BotSource, Heard, KeyHelp, TurnRequest
     from voice_earl.table.voice_input import open_listener, synthesized_recital
 
     profile = profile_by_name(args.profile)
     profile.check_players(args.players)
-    if args.deals < 1:
-        raise UsageError(f"--deals is at least 1, not {args.deals}")
-    if not 0.0 <= args.chant_errors <= 1.0:
-        raise UsageError(f"--chant-errors is a probability between 0 and 1, not {args.chant_errors}")
     settings = TableSettings(
         seats=tuple(Seat(name, SeatKind.BOT) for name in NAMES[: args.players]),
         profile=profile,
@@ -88,7 +85,8 @@ def run(args: argparse.Namespace) -> int:
     bots = {seat: BotSource(MostStrategy(), f"demo:{args.seed}", args.chant_errors, recite)
             for seat in range(args.players)}
     narration = NarratorOptions(speak=args.speak, verbosity=Verbosity.NORMAL)
+    keys = KeyHelp(N_("Ctrl-C stops"), "", "")  # bots play on by themselves: nothing waits after the deal
     with open_table(settings, bots, narration=narration, show_hands=lambda seat: True,
-                    keys=N_("Ctrl-C stops"), jsonl=sys.stdout if args.jsonl else None, screen=screen) as table:
+                    keys=keys, jsonl=sys.stdout if args.jsonl else None, screen=screen) as table:
         table.run()
     return 0

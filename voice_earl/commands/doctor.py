@@ -6,6 +6,8 @@ import argparse
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from voice_earl.commands.arguments import device
+
 if TYPE_CHECKING:
     from rich.console import Console
 
@@ -22,6 +24,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--input-device",
         dest="input_device",
+        type=device,
         default=None,
         help="overrides 'input_device' in the config file",
     )

@@ -173,6 +173,18 @@ def _model_row(model: InstalledModel) -> CheckResult:
     return CheckResult(name, Status.OK, ", ".join(parts))
 
 
+def check_leftovers() -> list[CheckResult]:
+    """Work directories that interrupted model installs left behind (each can be most of a gigabyte)."""
+    from voice_earl.listening.model_work import find_leftovers
+    from voice_earl.listening.models import model_directories
+
+    found = [leftover for directory, _source in model_directories() for leftover in find_leftovers(directory)]
+    if not found:
+        return []
+    detail = f"left by interrupted installs: {'; '.join(leftover.describe() for leftover in found)}"
+    return [CheckResult("model installs", Status.WARN, detail, "voice-earl models list (clears them)")]
+
+
 def check_recognizer(pocketsphinx: RecognizerProbe, vosk: RecognizerProbe, settings: Settings) -> CheckResult:
     """Whether the configured recognizer (or, for auto, any) can listen."""
     name = "recognizer"

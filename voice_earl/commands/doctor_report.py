@@ -24,6 +24,7 @@ from voice_earl.commands.doctor_checks import (
 from voice_earl.commands.doctor_judge import check_judge
 from voice_earl.commands.doctor_models import (
     RecognizerProbe,
+    check_leftovers,
     check_models,
     check_recognizer,
     installed_models,
@@ -59,6 +60,7 @@ def run_checks(loaded: LoadedSettings) -> list[CheckResult]:
     results += guarded("recognizer", lambda: check_recognizer(pocketsphinx, vosk_probe, settings))
     results += guarded("judge", check_judge)
     results += guarded("models", lambda: check_models(installed_models(settings.model)))
+    results += guarded("model installs", check_leftovers)
     results += guarded("config file", lambda: check_config(loaded))
     results += guarded("data directory", check_data_dir)
     return results

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import random
 import sys
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from voice_earl.commands.arguments import SEED, device, whole_number
 from voice_earl.commands.table_options import add_judge_options, add_language_option
 from voice_earl.keep.chant_files import chant_set
 from voice_earl.listening.verdicts import Strictness
@@ -27,15 +29,16 @@ EXAMPLES = """examples:
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--rounds", type=int, default=10, help="how many prompts (0: until you quit)")
+    parser.add_argument("--rounds", type=whole_number(0, 10_000), default=10,
+                        help="how many prompts (0: until you quit)")
     parser.add_argument("--typed", action="store_true", help="type the lines instead of saying them")
     parser.add_argument("--chant", default=None, help="earl (default), snip-snap-snorum, or a .toml file")
     parser.add_argument("--strictness", choices=[s.value for s in Strictness], default=None)
-    parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument("--seed", type=SEED, default=None)
     parser.add_argument("--recognizer", choices=("auto", "vosk", "pocketsphinx"), default=None)
     parser.add_argument("--model", default=None, help="path to a vosk model directory")
     add_judge_options(parser)
-    parser.add_argument("--device", default=None, help="microphone: name or index")
+    parser.add_argument("--device", type=device, default=None, help="microphone: name or index")
     parser.add_argument("--keep-audio", action="store_true", help="keep a WAV of each line you say")
     add_language_option(parser)
 
@@ -44,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
     from voice_earl.commands.table_options import activate_language, apply_config
     from voice_earl.i18n import _
     from voice_earl.keep.storage import Store
-    from voice_earl.keep.storage_values import Mode, Utterance
+    from voice_earl.keep.storage_values import Mode, utterance_of
 
     apply_config(args)
     activate_language(args)
@@ -57,11 +60,11 @@ def run(args: argparse.Namespace) -> int:
             answer = recite(prompt)
             if answer is not None:
                 judgement = drill.judge_only(prompt, answer[0])
-                store.record_utterance(Utterance(
-                    mode=Mode.DRILL, position=prompt.position, rank=prompt.rank, expected=judgement.expected,
-                    heard=judgement.heard, verdict=judgement.verdict.value, score=judgement.score,
-                    latency_ms=round(answer[1] * 1000), strictness=args.strictness,
-                ), pcm16=voice.last_audio if voice is not None else None)
+                kept = dataclasses.replace(  # the rank asked for, even when another was said
+                    utterance_of(judgement, Mode.DRILL, round(answer[1] * 1000), strictness=args.strictness),
+                    rank=prompt.rank,
+                )
+                store.record_utterance(kept, pcm16=voice.last_audio if voice is not None else None)
             return answer
 
         print(_("Say the line for each prompt. Ctrl-C or an empty line (typed) stops."))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import codecs
 import json
 import sys
 from collections.abc import Iterator
@@ -10,8 +11,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from voice_earl.commands.arguments import device
 from voice_earl.commands.table_options import add_judge_options
 from voice_earl.errors import UsageError, VoiceEarlError
+
+MAX_MANIFEST_BYTES = 10 * 1000 * 1000
 
 if TYPE_CHECKING:
     from voice_earl.game.cards import Rank
@@ -31,7 +35,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help='one JSON object a line: {"path": ..., "position": P, "rank": R} or "ranks": [...]',
     )
     parser.add_argument("--mic", action="store_true", help="listen live and print a verdict for each formula")
-    parser.add_argument("--device", metavar="NAME|INDEX", help="the microphone (default: the system's)")
+    parser.add_argument("--device", type=device, metavar="NAME|INDEX", help="the microphone (default: the system's)")
     parser.add_argument("--position", type=int, choices=(1, 2, 3, 4), help="the position due (1 = the lead)")
     parser.add_argument("--rank", help="the rank due (at a lead: the only rank open)")
     parser.add_argument("--ranks", metavar="R,R,...", help="at a lead: the ranks the player may lead (default all)")
@@ -66,18 +70,20 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("give WAV files, --manifest LIST.jsonl or --mic (exactly one of them)")
     if args.manifest is None and args.position is None:
         raise UsageError("--position is required (1 = the lead, 2-4 = the following cards)")
+    # Every argument is checked before the recognizer loads (which takes seconds).
     chant = chant_set(args.chant)
-    jobs = list(_manifest_jobs(args.manifest, chant)) if args.manifest else None
+    if args.manifest is not None:
+        jobs = list(_manifest_jobs(args.manifest, chant))
+    else:
+        context = _context(args.position, args.rank, args.ranks, chant)
+        jobs = [_Job(str(path), context) for path in args.files]
     chain = open_listener(args.recognizer, args.model, judge_model=args.judge_model, judge=not args.no_judge)
     print(f"voice-earl hear: using {chain.description}", file=sys.stderr)
     listener = chain.listener
     recognizer = listener.recognizer
     strictness = Strictness(args.strictness)
     if args.mic:
-        return _hear_mic(args, listener, _context(args.position, args.rank, args.ranks, chant), strictness)
-    if jobs is None:
-        context = _context(args.position, args.rank, args.ranks, chant)
-        jobs = [_Job(str(path), context) for path in args.files]
+        return _hear_mic(args, listener, context, strictness)
     failures = 0
     for job in jobs:
         record = _hear_file(job, listener, strictness, args.grammar == "fixed")
@@ -115,11 +121,11 @@ def _parse_rank(name: str) -> Rank:
 
 
 def _manifest_jobs(path: Path, chant: ChantSet) -> Iterator[_Job]:
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as error:
-        raise VoiceEarlError(f"{path}: cannot read the manifest ({error.strerror or error})") from None
-    for number, line in enumerate(lines, start=1):
+    """One job per line; a line that is not a good entry is a job that reports its error."""
+    for number, line in _manifest_lines(path):
+        if line is None:
+            yield _Job(f"{path}:{number}", None, "not UTF-8 text: save the manifest as UTF-8")
+            continue
         if not line.strip():
             continue
         try:
@@ -135,13 +141,31 @@ def _manifest_jobs(path: Path, chant: ChantSet) -> Iterator[_Job]:
         try:
             ranks = entry.get("ranks")
             position = entry.get("position")
-            if not isinstance(position, int):
-                raise UsageError('"position" must be 1-4')
+            if not isinstance(position, int) or isinstance(position, bool) or position not in (1, 2, 3, 4):
+                raise UsageError(f'"position" must be 1-4, not {json.dumps(position)}')
             rank_list = ",".join(str(r) for r in ranks) if isinstance(ranks, list) else None
             rank = entry.get("rank")
             yield _Job(shown, _context(position, None if rank is None else str(rank), rank_list, chant))
         except (VoiceEarlError, ValueError) as error:
             yield _Job(shown, None, str(error))
+
+
+def _manifest_lines(path: Path) -> Iterator[tuple[int, str | None]]:
+    """(line number, text) of each line; the text is None where the line is not UTF-8."""
+    from voice_earl.paths import UnreadableFile, read_regular_file
+
+    try:
+        data = read_regular_file(path, MAX_MANIFEST_BYTES)
+    except UnreadableFile as error:
+        raise VoiceEarlError(f"cannot read the manifest: {error}") from None
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        raise VoiceEarlError(f"{path}: the manifest is UTF-16 text; save it as UTF-8")
+    data = data.removeprefix(codecs.BOM_UTF8)  # as some editors write it
+    for number, raw in enumerate(data.split(b"\n"), start=1):
+        try:
+            yield number, raw.decode("utf-8")
+        except UnicodeDecodeError:
+            yield number, None
 
 
 def _hear_file(job: _Job, listener: Listener, strictness: Strictness, fixed: bool) -> dict[str, Any]:

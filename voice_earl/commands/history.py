@@ -1,4 +1,5 @@
-"""`voice-earl history`: past series, one series' deals, and a series' game log as JSON Lines."""
+"""`voice-earl history`: past series (or the unfinished ones), one series' deals, a series' game log as
+JSON Lines, and giving up an unfinished series."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from voice_earl.commands.arguments import SERIES_ID
 from voice_earl.errors import VoiceEarlError
 from voice_earl.keep.storage import Store
 from voice_earl.keep.storage_values import SeriesStatus, SeriesSummary
@@ -20,25 +22,45 @@ if TYPE_CHECKING:
 EMPTY = "no series yet - play one with `voice-earl play`"
 
 
+EXAMPLES = """examples:
+  voice-earl history                   every series, newest first
+  voice-earl history --unfinished      the series that can be resumed, and how
+  voice-earl history show 12           series 12's deals and settlements
+  voice-earl history export 12 --out game.jsonl
+  voice-earl history abandon 12        give up series 12 (it stays listed; --resume no longer offers it)"""
+
+SERIES_HELP = "the series number, as `voice-earl history` lists it"
+UNFINISHED_HELP = "only the unfinished series, each with the command that resumes it"
+
+
 def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--unfinished", action="store_true", help=UNFINISHED_HELP)
     actions = parser.add_subparsers(dest="action", metavar="ACTION")
-    actions.add_parser("list", help="past series, newest first (the default)")
+    listing = actions.add_parser("list", help="past series, newest first (the default)")
+    listing.add_argument("--unfinished", action="store_true", default=argparse.SUPPRESS, help=UNFINISHED_HELP)
     show = actions.add_parser("show", help="one series' deals and settlements")
-    show.add_argument("series_id", metavar="ID", type=int, help="the series number, as listed")
+    show.add_argument("series_id", metavar="ID", type=SERIES_ID, help=SERIES_HELP)
     export = actions.add_parser("export", help="a series' game log as JSON Lines")
-    export.add_argument("series_id", metavar="ID", type=int, help="the series number, as listed")
+    export.add_argument("series_id", metavar="ID", type=SERIES_ID, help=SERIES_HELP)
     export.add_argument("--out", type=Path, metavar="FILE", help="write to FILE instead of standard output")
+    abandon = actions.add_parser("abandon", help="give up an unfinished series: it is kept, but no longer resumed")
+    abandon.add_argument("series_id", metavar="ID", type=SERIES_ID, help=SERIES_HELP)
 
 
 def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     console = Console(highlight=False)
+    if args.action == "abandon":
+        _abandon(args.series_id)
+        return 0
     with Store.open(exclusive=False) as store:
         if args.action == "show":
             _show(console, store, args.series_id)
         elif args.action == "export":
             _export(store, args.series_id, args.out)
+        elif args.unfinished:
+            _list_unfinished(console, store)
         else:
             _list(console, store)
     return 0
@@ -79,16 +101,55 @@ def _winner_text(summary: SeriesSummary) -> str:
 
 
 def _totals_text(summary: SeriesSummary) -> str:
-    """Totals in seat order (as the players are listed); the count of wins where nothing is scored."""
+    """Each player's total; the count of wins where nothing is scored."""
     if summary.totals is not None:
-        return " ".join(str(total) for total in summary.totals)
+        return _per_player(summary.players, summary.totals, sep="\n")
     if any(summary.wins):
-        return "wins " + " ".join(str(wins) for wins in summary.wins)
+        return "wins:\n" + _per_player(summary.players, summary.wins, sep="\n")
     return "-"
 
 
-def _per_player(players: Sequence[str], values: Sequence[object]) -> str:
-    return ", ".join(f"{_seat_name(players, seat)} {value}" for seat, value in enumerate(values))
+def _list_unfinished(console: Console, store: Store) -> None:
+    from rich import box
+    from rich.table import Table
+
+    from voice_earl.table.saved_series import resume_command
+
+    summaries = store.unfinished_series()
+    if not summaries:
+        console.print("no unfinished series: every series was played out or abandoned")
+        return
+    table = Table(title="Unfinished series", box=box.SIMPLE_HEAD)
+    for column in ("ID", "Started", "Kind", "Players", "Resume with"):
+        table.add_column(column, justify="right" if column == "ID" else "left",
+                         no_wrap=column != "Players", min_width=12 if column == "Players" else None)
+    for summary in summaries:
+        table.add_row(
+            str(summary.id),
+            f"{summary.started_at.astimezone():%Y-%m-%d}",
+            summary.mode.value,
+            ", ".join(summary.players) or "-",
+            resume_command(summary.mode, summary.id),
+        )
+    console.print(table)
+    console.print("Give one up with `voice-earl history abandon ID`.")
+
+
+def _abandon(series: int) -> None:
+    """Close an unfinished series as abandoned; a game being played holds the database and is not touched."""
+    with Store.open() as store:
+        summary = store.series_summary(series)
+        if summary.status is not SeriesStatus.OPEN:
+            state = summary.status.value
+            raise VoiceEarlError(f"series {series} is {state}: only an unfinished series can be abandoned")
+        store.finish_series(series, abandoned=True)
+    print(f"series {series} abandoned: it stays in the history, and --resume no longer offers it")
+
+
+def _per_player(players: Sequence[str], values: Sequence[object], signed: bool = False, sep: str = ", ") -> str:
+    """``Ann 3, Ben -1, Cy -2``: each value with the name of its seat (``sep="\\n"``: one a line, for tables)."""
+    shown = [f"{value:+d}" if signed and isinstance(value, int) else str(value) for value in values]
+    return sep.join(f"{_seat_name(players, seat)} {text}" for seat, text in enumerate(shown))
 
 
 def _seat_name(players: Sequence[str], seat: object) -> str:
@@ -128,17 +189,21 @@ def deals_of(players: Sequence[str], events: Sequence[dict[str, Any]]) -> list[_
             deal.plays += 1
         elif kind == "win":
             deal.winner = _seat_name(names, event.get("player"))
-            deal.cards_left = _counts(event.get("cards_left"))
+            deal.cards_left = _counts(names, event.get("cards_left"))
         elif kind == "settle":
-            deal.payments = " ".join(f"{p:+d}" for p in event.get("payments", []))
-            deal.totals = " ".join(str(t) for t in event.get("totals", []))
+            deal.payments = _per_player(names, _ints(event.get("payments")), signed=True, sep="\n") or "-"
+            deal.totals = _per_player(names, _ints(event.get("totals")), sep="\n") or "-"
     return [deals[n] for n in sorted(deals)]
 
 
-def _counts(cards_left: object) -> str:
+def _ints(values: object) -> list[int]:
+    return [v for v in values if isinstance(v, int)] if isinstance(values, list) else []
+
+
+def _counts(names: Sequence[str], cards_left: object) -> str:
     if not isinstance(cards_left, list):
         return "-"
-    return " ".join(str(len(hand)) if isinstance(hand, list) else str(hand) for hand in cards_left)
+    return _per_player(names, [len(hand) if isinstance(hand, list) else hand for hand in cards_left], sep="\n")
 
 
 def _show(console: Console, store: Store, series_id: int) -> None:
@@ -149,14 +214,11 @@ def _show(console: Console, store: Store, series_id: int) -> None:
     status = "unfinished" if summary.status is SeriesStatus.OPEN else summary.status.value
     console.print(
         f"Series {summary.id}: {summary.profile}, started "
-        f"{summary.started_at.astimezone():%Y-%m-%d %H:%M}, {status}, {summary.events} events"
+        f"{summary.started_at.astimezone():%Y-%m-%d %H:%M}, {status}, {_count(summary.events, 'event')}"
     )
     players = list(summary.players)
     console.print("Players: " + (", ".join(f"{seat} {name}" for seat, name in enumerate(players)) or "-"))
-    # "rules" holds every ruling of the profile: too long for one line, and named by "profile"
-    others = {key: value for key, value in settings.items() if key not in ("players", "profile", "rules")}
-    if others:
-        console.print("Settings: " + ", ".join(f"{key} {value}" for key, value in others.items()))
+    console.print("Settings: " + settings_in_words(settings, players))
     deals = deals_of(players, events)
     if not deals:
         console.print("no deals yet")
@@ -189,4 +251,42 @@ def _export(store: Store, series_id: int, out: Path | None) -> None:
         out.write_text(text, encoding="utf-8")
     except OSError as error:
         raise VoiceEarlError(f"cannot write {out}: {error.strerror}") from None
-    print(f"wrote {len(events)} events of series {series_id} to {out}")
+    print(f"wrote {_count(len(events), 'event')} of series {series_id} to {out}")
+
+
+def settings_in_words(record: dict[str, Any], players: Sequence[str]) -> str:
+    """A saved series' settings as a sentence: ``practice, virtual deck, 6 deals, seed 7, chant earl...``."""
+    rules = record.get("rules")
+    rules = rules if isinstance(rules, dict) else {}
+    words = ["practice" if record.get("mode") == "practice" else "a game"]
+    if record.get("deck") in ("physical", "virtual"):
+        words.append(f"{record['deck']} deck")
+    deals = record.get("deals") or rules.get("series_deals")
+    if isinstance(deals, int):
+        words.append(f"{deals} deal" if deals == 1 else f"{deals} deals")
+    elif "series_deals" in rules:
+        words.append("deals until the table stops")
+    if isinstance(record.get("seed"), int):
+        words.append(f"seed {record['seed']}")
+    if record.get("chant"):
+        words.append(f"chant {record['chant']}")
+    if isinstance(record.get("first_dealer"), int):
+        words.append(f"first dealer {_seat_name(players, record['first_dealer'])}")
+    bots = record.get("bots")
+    if isinstance(bots, list) and any(bot is True for bot in bots):
+        named = [_seat_name(players, seat) for seat, bot in enumerate(bots) if bot is True]
+        strategy = record.get("strategy")
+        words.append("bots " + ", ".join(named) + (f" playing {strategy!r}" if strategy else ""))
+    words += [text for key, text in (("silent", "Silent Earl"), ("open_hands", "open hands"),
+                                     ("forfeit_kitty", "Forfeit Earl")) if rules.get(key) is True]
+    words += [f"{key} {record[key]}" for key in ("strictness", "language") if record.get(key)]
+    return ", ".join(words)
+
+
+def _count(number: int, noun: str) -> str:
+    """The number and the noun.
+
+    >>> _count(1, "event"), _count(7, "event")
+    ('1 event', '7 events')
+    """
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Iterator
+import sys
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -71,14 +72,26 @@ def _add_install_options(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from voice_earl.listening.models import model_directories
+    from voice_earl.paths import user_models_dir
+
     action = args.models_action or "list"
     if action == "check":
         return _check(args.path)
-    if action == "fetch":
-        return _fetch(args)
-    if action == "install":
-        return _install(args)
+    if action in ("fetch", "install"):
+        _clear_leftovers([args.dest or user_models_dir()])
+        return _fetch(args) if action == "fetch" else _install(args)
+    _clear_leftovers(directory for directory, _source in model_directories())
     return _list()
+
+
+def _clear_leftovers(directories: Iterable[Path]) -> None:
+    """What interrupted installs left (a killed install can leave a gigabyte): put back or removed, and said."""
+    from voice_earl.listening.model_work import clear_leftovers
+
+    for directory in directories:
+        for line in clear_leftovers(directory):
+            print(f"voice-earl models: {line} in {directory}", file=sys.stderr)
 
 
 def _list() -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import secrets
 import sys
+from typing import cast
 
 from voice_earl.commands.table_options import (
     activate_language,
@@ -14,8 +15,10 @@ from voice_earl.commands.table_options import (
     chant_of,
     rules_profile,
 )
+from voice_earl.commands.table_series import add_resume_option, resume, start_new
 from voice_earl.errors import UsageError
 from voice_earl.game.rules import DeckMode
+from voice_earl.keep.storage_values import Mode
 from voice_earl.table.session_events import Seat, TableSettings
 
 EXAMPLES = """examples:
@@ -24,6 +27,7 @@ EXAMPLES = """examples:
   voice-earl play --players Ann Ben --profile parlour --scoring counters
   voice-earl play --players Ann Ben Cy --silent   # keys: space pass, enter play
   voice-earl play --resume                    # the series that was interrupted
+  voice-earl play --resume 12                 # series 12 (voice-earl history --unfinished lists them)
   voice-earl play --players Ann Ben Cy --deck virtual --phones   # each hand on its player's phone
 
 At your turn say your line: "There's as good as Queen can be" to lead queens, then
@@ -37,7 +41,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--deck", choices=[d.value for d in DeckMode], default=None,
                         help="physical (default): you deal a real pack and the laptop referees; "
                              "virtual: the laptop deals on screen")
-    parser.add_argument("--resume", action="store_true", help="go on with the last unfinished series")
+    add_resume_option(parser, "play")
     add_rules_options(parser)
     add_voice_options(parser)
     phones = parser.add_argument_group("phones")
@@ -62,19 +66,17 @@ def _port(text: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from voice_earl.table.play_modes import run_table_mode
-
-    if (args.host is not None or args.port is not None) and not (args.phones or args.resume):
+    if (args.host is not None or args.port is not None) and not (args.phones or args.resume is not None):
         raise UsageError("--host and --port are for the phones' server: add --phones")
+    if args.resume is not None:
+        return resume(args, Mode.PLAY)
     apply_config(args)
     activate_language(args)
-    return run_table_mode(args, None if args.resume else table_settings(args), mode="play")
+    return start_new(args, table_settings(args), Mode.PLAY)
 
 
 def table_settings(args: argparse.Namespace) -> TableSettings:
     names = args.players or ask_players()  # names from flags or config were checked by apply_config
-    if len(set(names)) != len(names):  # names typed at the prompt were not
-        raise UsageError("two players have the same name: give each a different one")
     profile = rules_profile(args)
     profile.check_players(len(names))
     deck = DeckMode(args.deck or "physical")
@@ -94,8 +96,10 @@ def ask_players() -> list[str]:
     """Ask for the names at a terminal; elsewhere say how to give them."""
     if not sys.stdin.isatty():
         raise UsageError("name the players: voice-earl play --players Ann Ben Cy")
+    from voice_earl.keep.config import KEYS_BY_NAME, parse_value
+
     answer = input("Who is playing? Names in seat order, clockwise, separated by spaces: ")
     names = answer.split()
     if not names:
         raise UsageError("no players named: voice-earl play --players Ann Ben Cy")
-    return names
+    return list(cast(tuple[str, ...], parse_value(KEYS_BY_NAME["players"], names)))  # the config file's rules

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import secrets
 
+from voice_earl.commands.arguments import player_name, whole_number
 from voice_earl.commands.table_options import (
     activate_language,
     add_rules_options,
@@ -13,41 +14,51 @@ from voice_earl.commands.table_options import (
     chant_of,
     rules_profile,
 )
-from voice_earl.errors import UsageError
+from voice_earl.commands.table_series import add_resume_option, resume, start_new
 from voice_earl.game.bots import STRATEGIES
 from voice_earl.game.rules import DeckMode
 from voice_earl.game.simulate import NAMES
+from voice_earl.keep.storage_values import Mode
 from voice_earl.table.session_events import Seat, SeatKind, TableSettings
 
 EXAMPLES = """examples:
   voice-earl practice                 you against two bots; your hand is on screen
   voice-earl practice --bots 4 --profile parlour --lang nl
-  voice-earl practice --silent        the keyboard instead of your voice"""
+  voice-earl practice --silent        the keyboard instead of your voice
+  voice-earl practice --resume        go on with the practice series you left"""
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--bots", type=int, default=2, help="how many bots (default 2)")
-    parser.add_argument("--name", default="You", help="your name at the table")
-    parser.add_argument("--strategy", choices=sorted(STRATEGIES), default="most", help="how the bots play")
+    parser.add_argument("--bots", type=whole_number(1, 12), default=None,
+                        help=f"how many bots (default {DEFAULT_BOTS})")
+    parser.add_argument("--name", type=player_name, default=None,
+                        help=f"your name at the table (default {DEFAULT_NAME})")
+    parser.add_argument("--strategy", choices=sorted(STRATEGIES), default=None,
+                        help=f"how the bots play (default {DEFAULT_STRATEGY})")
+    add_resume_option(parser, "practice")
     add_rules_options(parser)
     add_voice_options(parser)
 
 
-def run(args: argparse.Namespace) -> int:
-    from voice_earl.table.play_modes import run_table_mode
+# "Player", not "You": the name is said in the third person ("Player holds no Fours", "Player wins").
+DEFAULT_BOTS, DEFAULT_NAME, DEFAULT_STRATEGY = 2, "Player", "most"
 
+
+def run(args: argparse.Namespace) -> int:
+    if args.resume is not None:
+        return resume(args, Mode.PRACTICE)
     apply_config(args)
     activate_language(args)
-    return run_table_mode(args, practice_settings(args), mode="practice")
+    return start_new(args, practice_settings(args), Mode.PRACTICE, args.strategy or DEFAULT_STRATEGY)
 
 
 def practice_settings(args: argparse.Namespace) -> TableSettings:
     profile = rules_profile(args)
-    if args.bots < 1:
-        raise UsageError(f"--bots must be at least 1, not {args.bots}")
-    profile.check_players(args.bots + 1)
-    bot_names = [n for n in NAMES if n != args.name][: args.bots]
-    seats = (Seat(args.name), *(Seat(f"{n} (bot)", SeatKind.BOT) for n in bot_names))
+    bots = DEFAULT_BOTS if args.bots is None else args.bots
+    name = args.name or DEFAULT_NAME
+    profile.check_players(bots + 1)
+    bot_names = [n for n in NAMES if n != name][:bots]
+    seats = (Seat(name), *(Seat(f"{n} (bot)", SeatKind.BOT) for n in bot_names))
     return TableSettings(
         seats=seats,
         profile=profile,

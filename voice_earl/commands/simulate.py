@@ -6,31 +6,12 @@ import argparse
 import sys
 from typing import TextIO
 
+from voice_earl.commands.arguments import MAX_SIMULATED_DEALS, SEED, probability, whole_number
 from voice_earl.game.bots import STRATEGIES
 from voice_earl.game.events import DealStarted, Event, FullCircle, Led, Passed, Played, QuartetCompleted, Settled, Won
 from voice_earl.game.gamelog import to_line, to_record
 from voice_earl.game.rules import PROFILES, profile_by_name
 from voice_earl.game.simulate import NAMES, SimulationResult, SimulationSettings, simulate
-
-
-def _probability(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"a probability is between 0 and 1, not {text}")
-    return value
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {text}")
-    return value
 
 
 def _strategies(text: str) -> tuple[str, ...]:
@@ -44,13 +25,15 @@ def _strategies(text: str) -> tuple[str, ...]:
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--players", type=_positive, default=4, help="number of bots (hoyle 3-6, parlour 2-13)")
-    parser.add_argument("--deals", type=_positive, default=None, help="deals in the series (default: the profile's)")
-    parser.add_argument("--seed", type=int, default=1, help="the same seed gives the same game")
+    parser.add_argument("--players", type=whole_number(1, 100), default=4,
+                        help="number of bots (hoyle 3-6, parlour 2-13)")
+    parser.add_argument("--deals", type=whole_number(1, MAX_SIMULATED_DEALS), default=None,
+                        help="deals in the series (default: the profile's)")
+    parser.add_argument("--seed", type=SEED, default=1, help="the same seed gives the same game")
     parser.add_argument("--profile", choices=sorted(PROFILES), default="hoyle")
     parser.add_argument(
         "--chant-errors",
-        type=_probability,
+        type=probability,
         default=0.0,
         metavar="P",
         help="chance that a bot bungles a formula (exercises the parlour forfeit)",

@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from voice_earl.commands.arguments import whole_number
 from voice_earl.errors import UsageError, VoiceEarlError
 
 if TYPE_CHECKING:
@@ -28,8 +29,20 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--by", choices=("day", "session"), default="day", help="group the trend per day or per session"
     )
-    parser.add_argument("--top", type=int, default=10, metavar="N", help="how many slips to list (default 10)")
-    parser.add_argument("--plot", type=Path, metavar="FILE.png", help="also draw the charts into a picture")
+    parser.add_argument("--top", type=whole_number(0, 10_000), default=10, metavar="N",
+                        help="how many slips to list (default 10)")
+    parser.add_argument("--plot", type=_picture_file, metavar="FILE.png",
+                        help="also draw the charts into a picture (PNG unless the name says .svg, .pdf ...)")
+
+
+def _picture_file(text: str) -> Path:
+    """Where --plot writes: a file in a folder that exists; with no extension, a PNG of that name."""
+    path = Path(text)
+    if not text.strip() or path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text!r} is a folder: give a file name, such as {path / 'stats.png'}")
+    if not path.parent.is_dir():
+        raise argparse.ArgumentTypeError(f"the folder {str(path.parent)!r} does not exist")
+    return path if path.suffix else path.with_name(path.name + ".png")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -39,8 +52,6 @@ def run(args: argparse.Namespace) -> int:
     from voice_earl.keep.storage import Store
     from voice_earl.keep.storage_values import Mode
 
-    if args.top < 0:
-        raise UsageError("--top must be 0 or more")
     with Store.open(exclusive=False) as store:
         utterances = store.utterances(mode=None if args.mode is None else Mode(args.mode))
     console = Console(highlight=False, width=WIDTH)

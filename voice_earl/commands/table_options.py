@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from voice_earl.commands.arguments import MAX_DEALS, MAX_STACK, SEED, device, seconds, whole_number
 from voice_earl.errors import UsageError
 from voice_earl.game.chants import ChantSet
 from voice_earl.game.rules import PROFILES, MatchEnd, RulesProfile, Scoring, profile_by_name
@@ -15,16 +16,17 @@ def add_rules_options(parser: argparse.ArgumentParser) -> None:
     rules = parser.add_argument_group("rules")
     rules.add_argument("--profile", choices=sorted(PROFILES), default=None,
                        help="hoyle (default: 3-6 players, notional settlement, 6 deals) or parlour")
-    rules.add_argument("--deals", type=int, default=None, help="deals in the series (hoyle: 6)")
+    rules.add_argument("--deals", type=whole_number(1, MAX_DEALS), default=None, help="deals in the series (hoyle: 6)")
     rules.add_argument("--chant", default=None, metavar="SET",
                        help="earl (default), snip-snap-snorum, or a .toml file with your own wording")
     rules.add_argument("--open-hands", action="store_true", help="show every hand (virtual deck)")
     rules.add_argument("--scoring", choices=[s.value for s in Scoring], default=None,
                        help="parlour: victory (count wins, default) or counters")
-    rules.add_argument("--stack", type=int, default=None, help="parlour counters: starting stack (20)")
+    rules.add_argument("--stack", type=whole_number(1, MAX_STACK), default=None,
+                       help="parlour counters: starting stack (20)")
     rules.add_argument("--elimination", action="store_true", help="parlour counters: play until one holds counters")
     rules.add_argument("--kitty", action="store_true", help="Forfeit Earl: a bungled chant costs a counter")
-    rules.add_argument("--seed", type=int, default=None, help="shuffle seed (the same seed deals the same cards)")
+    rules.add_argument("--seed", type=SEED, default=None, help="shuffle seed (the same seed deals the same cards)")
 
 
 def add_voice_options(parser: argparse.ArgumentParser, *, silent: bool = True) -> None:
@@ -39,9 +41,9 @@ def add_voice_options(parser: argparse.ArgumentParser, *, silent: bool = True) -
     voice.add_argument("--recognizer", choices=("auto", "vosk", "pocketsphinx"), default=None)
     voice.add_argument("--model", default=None, help="path to a vosk model directory")
     add_judge_options(voice)
-    voice.add_argument("--device", default=None, help="microphone: name or index")
+    voice.add_argument("--device", type=device, default=None, help="microphone: name or index")
     voice.add_argument("--strictness", choices=("lenient", "normal", "strict"), default=None)
-    voice.add_argument("--remind-after", type=_seconds, default=20.0, metavar="SECONDS",
+    voice.add_argument("--remind-after", type=seconds, default=20.0, metavar="SECONDS",
                        help="remind a player who says nothing for this long (once; then the game waits)")
     voice.add_argument("--barge-in", action="store_true",
                        help="a player may cut the narrator short by speaking (use headphones or a speaker away "
@@ -56,16 +58,6 @@ def add_judge_options(parser: argparse.ArgumentParser | argparse._ArgumentGroup)
                         help="the whisper model of the listener's judge (default: found like the vosk model)")
     parser.add_argument("--no-judge", action="store_true",
                         help="listen with the first pass alone (faster to start; table talk may move the game)")
-
-
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be more than 0 seconds, not {text}")
-    return value
 
 
 def add_language_option(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
@@ -97,8 +89,6 @@ def rules_profile(args: argparse.Namespace, default: str = "hoyle") -> RulesProf
     if args.scoring:
         changes["scoring"] = Scoring(args.scoring)
     if args.stack is not None:
-        if args.stack < 1:
-            raise UsageError(f"--stack must be at least 1, not {args.stack}")
         changes["starting_stack"] = args.stack
     if args.elimination:
         changes["match_end"] = MatchEnd.ELIMINATION
@@ -106,8 +96,6 @@ def rules_profile(args: argparse.Namespace, default: str = "hoyle") -> RulesProf
     if args.kitty:
         changes["forfeit_kitty"] = True
         changes.setdefault("scoring", Scoring.COUNTERS)
-    if args.deals is not None and args.deals < 1:
-        raise UsageError(f"--deals must be at least 1, not {args.deals}")
     return profile.with_changes(**changes) if changes else profile
 
 

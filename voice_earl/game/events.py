@@ -1,7 +1,7 @@
 """What happened, as data: the engine's events.
 
 Each event is a small frozen value. ``voice_earl.game.gamelog`` turns them into the game log's
-JSON lines (``shared/game-log.md``); the narrator, screen and storage read them too.
+JSON lines (``docs/game-log.md``); the narrator, screen and storage read them too.
 Seats are integers 0..n-1, clockwise.
 """
 

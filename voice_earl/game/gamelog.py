@@ -1,4 +1,4 @@
-"""The game log: engine events as JSON Lines (``shared/game-log.md``), and replay from it.
+"""The game log: engine events as JSON Lines (``docs/game-log.md``), and replay from it.
 
 >>> from voice_earl.game.cards import Card, Rank
 >>> from voice_earl.game.events import Led

@@ -1,6 +1,6 @@
 """Rules profiles: every point the rule texts leave open is a field here.
 
-The texts live in ``shared/rules/``: ``README.md`` (the project's rulings),
+The texts live in ``docs/rules/``: ``README.md`` (the project's rulings),
 ``hoyle-profile.en.txt`` (Foster's Complete Hoyle, the default) and
 ``parlour-rules.en.txt`` (with its Dutch and Italian translations).
 

@@ -1,9 +1,15 @@
 """Practice statistics: accuracy and speed per formula and per rank, word-level slips, trends.
 
+Like is compared with like: the score is how close what was said came to the line that was due (so a
+perfect line for the wrong position scores low, as its verdict says), and a slip is either a word said
+differently within the line due, or a whole line said for another (never "'king' for 'earl'").
+
 >>> slips("There's a Queen as good as he", "there's a queen as good as me")
 [Slip(expected='he', heard='me')]
 >>> Slip("the", None).describe()
 "dropped 'the'"
+>>> LineSlip(due=4, said=2).describe()
+"line 2 'as good as he' for line 4 'the Earl'"
 >>> bar(0.5, 1.0, 8)
 '████    '
 """
@@ -21,9 +27,13 @@ from typing import TypeVar
 from voice_earl.game.cards import RANKS
 from voice_earl.game.chants import POSITIONS
 from voice_earl.keep.storage_values import Utterance
+from voice_earl.listening.align import align
 from voice_earl.listening.text import normalise
 
 FORMULA_NAMES = {1: "1 lead", 2: "2 as good as he", 3: "3 best of three", 4: "4 the Earl"}
+LINE_NAMES = {1: "the lead", 2: "as good as he", 3: "best of three", 4: "the Earl"}
+# Below this score (the verdicts' own) nothing was close to any line: no slip is read into it.
+NOTHING_CLOSE = 50
 _BLOCKS = " ▏▎▍▌▋▊▉█"  # eighths of a character cell
 K = TypeVar("K")
 
@@ -63,13 +73,41 @@ class Slip:
         return f"'{self.heard}' for '{self.expected}'"
 
 
+@dataclass(frozen=True)
+class LineSlip:
+    """A whole line said for another: ``said`` None when it is not known which (kept before that was saved)."""
+
+    due: int
+    said: int | None
+
+    def describe(self) -> str:
+        due = f"line {self.due} '{LINE_NAMES[self.due]}'"
+        if self.said is None:
+            return f"another line for {due}"
+        return f"line {self.said} '{LINE_NAMES[self.said]}' for {due}"
+
+
+def line_score(utterance: Utterance) -> int:
+    """How close what was heard came to the line due, 0-100, its rank word included.
+
+    The verdicts score what was heard against the line it came closest to; that is the same thing only
+    when the line due was said with the rank due.
+    """
+    if utterance.correct:
+        return utterance.score
+    said = tuple(words(utterance.heard))
+    if not said:
+        return 0
+    return align(said, tuple(words(utterance.expected))).score
+
+
 def tally(label: str, utterances: Sequence[Utterance]) -> Tally:
     latencies = [u.latency_ms for u in utterances if u.latency_ms is not None]
     return Tally(
         label=label,
         count=len(utterances),
         correct=sum(u.correct for u in utterances),
-        mean_score=statistics.fmean(u.score for u in utterances) if utterances else 0.0,
+        mean_score=statistics.fmean(line_score(u) for u in utterances) if utterances else 0.0,
         median_latency_ms=statistics.median(latencies) if latencies else None,
     )
 
@@ -117,12 +155,26 @@ def slips(expected: str, heard: str) -> list[Slip]:
     return found
 
 
-def common_slips(utterances: Iterable[Utterance], top: int = 10) -> list[tuple[Slip, int]]:
-    """The most frequent slips; silence and a spoken pass are not attempts at the line."""
-    counts: Counter[Slip] = Counter()
+def utterance_slips(utterance: Utterance) -> list[Slip | LineSlip]:
+    """What went wrong in one utterance, like with like: word slips within the line due, or a line slip.
+
+    Silence, a spoken pass, and talk close to no line at all are not attempts at a line: no slips.
+    """
+    u = utterance
+    if u.verdict in ("silent", "pass") or not u.heard.strip():
+        return []
+    if u.verdict == "wrong_line" or (u.heard_position is not None and u.heard_position != u.position):
+        return [LineSlip(u.position, u.heard_position)]
+    if u.heard_position is None and u.score < NOTHING_CLOSE:
+        return []
+    return list(slips(u.expected, u.heard))
+
+
+def common_slips(utterances: Iterable[Utterance], top: int = 10) -> list[tuple[Slip | LineSlip, int]]:
+    """The most frequent slips, words and whole lines alike."""
+    counts: Counter[Slip | LineSlip] = Counter()
     for u in utterances:
-        if u.verdict not in ("silent", "pass") and u.heard.strip():
-            counts.update(slips(u.expected, u.heard))
+        counts.update(utterance_slips(u))
     return counts.most_common(top)
 
 

@@ -11,11 +11,18 @@ from pathlib import Path
 
 from voice_earl.errors import UsageError
 from voice_earl.game.chants import BUILTIN, ChantSet
+from voice_earl.listening.context import PASS_WORDS, SPOKEN_COMMANDS
+from voice_earl.listening.text import template_words
+from voice_earl.paths import UnreadableFile, read_regular_file
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
+
+MAX_FILE_BYTES = 64 * 1024
+MAX_LINE_WORDS = 30  # the formulas have 6 to 8; a line must be something a player can say in one breath
+RESERVED = (*PASS_WORDS, *SPOKEN_COMMANDS)
 
 
 def chant_set(name_or_path: str) -> ChantSet:
@@ -37,18 +44,23 @@ def load_chant_file(path: Path) -> ChantSet:
     position ("1".."4") to a list of other accepted wordings.
     """
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise UsageError(f"{path}: no such chant file") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise UsageError(f"{path}: cannot read the chant file ({error})") from None
+        text = read_regular_file(path, MAX_FILE_BYTES).decode("utf-8-sig")
+        data = tomllib.loads(text)
+    except UnreadableFile as error:
+        message = str(error)
+        raise UsageError(message.replace("no such file", "no such chant file")) from None
+    except UnicodeDecodeError:
+        raise UsageError(f"{path}: not UTF-8 text; save the chant file as UTF-8") from None
     except tomllib.TOMLDecodeError as error:
         raise UsageError(f"{path}: not valid TOML ({error})") from None
-    return _chant_from_table(path, data)
+    chant = chant_from_table(str(path), data, path.stem)
+    _check_sayable(path, chant)
+    return chant
 
 
-def _chant_from_table(path: Path, data: dict[str, object]) -> ChantSet:
-    name = data.get("name", path.stem)
+def chant_from_table(path: str, data: dict[str, object], default_name: str = "custom") -> ChantSet:
+    """A chant set from its table (a chant file's, or one saved with a series); ``path`` names it in errors."""
+    name = data.get("name", default_name)
     lines = data.get("lines")
     if not isinstance(name, str) or not name.strip():
         raise UsageError(f"{path}: 'name' must be a non-empty string")
@@ -70,3 +82,29 @@ def _chant_from_table(path: Path, data: dict[str, object]) -> ChantSet:
             raise UsageError(f"{path}: alternates.{key} must be a list of non-empty strings")
         alternates[int(key) - 1] = tuple(texts)
     return ChantSet(name=name.strip(), lines=(lines[0], lines[1], lines[2], lines[3]), alternates=tuple(alternates))
+
+
+def _check_sayable(path: Path, chant: ChantSet) -> None:
+    """Every wording must be heard as itself: words left once normalised, not a command, one per position.
+
+    Wordings are compared as the listener hears them (:func:`template_words`): "There's" and
+    "there is" are the same, and so are two wordings that differ only in punctuation.
+    """
+    owner: dict[tuple[str, ...], int] = {}
+    for position, (line, alternates) in enumerate(zip(chant.lines, chant.alternates, strict=True), start=1):
+        for text in (line, *alternates):
+            words = template_words(text)
+            where = f"{path}: the wording {_short(text)!r} for position {position}"
+            if not words:
+                raise UsageError(f"{where} has no words a recognizer can hear")
+            if len(words) > MAX_LINE_WORDS:
+                raise UsageError(f"{where} has {len(words)} words; at most {MAX_LINE_WORDS} are allowed")
+            if " ".join(words) in RESERVED:
+                raise UsageError(f"{where} is a word the table listens for ({', '.join(RESERVED)}); choose another")
+            other = owner.setdefault(words, position)
+            if other != position:
+                raise UsageError(f"{where} sounds the same as position {other}'s: each position needs its own words")
+
+
+def _short(text: str, most: int = 60) -> str:
+    return text if len(text) <= most else text[: most - 3] + "..."

@@ -20,6 +20,7 @@ import logging
 import os
 import re
 import sys
+import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -91,16 +92,44 @@ def _choice(*allowed: str) -> Callable[[object], object]:
 
 
 def _players(value: object) -> object:
-    rule = f"a list of 0 to {MAX_PLAYERS} different, non-empty names"
+    """Two or more different names (or none: the game asks), as a list or one comma-separated text."""
+    rule = f"2 to {MAX_PLAYERS} different names, one value each: players Ann Ben Cy"
     if isinstance(value, str):
-        value = [name for name in (part.strip() for part in value.split(",")) if name]
+        value = value.split(",")
     if not isinstance(value, list | tuple) or not all(isinstance(name, str) for name in value):
         raise InvalidValue(f"allowed: {rule}")
     names = tuple(name.strip() for name in value)
+    if names == ("",):
+        return ()
+    if "" in names:
+        raise InvalidValue(f"a name is empty; allowed: {rule}")
+    for name in names:
+        if any(_is_control(ch) for ch in name):
+            raise InvalidValue(f"{name!r} holds a control character; allowed: {rule}")
     folded = [name.casefold() for name in names]
-    if len(names) > MAX_PLAYERS or "" in names or len(set(folded)) != len(folded):
-        raise InvalidValue(f"allowed: {rule}")
+    twice = next((name for name, fold in zip(names, folded, strict=True) if folded.count(fold) > 1), None)
+    if twice is not None:
+        raise InvalidValue(f"{twice} is named twice; allowed: {rule}")
+    if len(names) == 1:
+        what = "one name: give each name as its own value" if " " in names[0] else "only one name"
+        raise InvalidValue(f"{what}; allowed: {rule}")
+    if len(names) > MAX_PLAYERS:
+        raise InvalidValue(f"{len(names)} names; allowed: {rule}")
     return names
+
+
+def _is_control(ch: str) -> bool:
+    """Control and format characters, and line breaks: nothing a name shows (joiners in scripts are fine)."""
+    return unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Zl", "Zp") and ch not in "\u200c\u200d"
+
+
+def _whole_number(value: object) -> int | None:
+    """An int from the file, or a text of ASCII digits (``str.isdigit`` takes "²", which ``int`` refuses)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str) and re.fullmatch(r"\s*[0-9]+\s*", value):
+        return int(value)
+    return None
 
 
 def _chant(value: object) -> object:
@@ -124,12 +153,12 @@ def _model(value: object) -> object:
 
 
 def _input_device(value: object) -> object:
-    if isinstance(value, str) and value.strip().isdigit():
-        value = int(value)
-    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-        return value
-    if isinstance(value, str) and value.strip():
-        return value.strip()
+    index = _whole_number(value)
+    if index is not None and index >= 0:
+        return index
+    text = value.strip() if isinstance(value, str) else ""
+    if text and not text.isnumeric():  # a name; "²" or "-1" is no device
+        return text
     raise InvalidValue("allowed: a device index (0, 1, ...) or part of a device name")
 
 
@@ -140,10 +169,9 @@ def _voice(value: object) -> object:
 
 
 def _rate(value: object) -> object:
-    if isinstance(value, str) and value.strip().isdigit():
-        value = int(value)
-    if isinstance(value, int) and not isinstance(value, bool) and MIN_RATE <= value <= MAX_RATE:
-        return value
+    rate = _whole_number(value)
+    if rate is not None and MIN_RATE <= rate <= MAX_RATE:
+        return rate
     raise InvalidValue(f"allowed: a whole number of words per minute from {MIN_RATE} to {MAX_RATE}")
 
 
@@ -208,19 +236,29 @@ def parse_value(key: Key, value: object) -> object:
         return key.parse(value)
     except InvalidValue as error:
         raise UsageError(invalid_value_message(key.name, value, error)) from None
+    except (TypeError, ValueError) as error:  # a parser's own mistake must not stop the game
+        log.warning("%s: %r could not be checked", key.name, value, exc_info=True)
+        raise UsageError(invalid_value_message(key.name, value, InvalidValue(str(error)))) from None
 
 
 # ---- reading ---------------------------------------------------------------------------------
 
 
-def read_table(path: Path) -> dict[str, object]:
-    """The file's TOML table ({} when there is no file), or a VoiceEarlError naming the line."""
+def read_text(path: Path) -> str | None:
+    """The file's text (None when there is no file); a UTF-8 byte-order mark at its start is dropped."""
     try:
-        text = path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
-        return {}
+        return None
     except (OSError, UnicodeDecodeError) as error:
         raise VoiceEarlError(f"{path}: cannot read the config file ({error})") from None
+
+
+def read_table(path: Path) -> dict[str, object]:
+    """The file's TOML table ({} when there is no file), or a VoiceEarlError naming the line."""
+    text = read_text(path)
+    if text is None:
+        return {}
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
@@ -296,7 +334,7 @@ def with_flags(settings: Settings, flags: argparse.Namespace | Mapping[str, obje
             continue
         try:
             changes[key.field] = key.parse(value)
-        except InvalidValue as error:
+        except ValueError as error:  # InvalidValue, or a parser's own mistake: never a traceback
             flag = "--" + dest.replace("_", "-")
             raise UsageError(f"invalid value for {flag}: {value!r} ({error})") from None
     return dataclasses.replace(settings, **changes)  # type: ignore[arg-type]

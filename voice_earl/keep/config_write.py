@@ -1,20 +1,41 @@
-"""Writing the settings file: ``voice-earl config set`` and ``unset``, atomically, as TOML."""
+"""Writing the settings file: ``voice-earl config set`` and ``unset``.
+
+Each change reads the file, changes one key with tomlkit (comments and layout stay as the person wrote
+them) and replaces the file atomically, all under a lock beside it, so that changes made at the same
+moment by several commands are all kept.
+"""
 
 from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 from voice_earl.errors import UsageError, VoiceEarlError
-from voice_earl.keep.config import KEYS_BY_NAME, config_path, find_key, parse_value, read_table, unknown_key_message
-from voice_earl.keep.toml_text import dump_toml
+from voice_earl.keep.config import (
+    KEYS_BY_NAME,
+    Key,
+    config_path,
+    find_key,
+    parse_value,
+    read_table,
+    read_text,
+    unknown_key_message,
+)
+from voice_earl.keep.file_lock import held
+from voice_earl.keep.toml_text import new_document, parse_document, remove_from, set_in
+
+LIST_KEYS = frozenset({"players"})  # the keys that take several values
 
 
-def set_value(name: str, value: str, path: Path | None = None) -> object:
-    """Check ``value`` for key ``name`` and write it to the file; returns the value as stored."""
+def set_value(name: str, value: str | Sequence[str], path: Path | None = None) -> object:
+    """Check the value(s) for key ``name`` and write it to the file; returns the value as stored.
+
+    ``players`` takes several values, one name each (or one value of comma-separated names).
+    """
     key = find_key(name)
-    parsed = parse_value(key, value)
+    parsed = parse_value(key, _given(key, value))
     stored: object = parsed
     if isinstance(parsed, Path) or (key.name == "chant" and Path(str(parsed)).suffix == ".toml"):
         stored = str(Path(os.path.expanduser(str(parsed))).resolve())  # the file must not depend on the cwd
@@ -24,45 +45,46 @@ def set_value(name: str, value: str, path: Path | None = None) -> object:
     return stored
 
 
+def _given(key: Key, value: str | Sequence[str]) -> object:
+    if isinstance(value, str):
+        return value
+    values = list(value)
+    if len(values) == 1:
+        return values[0]
+    if key.name not in LIST_KEYS:
+        raise UsageError(f"{key.name} takes one value, not {len(values)}: quote a value that holds spaces")
+    return values
+
+
 def unset_value(name: str, path: Path | None = None) -> bool:
     """Remove ``name`` from the file (an unknown key too, to clean it up); False if it was not set."""
+    removed = _update_file(path, tuple(name.split(".")), None)
+    if not removed and name not in KEYS_BY_NAME:
+        raise UsageError(unknown_key_message(name))
+    return removed
+
+
+def _update_file(path: Path | None, dotted: tuple[str, ...], value: object | None) -> bool:
+    """Set (or with ``None`` remove) one key; False when there was nothing to remove."""
     path = config_path() if path is None else path
-    table = read_table(path)
-    dotted = tuple(name.split("."))
-    parent = _parent_table(table, dotted, create=False)
-    if parent is None or dotted[-1] not in parent:
-        if name not in KEYS_BY_NAME:
-            raise UsageError(unknown_key_message(name))
-        return False
-    _update_file(path, dotted, None)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise VoiceEarlError(f"{path}: cannot write the config file ({error.strerror})") from None
+    with held(path.with_name(f".{path.name}.lock")):
+        read_table(path)  # a file that is not valid TOML is refused (naming its line), never overwritten
+        text = read_text(path)
+        try:
+            document = parse_document(text) if text is not None else new_document()
+        except ValueError as error:
+            raise VoiceEarlError(f"{path}: not valid TOML: {error}") from None
+        if value is None:
+            if not remove_from(document, dotted):
+                return False
+        else:
+            set_in(document, dotted, value)
+        write_atomically(path, document.as_string())
     return True
-
-
-def _parent_table(
-    table: dict[str, object], dotted: tuple[str, ...], create: bool
-) -> dict[str, object] | None:
-    for part in dotted[:-1]:
-        child = table.get(part)
-        if not isinstance(child, dict):
-            if not create:
-                return None
-            child = table[part] = {}
-        table = child
-    return table
-
-
-def _update_file(path: Path | None, dotted: tuple[str, ...], value: object | None) -> None:
-    path = config_path() if path is None else path
-    table = read_table(path)  # a file that is not valid TOML is refused, never overwritten
-    parent = _parent_table(table, dotted, create=value is not None)
-    assert parent is not None
-    if value is None:
-        parent.pop(dotted[-1], None)
-        if len(dotted) > 1 and not parent:
-            table.pop(dotted[0], None)
-    else:
-        parent[dotted[-1]] = value
-    write_atomically(path, dump_toml(table))
 
 
 def write_atomically(path: Path, text: str) -> None:

@@ -21,7 +21,7 @@ import logging
 import sqlite3
 import wave
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from datetime import datetime, timezone
 from pathlib import Path
 from types import TracebackType
@@ -29,8 +29,24 @@ from typing import Any
 
 from voice_earl.errors import VoiceEarlError
 from voice_earl.game.cards import Rank
-from voice_earl.keep.storage_file import WriterLock, connect_checked, database_path
-from voice_earl.keep.storage_values import Event, JournalError, Mode, SeriesStatus, SeriesSummary, Utterance, utc_now
+from voice_earl.keep.storage_file import (
+    StoreWriteError,
+    WriterLock,
+    connect_checked,
+    database_path,
+    describe_error,
+)
+from voice_earl.keep.storage_values import (
+    MAX_SERIES_ID,
+    MIN_SERIES_ID,
+    Event,
+    JournalError,
+    Mode,
+    SeriesStatus,
+    SeriesSummary,
+    Utterance,
+    utc_now,
+)
 
 log = logging.getLogger(__name__)
 
@@ -114,7 +130,7 @@ class Store:
                 "SELECT body FROM events WHERE series_id = ? AND seq = ?", (series_id, seq)
             ).fetchone()
             if stored is not None:
-                if json.loads(stored[0]) != json.loads(body):
+                if _object(stored[0], f"series {series_id}'s event {seq}") != json.loads(body):
                     raise JournalError(f"series {series_id} already holds a different event {seq}")
                 return
             if status is not SeriesStatus.OPEN:
@@ -145,15 +161,28 @@ class Store:
             )
             rows = self._db.execute("SELECT body FROM events WHERE series_id = ? ORDER BY seq", (series_id,))
             for (body,) in rows.fetchall():
-                self._summarise(series_id, json.loads(body))
+                self._summarise(series_id, _object(body, f"series {series_id}'s events"))
 
     def load_series(self, series_id: int) -> tuple[Event, list[Event]]:
-        """The settings and every journalled event, in order, exactly as appended."""
-        row = self._db.execute("SELECT settings FROM series WHERE id = ?", (series_id,)).fetchone()
+        """The settings and every journalled event, in order, exactly as appended.
+
+        A body that is not a JSON object (the file was edited or damaged) is a ``JournalError`` naming it.
+        """
+        row = self._db.execute("SELECT settings FROM series WHERE id = ?", (_known_id(series_id),)).fetchone()
         if row is None:
             raise _no_series(series_id)
-        rows = self._db.execute("SELECT body FROM events WHERE series_id = ? ORDER BY seq", (series_id,))
-        return json.loads(row[0]), [json.loads(body) for (body,) in rows]
+        settings = _object(row[0], f"series {series_id}'s settings")
+        rows = self._db.execute("SELECT seq, body FROM events WHERE series_id = ? ORDER BY seq", (series_id,))
+        return settings, [_object(body, f"series {series_id}'s event {seq}") for seq, body in rows]
+
+    def update_settings(self, series_id: int, changes: Mapping[str, Any]) -> None:
+        """Merge ``changes`` into a series' settings record (other keys stay as they are)."""
+        with self._transaction():
+            row = self._db.execute("SELECT settings FROM series WHERE id = ?", (_known_id(series_id),)).fetchone()
+            if row is None:
+                raise _no_series(series_id)
+            settings = {**_object(row[0], f"series {series_id}'s settings"), **changes}
+            self._db.execute("UPDATE series SET settings = ? WHERE id = ?", (_dumps(settings), series_id))
 
     def keep_phones(self, series_id: int, phones: Mapping[str, Any]) -> None:
         """Keep the phones' addresses (tokens, port) with a series, for ``play --resume``."""
@@ -188,7 +217,7 @@ class Store:
         return self._summaries("")
 
     def series_summary(self, series_id: int) -> SeriesSummary:
-        found = self._summaries("WHERE s.id = ?", (series_id,))
+        found = self._summaries("WHERE s.id = ?", (_known_id(series_id),))
         if not found:
             raise _no_series(series_id)
         return found[0]
@@ -199,13 +228,16 @@ class Store:
         """Store one utterance; its audio (16-bit mono PCM) is kept as a WAV only with ``keep_audio``."""
         audio_path = utterance.audio_path
         if pcm16 is not None and self.keep_audio:
-            audio_path = self._write_wav(utterance, pcm16, sample_rate)
+            try:
+                audio_path = self._write_wav(utterance, pcm16, sample_rate)
+            except OSError as error:  # the line itself is still kept
+                log.warning("cannot keep the audio of an utterance: %s", error)
         relative = None if audio_path is None else _relative_to(audio_path, self.path.parent)
         with self._transaction():
             cursor = self._db.execute(
                 "INSERT INTO utterances (at, mode, position, rank, expected, heard, verdict, score,"
-                " latency_ms, strictness, session, series_id, audio_path)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " latency_ms, strictness, session, series_id, audio_path, heard_position)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     _stamp(utterance.at),
                     utterance.mode.value,
@@ -220,6 +252,7 @@ class Store:
                     utterance.session,
                     utterance.series_id,
                     relative,
+                    utterance.heard_position,
                 ),
             )
         row_id = cursor.lastrowid
@@ -230,7 +263,7 @@ class Store:
         """Recorded utterances, oldest first, optionally of one mode only."""
         query = (
             "SELECT mode, position, rank, expected, heard, verdict, score, latency_ms, strictness, at,"
-            " session, series_id, audio_path FROM utterances"
+            " session, series_id, audio_path, heard_position FROM utterances"
         )
         params: tuple[str, ...] = ()
         if mode is not None:
@@ -243,16 +276,26 @@ class Store:
 
     @contextmanager
     def _transaction(self) -> Iterator[None]:
-        self._db.execute("BEGIN IMMEDIATE")
+        """One committed transaction, or none of it: a write that fails is rolled back whole.
+
+        A database that cannot be written (read-only, disk full, disk failing) raises ``StoreWriteError``.
+        """
         try:
-            yield
-        except BaseException:
-            self._db.execute("ROLLBACK")
-            raise
-        self._db.execute("COMMIT")
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield
+                self._db.execute("COMMIT")
+            except BaseException:
+                if self._db.in_transaction:
+                    with suppress(sqlite3.Error):  # SQLite may have rolled back already
+                        self._db.execute("ROLLBACK")
+                raise
+        except sqlite3.OperationalError as error:
+            log.warning("cannot write to %s: %s", self.path, error)
+            raise StoreWriteError(f"cannot save to the database {self.path}: {describe_error(error)}") from None
 
     def _status(self, series_id: int) -> SeriesStatus:
-        row = self._db.execute("SELECT status FROM series WHERE id = ?", (series_id,)).fetchone()
+        row = self._db.execute("SELECT status FROM series WHERE id = ?", (_known_id(series_id),)).fetchone()
         if row is None:
             raise _no_series(series_id)
         return SeriesStatus(row[0])
@@ -308,6 +351,7 @@ class Store:
             session=row["session"],
             series_id=row["series_id"],
             audio_path=None if row["audio_path"] is None else self.path.parent / row["audio_path"],
+            heard_position=row["heard_position"],
         )
 
     def _write_wav(self, utterance: Utterance, pcm16: bytes, sample_rate: int) -> Path:
@@ -356,16 +400,42 @@ def _no_series(series_id: int) -> VoiceEarlError:
     return VoiceEarlError(f"no series {series_id}: see `voice-earl history` for the list")
 
 
+def _known_id(series_id: int) -> int:
+    """``series_id`` if SQLite can hold it (a 64-bit integer); otherwise no such series."""
+    if not MIN_SERIES_ID <= series_id <= MAX_SERIES_ID:
+        raise _no_series(series_id)
+    return series_id
+
+
+def _object(text: str, what: str) -> Event:
+    """A stored JSON object, or a ``JournalError`` saying which one is damaged."""
+    try:
+        value = json.loads(text)
+    except (TypeError, ValueError):
+        raise JournalError(f"{what} is not JSON") from None
+    if not isinstance(value, dict):
+        raise JournalError(f"{what} is not a JSON object")
+    return value
+
+
 def _summary(row: tuple[Any, ...]) -> SeriesSummary:
     series_id, started, finished, status, players, settings, deals, totals, places, wins, events = row
-    profile = json.loads(settings).get("profile", "?")
+    try:
+        record = _object(settings, "settings")
+    except JournalError:
+        record = {}  # history still lists it; resuming it says what is wrong
+    try:
+        mode = Mode(record.get("mode", "play"))
+    except ValueError:
+        mode = Mode.PLAY
     return SeriesSummary(
         id=series_id,
         started_at=datetime.fromisoformat(started),
         finished_at=None if finished is None else datetime.fromisoformat(finished),
         status=SeriesStatus(status),
         players=tuple(json.loads(players)),
-        profile=str(profile),
+        profile=str(record.get("profile", "?")),
+        mode=mode,
         deals=deals,
         events=events,
         totals=None if totals is None else tuple(json.loads(totals)),

@@ -7,11 +7,12 @@ from __future__ import annotations
 import logging
 import os
 import sqlite3
-import sys
+import time
 from datetime import datetime
 from pathlib import Path
 
 from voice_earl.errors import VoiceEarlError
+from voice_earl.keep.file_lock import try_lock
 from voice_earl.keep.storage_schema import MIGRATIONS, SCHEMA_VERSION
 from voice_earl.paths import data_dir
 
@@ -27,6 +28,13 @@ _DAMAGE_WORDS = ("malformed", "not a database", "corrupt")
 
 class StoreBusy(VoiceEarlError):
     """Another running voice-earl holds the database."""
+
+
+class StoreWriteError(VoiceEarlError):
+    """Something could not be saved: the database is read-only, the disk is full, or the disk failed.
+
+    What was saved before is intact: every write is one transaction, rolled back when it fails.
+    """
 
 
 class StoreCorrupt(VoiceEarlError):
@@ -50,7 +58,7 @@ def connect_checked(path: Path) -> sqlite3.Connection:
     try:
         connection = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
         connection.row_factory = sqlite3.Row
-        connection.execute("PRAGMA journal_mode = WAL")
+        _use_wal(connection)
         connection.execute("PRAGMA synchronous = FULL")
         connection.execute("PRAGMA foreign_keys = ON")
         problems = [row[0] for row in connection.execute("PRAGMA quick_check")]
@@ -62,13 +70,33 @@ def connect_checked(path: Path) -> sqlite3.Connection:
         if connection is not None:
             connection.close()
         if not _is_damage(error):
-            raise VoiceEarlError(f"cannot open the database {path}: {error}; check the folder's permissions") from None
+            log.warning("cannot open the database %s", path, exc_info=True)
+            raise VoiceEarlError(f"cannot open the database {path}: {describe_error(error)}") from None
         moved = _move_aside(path)
         raise StoreCorrupt(
             f"the database {path} is damaged ({error}); it was moved to {moved} and a new one will be"
             " started the next time you run voice-earl",
             moved,
         ) from None
+
+
+def _use_wal(connection: sqlite3.Connection) -> None:
+    """Switch to write-ahead logging, once per file.
+
+    On a new file several voice-earls may try at once; the switch then reports "locked" without
+    waiting for the busy timeout, so it is tried again until the timeout has passed.
+    """
+    deadline = time.monotonic() + BUSY_TIMEOUT_S
+    while True:
+        try:
+            (mode,) = connection.execute("PRAGMA journal_mode").fetchone()
+            if str(mode).lower() != "wal":
+                connection.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error).lower() or time.monotonic() > deadline:
+                raise
+            time.sleep(0.02)
 
 
 def _is_damage(error: sqlite3.DatabaseError) -> bool:
@@ -79,18 +107,72 @@ def _is_damage(error: sqlite3.DatabaseError) -> bool:
 
 
 def _migrate(connection: sqlite3.Connection, path: Path) -> None:
+    """Bring the file to :data:`SCHEMA_VERSION`, one step at a time, under the database's write lock.
+
+    The version is read again inside ``BEGIN IMMEDIATE``: several voice-earls starting at once on a new
+    file wait for each other, and only the first one builds the tables.
+    """
+    version = _schema_version(connection, path)
+    if version == SCHEMA_VERSION:
+        return
+    connection.execute("BEGIN IMMEDIATE")
+    try:
+        version = _schema_version(connection, path)
+        for target in range(version + 1, SCHEMA_VERSION + 1):
+            for statement in statements(MIGRATIONS[target - 1]):
+                connection.execute(statement)
+            connection.execute(f"PRAGMA user_version = {target}")
+            log.info("migrated %s to schema %d", path, target)
+        connection.execute("COMMIT")  # one transaction: a crash leaves the old version
+    except BaseException:
+        if connection.in_transaction:
+            connection.execute("ROLLBACK")
+        raise
+
+
+def _schema_version(connection: sqlite3.Connection, path: Path) -> int:
     (version,) = connection.execute("PRAGMA user_version").fetchone()
     if version > SCHEMA_VERSION:
         raise VoiceEarlError(
             f"the database {path} was written by a newer voice-earl (schema {version}, this one knows"
             f" {SCHEMA_VERSION}); upgrade voice-earl"
         )
-    for target in range(version + 1, SCHEMA_VERSION + 1):
-        # executescript runs the DDL and the version bump as one transaction: a crash leaves the old version.
-        connection.executescript(
-            f"BEGIN IMMEDIATE;\n{MIGRATIONS[target - 1]}\nPRAGMA user_version = {target};\nCOMMIT;"
-        )
-        log.info("migrated %s to schema %d", path, target)
+    return int(version)
+
+
+def statements(script: str) -> list[str]:
+    r"""The SQL statements of a script, one by one (``executescript`` would commit the migration's transaction).
+
+    >>> statements("CREATE TABLE a (x);\nCREATE TABLE b (\n  y\n);\n")
+    ['CREATE TABLE a (x);', 'CREATE TABLE b (\n  y\n);']
+    """
+    found: list[str] = []
+    pending = ""
+    for line in script.splitlines(keepends=True):
+        pending += line
+        if sqlite3.complete_statement(pending):
+            found.append(pending.strip())
+            pending = ""
+    if pending.strip():
+        found.append(pending.strip())
+    return found
+
+
+def describe_error(error: sqlite3.Error) -> str:
+    """What went wrong with the database, in plain words: "the disk is full", "it is read-only"..."""
+    name = str(getattr(error, "sqlite_errorname", ""))
+    text = str(error).lower()
+    if name.startswith("SQLITE_READONLY") or "readonly" in text or "read-only" in text:
+        return "it is read-only (check the permissions of the file and its folder)"
+    if name == "SQLITE_FULL" or "disk is full" in text:
+        return "the disk is full"
+    if name.startswith("SQLITE_IOERR") or "disk i/o error" in text:
+        return f"the disk failed to read or write ({error})"
+    if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or "locked" in text:
+        return "it is busy: another voice-earl is writing to it"
+    if name.startswith(("SQLITE_CANTOPEN", "SQLITE_PERM", "SQLITE_AUTH")) or "unable to open" in text:
+        return f"{error} (check the permissions of the file and its folder)"
+    return str(error)
 
 
 def _move_aside(path: Path) -> Path:
@@ -130,7 +212,7 @@ class WriterLock:
             fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
         except OSError as error:
             raise VoiceEarlError(f"cannot open the lock file {path}: {error.strerror}") from None
-        if not _try_lock(fd):
+        if not try_lock(fd):
             holder = os.read(fd, 200).decode("utf-8", "replace").strip()
             os.close(fd)
             raise StoreBusy(f"busy: the database {database} is in use by {_describe_holder(holder)}; finish it first")
@@ -147,8 +229,11 @@ class WriterLock:
             self._fd = -1
 
     def _write(self, text: str) -> None:
-        os.ftruncate(self._fd, 0)
-        os.pwrite(self._fd, text.encode(), 0)
+        try:
+            os.ftruncate(self._fd, 0)
+            os.pwrite(self._fd, text.encode(), 0)
+        except OSError as error:  # only a note for the busy message: the lock itself holds
+            log.warning("cannot note the lock's holder in %s: %s", self.path, error)
 
 
 def _describe_holder(note: str) -> str:
@@ -158,23 +243,3 @@ def _describe_holder(note: str) -> str:
     who = f"another voice-earl (pid {fields['pid']})" if "pid" in fields else "another voice-earl"
     return f"{who} playing series {fields['series']}" if "series" in fields else who
 
-
-if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
-    import msvcrt
-
-    def _try_lock(fd: int) -> bool:
-        try:
-            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
-        except OSError:
-            return False
-        return True
-
-else:
-    import fcntl
-
-    def _try_lock(fd: int) -> bool:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            return False
-        return True

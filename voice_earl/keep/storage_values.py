@@ -6,12 +6,18 @@ import enum
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from voice_earl.errors import VoiceEarlError
 from voice_earl.game.cards import Rank
 
+if TYPE_CHECKING:
+    from voice_earl.listening.verdicts import Judgement
+
 Event = dict[str, Any]
+
+# Series are numbered from 1; SQLite holds integers up to 2**63 - 1.
+MIN_SERIES_ID, MAX_SERIES_ID = 1, 2**63 - 1
 
 
 class JournalError(VoiceEarlError):
@@ -42,6 +48,7 @@ class SeriesSummary:
     status: SeriesStatus
     players: tuple[str, ...]
     profile: str
+    mode: Mode  # play or practice
     deals: int
     events: int
     totals: tuple[int, ...] | None
@@ -77,13 +84,41 @@ class Utterance:
     session: str | None = None
     series_id: int | None = None
     audio_path: Path | None = None
+    heard_position: int | None = None  # whose line it came closest to (None: none close, or not kept then)
 
     def __post_init__(self) -> None:
         if self.position not in (1, 2, 3, 4):
             raise ValueError(f"position must be 1-4, not {self.position}")
+        if self.heard_position not in (None, 1, 2, 3, 4):
+            raise ValueError(f"heard_position must be 1-4 or None, not {self.heard_position}")
         if not 0 <= self.score <= 100:
             raise ValueError(f"score must be 0-100, not {self.score}")
 
     @property
     def correct(self) -> bool:
         return self.verdict == "correct"
+
+
+def utterance_of(
+    judgement: Judgement,
+    mode: Mode,
+    latency_ms: int | None,
+    series_id: int | None = None,
+    strictness: str | None = None,
+    session: str | None = None,
+) -> Utterance:
+    """The utterance to keep for a judged line."""
+    return Utterance(
+        mode=mode,
+        position=judgement.position,
+        rank=judgement.rank,
+        expected=judgement.expected,
+        heard=judgement.heard,
+        verdict=judgement.verdict.value,
+        score=judgement.score,
+        latency_ms=latency_ms,
+        strictness=strictness,
+        session=session,
+        series_id=series_id,
+        heard_position=judgement.heard_position,
+    )

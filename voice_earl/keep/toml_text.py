@@ -1,84 +1,86 @@
-"""TOML text for the settings file: tables, keys and values written the way TOML reads them back.
+"""TOML text for the settings file, through tomlkit, so that a person's comments and layout survive a change.
 
 >>> print(toml_value(["Ann", 'Bo "B"']))
 ["Ann", "Bo \\"B\\""]
+>>> document = parse_document('# my table\\nprofile = "hoyle"  # the default\\n')
+>>> set_in(document, ("narrator", "rate"), 150)
+>>> print(document.as_string(), end="")
+# my table
+profile = "hoyle"  # the default
+<BLANKLINE>
+[narrator]
+rate = 150
 """
 
 from __future__ import annotations
 
-import datetime
-import math
 from collections.abc import Mapping
 from pathlib import Path
-from typing import cast
+from typing import Any
 
-HEADER = "# voice-earl settings. Change them with 'voice-earl config set KEY VALUE'.\n"
+import tomlkit
+from tomlkit.exceptions import TOMLKitError
+from tomlkit.items import Table
+from tomlkit.toml_document import TOMLDocument
 
-
-def dump_toml(table: Mapping[str, object]) -> str:
-    """A TOML document for ``table``: plain values first, then one ``[table]`` per sub-table.
-
-    >>> print(dump_toml({"narrator": {"rate": 150}, "profile": "hoyle"}), end="")
-    # voice-earl settings. Change them with 'voice-earl config set KEY VALUE'.
-    profile = "hoyle"
-    <BLANKLINE>
-    [narrator]
-    rate = 150
-    """
-    lines = [HEADER.rstrip("\n")]
-    lines += _dump_body(table, ())
-    return "\n".join(lines) + "\n"
-
-
-def _dump_body(table: Mapping[str, object], prefix: tuple[str, ...]) -> list[str]:
-    lines = [f"{toml_key(k)} = {toml_value(v)}" for k, v in table.items() if not _is_table(v)]
-    for name, value in table.items():
-        if _is_table(value):
-            header = ".".join(toml_key(part) for part in (*prefix, name))
-            lines += ["", f"[{header}]", *_dump_body(cast(Mapping[str, object], value), (*prefix, name))]
-    return lines
-
-
-def _is_table(value: object) -> bool:
-    return isinstance(value, Mapping)
-
-
-def toml_key(name: str) -> str:
-    bare = name and all(ch.isascii() and (ch.isalnum() or ch in "-_") for ch in name)
-    return name if bare else toml_value(name)
+HEADER = "voice-earl settings. Change them with 'voice-earl config set KEY VALUE', or edit this file."
 
 
 def toml_value(value: object) -> str:
-    """One value in TOML syntax (strings, numbers, booleans, dates, arrays and inline tables)."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
+    """One value as TOML writes it (strings quoted and escaped, lists in brackets), for messages."""
+    try:
+        return tomlkit.item(_plain(value)).as_string()
+    except (TOMLKitError, TypeError, ValueError):
+        return tomlkit.item(str(value)).as_string()
+
+
+def _plain(value: object) -> object:
+    if isinstance(value, Path):
         return str(value)
-    if isinstance(value, float):
-        if math.isnan(value):
-            return "nan"
-        return repr(value) if math.isfinite(value) else ("inf" if value > 0 else "-inf")
-    if isinstance(value, str | Path):
-        return _toml_string(str(value))
-    if isinstance(value, datetime.date | datetime.time):
-        return value.isoformat()
-    if isinstance(value, list | tuple):
-        return "[" + ", ".join(toml_value(item) for item in value) + "]"
+    if isinstance(value, tuple | list):
+        return [_plain(item) for item in value]
     if isinstance(value, Mapping):
-        return "{" + ", ".join(f"{toml_key(str(k))} = {toml_value(v)}" for k, v in value.items()) + "}"
-    return _toml_string(str(value))
+        return {str(key): _plain(item) for key, item in value.items()}
+    return value
 
 
-_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r"}
+def new_document() -> TOMLDocument:
+    document = tomlkit.document()
+    document.add(tomlkit.comment(HEADER))
+    return document
 
 
-def _toml_string(text: str) -> str:
-    out = []
-    for ch in text:
-        if ch in _ESCAPES:
-            out.append(_ESCAPES[ch])
-        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
-            out.append(f"\\u{ord(ch):04x}")
-        else:
-            out.append(ch)
-    return '"' + "".join(out) + '"'
+def parse_document(text: str) -> TOMLDocument:
+    """The file's text as a document that keeps its comments (``ValueError`` if it is not TOML)."""
+    try:
+        return tomlkit.parse(text)
+    except TOMLKitError as error:
+        raise ValueError(str(error)) from None
+
+
+def set_in(document: TOMLDocument, dotted: tuple[str, ...], value: object) -> None:
+    """Set ``a.b`` to ``value``, making the table ``[a]`` if the file has none."""
+    parent: Any = document
+    for part in dotted[:-1]:
+        if part not in parent or not isinstance(parent[part], Mapping):
+            parent[part] = tomlkit.table()
+        parent = parent[part]
+    parent[dotted[-1]] = _plain(value)
+
+
+def remove_from(document: TOMLDocument, dotted: tuple[str, ...]) -> bool:
+    """Remove ``a.b`` (and the table ``[a]`` when it is left empty); False if it was not there."""
+    parents: list[Any] = [document]
+    for part in dotted[:-1]:
+        child = parents[-1].get(part)
+        if not isinstance(child, Mapping):
+            return False
+        parents.append(child)
+    if dotted[-1] not in parents[-1]:
+        return False
+    del parents[-1][dotted[-1]]
+    for depth in range(len(dotted) - 1, 0, -1):
+        table = parents[depth]
+        if isinstance(table, Table | Mapping) and not table:
+            del parents[depth - 1][dotted[depth - 1]]
+    return True

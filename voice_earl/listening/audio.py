@@ -1,7 +1,7 @@
 """Audio in: WAV files and the microphone, both turned into 16 kHz mono 16-bit PCM.
 
 Recognizers and the endpointer all want 16 kHz mono int16; everything else (other rates,
-stereo, 8/24/32-bit or float samples, a microphone's own rate) is converted here with a proper
+stereo, 8/24/32/64-bit or float samples, a microphone's own rate) is converted here with a proper
 resampler (soxr), so the rest of the package sees one format.
 
 >>> samples = to_pcm16k(np.zeros((441, 2), dtype=np.float32), 44_100)
@@ -27,6 +27,7 @@ import numpy as np
 import numpy.typing as npt
 
 from voice_earl.errors import VoiceEarlError
+from voice_earl.paths import UnreadableFile, read_regular_file
 
 logger = logging.getLogger(__name__)
 
@@ -38,6 +39,9 @@ _PCM = 1
 _IEEE_FLOAT = 3
 _EXTENSIBLE = 0xFFFE
 SILENT_MODE_HINT = "or play without a microphone: voice-earl play --silent"
+# A WAV holds one formula: a few seconds. These bounds keep a wrong file from filling the memory.
+MAX_WAV_BYTES = 100 * 1000 * 1000
+MAX_WAV_SECONDS = 300
 
 
 class AudioFileError(VoiceEarlError):
@@ -72,15 +76,16 @@ class AudioChunk:
 
 
 def read_wav(path: Path) -> Pcm16:
-    """Read any PCM or float WAV file as 16 kHz mono int16 samples."""
+    """Read any PCM or float WAV file as 16 kHz mono int16 samples; a file that cannot be is an AudioFileError."""
     try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise AudioFileError(f"{path}: no such file") from None
-    except OSError as error:
-        raise AudioFileError(f"{path}: cannot read it ({error.strerror or error})") from None
-    rate, samples = _decode_wav(path, data)
-    return to_pcm16k(samples, rate)
+        data = read_regular_file(path, MAX_WAV_BYTES)
+    except UnreadableFile as error:
+        raise AudioFileError(str(error)) from None
+    try:
+        rate, samples = _decode_wav(path, data)
+        return to_pcm16k(samples, rate)
+    except (ValueError, struct.error, MemoryError) as error:  # whatever the layout claims, one line per file
+        raise AudioFileError(f"{path}: cannot decode this WAV file ({error})") from None
 
 
 def _decode_wav(path: Path, data: bytes) -> tuple[int, npt.NDArray[np.float32]]:
@@ -97,6 +102,8 @@ def _decode_wav(path: Path, data: bytes) -> tuple[int, npt.NDArray[np.float32]]:
     if channels < 1 or rate < 1000 or bits not in (8, 16, 24, 32, 64):
         raise AudioFileError(f"{path}: unsupported WAV layout ({channels} channels, {rate} Hz, {bits}-bit)")
     width = bits // 8
+    if len(frames) / (width * channels * rate) > MAX_WAV_SECONDS:
+        raise AudioFileError(f"{path}: longer than {MAX_WAV_SECONDS // 60} minutes; give a recording of one formula")
     usable = len(frames) - len(frames) % (width * channels)
     raw = frames[:usable]
     if tag == _PCM:
@@ -129,6 +136,8 @@ def _pcm_to_float(raw: bytes, width: int) -> npt.NDArray[np.float32]:
         return values.astype(np.float32) / float(1 << 23)
     if width == 4:
         return (np.frombuffer(raw, dtype="<i4").astype(np.float64) / float(1 << 31)).astype(np.float32)
+    if width == 8:
+        return (np.frombuffer(raw, dtype="<i8").astype(np.float64) / float(1 << 63)).astype(np.float32)
     raise ValueError(f"unsupported PCM width {width}")
 
 
@@ -194,7 +203,7 @@ def choose_input_device(device: str | int | None) -> tuple[int, str]:
         except (sd.PortAudioError, ValueError):
             return available[0]
         return next(((i, n) for i, n in available if n == default["name"]), available[0])
-    if isinstance(device, int) or device.isdigit():
+    if isinstance(device, int) or (device.isascii() and device.isdigit()):
         index = int(device)
         match = [(i, n) for i, n in available if i == index]
     else:

@@ -7,8 +7,8 @@
 >>> second.phrases()  # doctest: +NORMALIZE_WHITESPACE
 ('there is a queen as good as he', 'there is as good as queen can be', 'there is as good a queen can be',
  'there is the best of all the three', 'and there is the earl of coventry', 'pass')
->>> len(ListenContext.fixed().phrases())  # 13 ranks x 3 rank lines + 2 fixed lines + pass
-42
+>>> len(ListenContext.fixed().phrases())  # 13 ranks x 3 rank lines, 2 with "an" (Ace, Eight), 2 fixed lines, pass
+46
 """
 
 from __future__ import annotations
@@ -23,6 +23,8 @@ from voice_earl.listening.text import normalise
 # Kept to the one word the rules name (parlour Gameplay 2: "simply say 'pass'"): every extra
 # word here is one more way for table talk to be heard as a pass.
 PASS_WORDS: tuple[str, ...] = ("pass",)
+# What the table listens for on every turn besides the lines (the table's session acts on them).
+SPOKEN_COMMANDS: tuple[str, ...] = ("undo", "repeat")
 
 
 @dataclass(frozen=True)

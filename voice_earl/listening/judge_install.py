@@ -22,8 +22,16 @@ from voice_earl.listening.judge_models import (
     PinnedFile,
     judge_model_problems,
 )
-from voice_earl.listening.model_archive import ModelAlreadyInstalled, move_into_place
-from voice_earl.listening.model_install import ProgressCallback, check_url, download, now_utc, verify, work_dir
+
+# The vosk models' safe download, checks and atomic install, shared (their names keep them out of the API).
+from voice_earl.listening.model_archive import ModelAlreadyInstalled
+from voice_earl.listening.model_archive import _move_into_place as move_into_place
+from voice_earl.listening.model_install import ProgressCallback
+from voice_earl.listening.model_install import _check_url as check_url
+from voice_earl.listening.model_install import _download as download
+from voice_earl.listening.model_install import _now as now_utc
+from voice_earl.listening.model_install import _verify as verify
+from voice_earl.listening.model_work import work_dir
 from voice_earl.listening.models import RECEIPT_NAME
 
 logger = logging.getLogger(__name__)
@@ -48,12 +56,12 @@ def fetch_judge_model(
         if not judge_model_problems(target):
             raise ModelAlreadyInstalled(target)
         raise VoiceEarlError(f"{target} already exists but is not a whisper model; use --force to replace it")
-    with work_dir(target.parent) as work:
+    with work_dir(target.parent, JUDGE_MODEL) as work:
         staged = work / JUDGE_MODEL
         staged.mkdir()
         received: dict[str, str] = {}
         for name, pin in pinned.items():
-            digest, size = download(f"{base}{name}", staged / name, JUDGE_MODEL, pin.size, progress)
+            digest, size = download(f"{base}{name}", staged / name, JUDGE_MODEL, pin.size, progress, target.parent)
             verify(name, digest, size, pin.sha256, pin.size, deleted=True)
             received[name] = digest
         problems = judge_model_problems(staged)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from voice_earl.errors import VoiceEarlError
+from voice_earl.listening.model_work import MOVED_ASIDE, swap_into_place
 from voice_earl.listening.models import (
     MODEL_NAME,
     RECEIPT_NAME,
@@ -67,15 +68,15 @@ def install_from_archive(
     limits: ExtractionLimits,
 ) -> None:
     extracted = work / "extracted"
-    extract_zip_safely(archive, extracted, limits)
+    extract_zip_safely(archive, extracted, limits, models_dir=target.parent)
     model_root = _model_root(extracted, archive)
     layout = check_model_layout(model_root)
     if not layout.valid:
-        raise VoiceEarlError(
-            f"{archive.name} does not hold a usable vosk model: {'; '.join(layout.problems)}; nothing was installed"
-        )
+        # The work directory is about to go: name its folders as the archive does.
+        problems = "; ".join(problem.replace(f"{extracted}{os.sep}", "") for problem in layout.problems)
+        raise VoiceEarlError(f"{archive.name} does not hold a usable vosk model: {problems}; nothing was installed")
     (model_root / RECEIPT_NAME).write_text(json.dumps(receipt.__dict__, indent=2) + "\n", encoding="utf-8")
-    move_into_place(model_root, target, work, force)
+    _move_into_place(model_root, target, work, force)
 
 
 def _model_root(extracted: Path, archive: Path) -> Path:
@@ -106,14 +107,20 @@ def archive_model_name(archive: Path) -> str:
     return archive.name.removesuffix(".zip")
 
 
-def move_into_place(staged: Path, target: Path, work: Path, force: bool) -> None:
-    """Rename the checked model into place; with force, swap out the old one and restore it on failure."""
+def _move_into_place(staged: Path, target: Path, work: Path, force: bool) -> None:
+    """Rename the checked model into place; with force, swap it with the old one (removed with ``work``).
+
+    Where the system cannot swap in one step, the old model is moved aside into ``work`` first and put
+    back on failure, or by the next models command after a crash (``model_work.clear_leftovers``).
+    """
     if not (target.exists() or target.is_symlink()):
         os.rename(staged, target)
         return
     if not force:
         raise ModelAlreadyInstalled(target)
-    retired = work / "replaced"
+    if swap_into_place(staged, target):
+        return
+    retired = work / MOVED_ASIDE
     os.rename(target, retired)
     try:
         os.rename(staged, target)
@@ -122,18 +129,22 @@ def move_into_place(staged: Path, target: Path, work: Path, force: bool) -> None
         raise
 
 
-def extract_zip_safely(archive: Path, target: Path, limits: ExtractionLimits = DEFAULT_LIMITS) -> None:
+def extract_zip_safely(
+    archive: Path, target: Path, limits: ExtractionLimits = DEFAULT_LIMITS, *, models_dir: Path | None = None
+) -> None:
     """Extract ``archive`` into the new directory ``target``, refusing anything unsafe.
 
     Refused: paths that are absolute or climb out with ``..``, symlinks and other special files,
     encrypted or duplicate members, too many members, and sizes or compression ratios beyond
-    ``limits`` (declared sizes are checked first, actual bytes while writing).
+    ``limits``, of each member and of the whole archive (declared sizes are checked before anything
+    is written, actual bytes while writing). ``models_dir`` is the folder a shortage of space is
+    reported for (default: the one holding ``target``).
     """
     try:
         with zipfile.ZipFile(archive) as bundle:
             members = bundle.infolist()
             _check_members(archive, members, limits)
-            _check_free_space(target.parent, sum(member.file_size for member in members))
+            _check_free_space(target.parent, sum(member.file_size for member in members), models_dir)
             target.mkdir()
             for member in members:
                 _extract_member(bundle, member, target, limits)
@@ -163,6 +174,14 @@ def _check_members(archive: Path, members: list[zipfile.ZipInfo], limits: Extrac
         total += member.file_size
         if total > limits.max_total_bytes:
             raise _refuse(archive, f"it unpacks to more than {human_size(limits.max_total_bytes)}")
+    # Many small members can each stay under the floor below which one member's ratio is not judged.
+    packed = sum(member.compress_size for member in members)
+    if total > limits.ratio_floor_bytes and total / max(packed, 1) > limits.max_ratio:
+        raise _refuse(
+            archive,
+            f"its {len(members)} members unpack to {human_size(total)} from {human_size(packed)}, "
+            f"compressed {total / max(packed, 1):.0f} to 1 (a zip bomb?)",
+        )
 
 
 def _safe_member_path(archive: Path, member: zipfile.ZipInfo) -> PurePosixPath:
@@ -199,11 +218,12 @@ def _check_member_size(archive: Path, member: zipfile.ZipInfo, limits: Extractio
             raise _refuse(archive, f"member {member.filename!r} is compressed {ratio:.0f} to 1 (a zip bomb?)")
 
 
-def _check_free_space(directory: Path, needed: int) -> None:
+def _check_free_space(directory: Path, needed: int, shown: Path | None) -> None:
     free = shutil.disk_usage(directory).free
     if free < needed:
         raise VoiceEarlError(
-            f"not enough free space in {directory}: the model needs {human_size(needed)}, {human_size(free)} is free"
+            f"not enough free space in {shown or directory}: the model needs {human_size(needed)}, "
+            f"{human_size(free)} is free; nothing was installed"
         )
 
 

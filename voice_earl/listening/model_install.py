@@ -13,12 +13,10 @@ import logging
 import re
 import shutil
 import socket
-import tempfile
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from email.message import Message
@@ -34,10 +32,10 @@ from voice_earl.listening.model_archive import (
     error_reason,
     install_from_archive,
 )
+from voice_earl.listening.model_work import work_dir
 from voice_earl.listening.models import (
     DEFAULT_MODEL,
     MODEL_NAME,
-    WORK_DIR_PREFIX,
     InstallReceipt,
     check_model_layout,
     human_size,
@@ -96,15 +94,15 @@ def fetch_model(
     if pinned and size is None:
         size = pinned.size
     source_url = url or official_model_url(name)
-    check_url(source_url, checksum_known=expected_sha is not None)
+    _check_url(source_url, checksum_known=expected_sha is not None)
     target = (dest_dir or paths.user_models_dir()) / name
     _refuse_existing(target, force)
-    with work_dir(target.parent) as work:
+    with work_dir(target.parent, name) as work:
         archive = work / f"{name}.zip"
-        digest, received = download(source_url, archive, name, size, progress)
-        verify(archive.name, digest, received, expected_sha, size, deleted=True)
+        digest, received = _download(source_url, archive, name, size, progress, target.parent)
+        _verify(archive.name, digest, received, expected_sha, size, deleted=True)
         checksum = "pinned" if pinned else ("given" if expected_sha else "not verified")
-        receipt = InstallReceipt(name, source_url, digest, received, checksum, now_utc())
+        receipt = InstallReceipt(name, source_url, digest, received, checksum, _now())
         install_from_archive(archive, target, work, receipt, force, DEFAULT_LIMITS)
     logger.info("installed %s from %s (sha256 %s, %s)", name, source_url, digest, checksum)
     return target
@@ -133,10 +131,10 @@ def install_model_archive(
     target = (dest_dir or paths.user_models_dir()) / model_name
     _refuse_existing(target, force)
     digest, archive_bytes = _file_sha256(archive)
-    verify(str(archive), digest, archive_bytes, expected_sha, expected_size, deleted=False)
+    _verify(str(archive), digest, archive_bytes, expected_sha, expected_size, deleted=False)
     checksum = "pinned" if pinned else ("given" if expected_sha else "not verified")
-    receipt = InstallReceipt(model_name, str(archive.resolve()), digest, archive_bytes, checksum, now_utc())
-    with work_dir(target.parent) as work:
+    receipt = InstallReceipt(model_name, str(archive.resolve()), digest, archive_bytes, checksum, _now())
+    with work_dir(target.parent, model_name) as work:
         install_from_archive(archive, target, work, receipt, force, DEFAULT_LIMITS)
     logger.info("installed %s from %s (sha256 %s, %s)", model_name, archive, digest, checksum)
     return target
@@ -158,7 +156,7 @@ def _normalized_sha256(value: str) -> str:
     return digest
 
 
-def check_url(url: str, *, checksum_known: bool) -> None:
+def _check_url(url: str, *, checksum_known: bool) -> None:
     parts = urllib.parse.urlsplit(url)
     if parts.scheme in ("https", "file"):
         return
@@ -180,20 +178,6 @@ def _refuse_existing(target: Path, force: bool) -> None:
     )
 
 
-@contextmanager
-def work_dir(parent: Path) -> Iterator[Path]:
-    """A scratch directory next to the target, removed whatever happens (Ctrl-C included)."""
-    try:
-        parent.mkdir(parents=True, exist_ok=True)
-        work = Path(tempfile.mkdtemp(prefix=WORK_DIR_PREFIX, dir=parent))
-    except OSError as error:
-        raise VoiceEarlError(f"cannot write to {parent}: {error.strerror or error}") from error
-    try:
-        yield work
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-
-
 def _manual_install_hint(url: str, name: str) -> str:
     return (
         f"To install by hand: download {url} on a computer with internet, copy it here, "
@@ -201,17 +185,22 @@ def _manual_install_hint(url: str, name: str) -> str:
     )
 
 
-def download(
-    url: str, destination: Path, name: str, expected_size: int | None, progress: ProgressCallback | None
+def _download(
+    url: str,
+    destination: Path,
+    name: str,
+    expected_size: int | None,
+    progress: ProgressCallback | None,
+    models_dir: Path,
 ) -> tuple[str, int]:
-    """Stream ``url`` into ``destination``; return (sha256 hex, bytes received)."""
+    """Stream ``url`` into ``destination`` (in a work directory of ``models_dir``); return (sha256 hex, bytes)."""
     request = urllib.request.Request(url, headers={"User-Agent": f"voice-earl/{__version__}"})
     hasher = hashlib.sha256()
     received = 0
     try:
         with urllib.request.urlopen(request, timeout=DOWNLOAD_TIMEOUT_SECONDS) as response:
             total = _content_length(response.headers)
-            _check_announced_size(url, total, expected_size, destination.parent)
+            _check_announced_size(url, total, expected_size, models_dir)
             limit = expected_size or DEFAULT_LIMITS.max_total_bytes
             with destination.open("wb") as out:
                 while chunk := response.read(CHUNK_BYTES):
@@ -266,7 +255,7 @@ def _http_error_line(url: str, name: str, error: urllib.error.HTTPError) -> str:
     return f"could not download {url}: HTTP {error.code} {error.reason}. {_manual_install_hint(url, name)}"
 
 
-def verify(
+def _verify(
     what: str,
     digest: str,
     size: int,
@@ -295,5 +284,5 @@ def _file_sha256(path: Path) -> tuple[str, int]:
     return hasher.hexdigest(), size
 
 
-def now_utc() -> str:
+def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")

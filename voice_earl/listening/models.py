@@ -48,7 +48,7 @@ class ModelLayout:
     supports_grammar: bool  # runtime graph (HCLr.fst + Gr.fst): vosk honours a word grammar
     has_words_list: bool  # graph/words.txt: the vocabulary can be checked before recognition
     has_ivector: bool
-    size_bytes: int
+    size_bytes: int  # 0 for a directory that is not a usable model
 
     @property
     def valid(self) -> bool:
@@ -100,7 +100,9 @@ def check_model_layout(path: Path) -> ModelLayout:
     if not path.exists():
         return _unusable(path, "does not exist")
     if not path.is_dir():
-        hint = "; install it with: voice-earl models install FILE.zip" if zipfile.is_zipfile(path) else ""
+        # Only a regular file is opened: is_zipfile() reads a device such as /dev/zero until memory runs out.
+        archive = path.is_file() and zipfile.is_zipfile(path)
+        hint = "; install it with: voice-earl models install FILE.zip" if archive else ""
         return _unusable(path, f"is not a directory{hint}")
     problems: list[str] = []
     if not (path / "am" / "final.mdl").is_file():
@@ -119,7 +121,7 @@ def check_model_layout(path: Path) -> ModelLayout:
         supports_grammar=runtime_graph and not problems,
         has_words_list=(graph / "words.txt").is_file(),
         has_ivector=(path / "ivector").is_dir(),
-        size_bytes=_tree_size(path),
+        size_bytes=0 if problems else tree_size(path),  # a wrong folder (say /) is not walked
     )
 
 
@@ -133,7 +135,7 @@ def _nested_model_hint(path: Path) -> list[str]:
     return [f"did you mean {inner[0]}?"] if len(inner) == 1 else []
 
 
-def _tree_size(path: Path) -> int:
+def tree_size(path: Path) -> int:
     total = 0
     for root, _dirs, files in os.walk(path):
         for file_name in files:
@@ -263,12 +265,12 @@ def read_install_receipt(model_path: Path) -> InstallReceipt | None:
 
 def human_size(size_bytes: int) -> str:
     """
-    >>> human_size(41_205_931), human_size(900)
-    ('41.2 MB', '900 B')
+    >>> human_size(41_205_931), human_size(900), human_size(10**15)
+    ('41.2 MB', '900 B', '1.0 PB')
     """
     value = float(size_bytes)
-    for unit in ("B", "kB", "MB", "GB"):
-        if value < 1000 or unit == "GB":
+    for unit in ("B", "kB", "MB", "GB", "TB", "PB", "EB"):
+        if value < 1000 or unit == "EB":
             return f"{size_bytes} B" if unit == "B" else f"{value:.1f} {unit}"
         value /= 1000
     raise AssertionError("unreachable")

@@ -12,8 +12,8 @@
 "you said 'as good as me', the line ends 'as good as he'"
 >>> lead = ListenContext(1, (Rank.SEVEN, Rank.KING))
 >>> j = judge("there's as good a 7 can be", lead)
->>> j.verdict.value, j.rank, j.expected
-('correct', Rank.SEVEN, "There's as good a Seven can be")
+>>> j.verdict.value, j.rank, j.expected  # the slip is accepted; the line is what is taught
+('correct', Rank.SEVEN, "There's as good as Seven can be")
 >>> judge("there's as good as eleven can be", lead).verdict.value
 'unclear'
 
@@ -157,7 +157,7 @@ def _wordings(chant: ChantSet) -> tuple[_Wording, ...]:
     return tuple(
         _Wording(position, text, template_words(text))
         for position in POSITIONS
-        for text in (chant.lines[position - 1], *chant.alternates[position - 1])
+        for text in chant.templates(position)
     )
 
 
@@ -174,11 +174,10 @@ def judge(transcript: str, context: ListenContext, strictness: Strictness = Stri
     heard = normalise(transcript)
     said = tuple(heard.split())
     wordings = _wordings(context.chant)
-    first = next(w for w in wordings if w.position == context.position)
     if not said:
-        return _judgement(Verdict.SILENT, said, context, first, context.due_rank, 0, None, None)
+        return _judgement(Verdict.SILENT, said, context, context.due_rank, 0, None, None)
     if _only_pass_words(said):
-        return _judgement(Verdict.PASS, said, context, first, context.due_rank, 100, None, None)
+        return _judgement(Verdict.PASS, said, context, context.due_rank, 100, None, None)
 
     best_by_position: dict[int, _Heard] = {}
     for wording in wordings:
@@ -196,8 +195,8 @@ def judge(transcript: str, context: ListenContext, strictness: Strictness = Stri
     elif score >= NOTHING_CLOSE:
         verdict, rank = Verdict.UNCLEAR, _settled_rank(best.rank, context)
     else:
-        return _judgement(Verdict.UNCLEAR, said, context, due.wording, context.due_rank, score, None, None)
-    return _judgement(verdict, said, context, due.wording, rank, score, best.wording.position, best.rank)
+        return _judgement(Verdict.UNCLEAR, said, context, context.due_rank, score, None, None)
+    return _judgement(verdict, said, context, rank, score, best.wording.position, best.rank)
 
 
 def _only_pass_words(said: tuple[str, ...]) -> bool:
@@ -232,15 +231,19 @@ def _judgement(
     verdict: Verdict,
     said: tuple[str, ...],
     context: ListenContext,
-    due: _Wording,
     rank: Rank | None,
     score: int,
     heard_position: int | None,
     heard_rank: Rank | None,
 ) -> Judgement:
-    rank_word = rank.word if rank is not None else UNKNOWN_RANK
-    slot_word = rank_word.lower() if rank is not None else UNKNOWN_RANK
-    due_words = tuple(slot_word if word == SLOT else word for word in due.words)
+    """The judgement, with the due line as taught (never an accepted slip) as ``expected`` and ``diff``."""
+    if rank is not None:
+        expected = context.chant.line(context.position, rank)
+        due_words = tuple(normalise(expected).split())
+    else:
+        template = context.chant.lines[context.position - 1]
+        expected = template.replace(SLOT, UNKNOWN_RANK)
+        due_words = tuple(UNKNOWN_RANK if word == SLOT else word for word in template_words(template))
     return Judgement(
         verdict=verdict,
         heard=" ".join(said),
@@ -249,7 +252,7 @@ def _judgement(
         rank=rank,
         heard_position=heard_position,
         heard_rank=heard_rank,
-        expected=due.text.replace(SLOT, rank_word),
+        expected=expected,
         diff=word_diff(said, due_words),
     )
 

@@ -122,6 +122,17 @@ def turn(player: str, rank: Rank | None, position: int) -> Announcement:
     )
 
 
+def due(rank: Rank | None, position: int) -> str:
+    """What is due, without the player's name (the screen shows the name beside it).
+
+    >>> due(Rank.QUEEN, 2), due(None, 1)
+    ('Queens, card 2 of 4', 'to lead')
+    """
+    if rank is None or position == 1:
+        return _("to lead")
+    return _("{ranks}, card {position} of 4").format(ranks=rank_plural(rank), position=position)
+
+
 def passed(player: str) -> Announcement:
     text = _("{player} passes").format(player=player)
     return Announcement(Kind.PASS, text, text, Verbosity.CHATTY)

@@ -9,20 +9,25 @@ import dataclasses
 import logging
 import sys
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from voice_earl.errors import UsageError, VoiceEarlError
-from voice_earl.game.moves import Action, Lead, Play
+from voice_earl.game.cards import Rank
+from voice_earl.game.moves import Action, Lead, Pass, Play
 from voice_earl.game.rules import DeckMode
-from voice_earl.i18n import _, current_language
+from voice_earl.i18n import _, current_language, rank_plural
 from voice_earl.keep.storage import Store
 from voice_earl.keep.storage_file import StoreCorrupt
-from voice_earl.table.journal import Journal, resume_journal, resume_point, start_journal
+from voice_earl.keep.storage_values import Mode
+from voice_earl.table import narrator as say
+from voice_earl.table.journal import GoOnUnsaved, Journal, resume_journal, start_journal
 from voice_earl.table.narrator import Narrator, Verbosity, narrator_voice_for, recital
+from voice_earl.table.saved_series import SavedSeries, SeriesSetup, remember_settings, resume_command, with_silent
 from voice_earl.table.session import TableSession
 from voice_earl.table.session_events import Listener, Move, SeatKind, TableSettings
-from voice_earl.table.table_app import NarratorOptions, keyboard_input, open_table
-from voice_earl.table.turns import InputSource, TurnRequest
+from voice_earl.table.table_app import NarratorOptions, Table, keyboard_input, open_table
+from voice_earl.table.terminal import cbreak
+from voice_earl.table.turns import InputSource, KeyHelp, KeyPresses, TurnRequest
 
 if TYPE_CHECKING:
     from voice_earl.table.phones.at_table import PhonesAtTable
@@ -47,7 +52,7 @@ def _complain(text: str) -> None:
 
 def human_input(
     args: argparse.Namespace, settings: TableSettings, stack: contextlib.ExitStack[bool | None]
-) -> tuple[InputSource, str, bool]:
+) -> tuple[InputSource, KeyHelp, bool]:
     """The humans' input source, its key help, and whether the game is silent.
 
     When no microphone or recognizer can start, offer Silent Earl instead of failing.
@@ -62,11 +67,17 @@ def human_input(
             if not offer_silent(str(error)):
                 raise
     source, keys = keyboard_input(sys.stdin, _complain)
+    if isinstance(source, KeyPresses):
+        # Keys stay unechoed and unbuffered for the whole game, so that none is drawn over the screen.
+        stack.enter_context(cbreak(sys.stdin))
     return source, keys, True
 
 
 class BotRecital:
-    """Bots say their formulas aloud, each in a voice of its own, different from the narrator's."""
+    """Bots say their formulas aloud, and "pass", each in a voice of its own, different from the narrator's.
+
+    In Silent Earl nobody recites: the narrator says what the bot did instead ("Ben leads Queens").
+    """
 
     def __init__(self, settings: TableSettings, narrator_voice: str | None = None) -> None:
         from voice_earl.table.speech import bot_voices
@@ -76,27 +87,56 @@ class BotRecital:
         self._voices = bot_voices(len(settings.seats), exclude=narrator_voice)
 
     def __call__(self, request: TurnRequest, action: Action, bungle: bool) -> None:
-        if self.narrator is None or self.settings.profile.silent or not isinstance(action, Lead | Play):
+        if self.narrator is None:
             return None
         rank = action.rank if isinstance(action, Lead) else request.due.rank
-        if rank is None:
+        if self.settings.profile.silent:
+            self.narrator.say(say.notice(_bot_move(request.name, action, rank)))
             return None
-        line = self.settings.chant.line(request.due.position, rank)
+        if isinstance(action, Pass):
+            line = _("pass")
+        elif isinstance(action, Lead | Play) and rank is not None:
+            line = self.settings.chant.line(request.due.position, rank)
+        else:
+            return None
         voice = self._voices[request.seat % len(self._voices)]
         self.narrator.say(recital(request.name, line, voice))
         return None
 
 
-def _couple_voice_and_narrator(source: InputSource, narrator: Narrator, barge_in: bool) -> None:
-    """Half-duplex: the microphone is muted while the narrator speaks; a key (and, with ``barge_in``,
-    a player talking over it) cuts the narrator short."""
+def _bot_move(name: str, action: Action, rank: Rank | None) -> str:
+    """A bot's move in words, for Silent Earl: "Ben leads Queens", "Ben plays Queens", "Ben passes"."""
+    if isinstance(action, Lead | Play) and rank is not None:
+        text = _("{player} leads {ranks}") if isinstance(action, Lead) else _("{player} plays {ranks}")
+        return text.format(player=name, ranks=rank_plural(rank))
+    return _("{player} passes").format(player=name)
+
+
+def _couple_to_table(source: InputSource, table: Table, barge_in: bool) -> None:
+    """The keys' questions and complaints go on the screen. With a voice: half-duplex (the microphone is
+    muted while the narrator speaks), a key (and, with ``barge_in``, a player talking over it) cuts the
+    narrator short, and after a deal the game waits for the narrator to finish."""
     from voice_earl.table.voice_input import VoiceInput, mute_while_speaking
 
+    if isinstance(source, KeyPresses):
+        source.show = table.view.narrate
     if isinstance(source, VoiceInput):
+        narrator = table.narrator
+        source.show = table.view.narrate
+        source.narrator_idle = narrator.wait
         narrator.on_speaking(mute_while_speaking(source.listener))
         source.on_key = narrator.interrupt
         if barge_in:
             source.barge_in = narrator.interrupt
+
+
+def _warn_hands_unseen(table: Table) -> None:
+    """A virtual deck whose hands nobody sees: say so, and how to play it."""
+    table.narrator.say(say.notice(_("Nobody can see their own cards: see the screen."), line=""))
+    table.screen.print_line(_(
+        "Nobody can see their own cards: this screen shows no hands. For private hands play with --phones; "
+        "or show every hand here with --open-hands, or deal a real pack with --deck physical."
+    ))
 
 
 def offer_silent(problem: str) -> bool:
@@ -132,60 +172,123 @@ def open_phones(args: argparse.Namespace, store: Store, series_id: int | None, s
     return stack.enter_context(phones_at_table(args, store, series_id, settings))
 
 
-def run_table_mode(args: argparse.Namespace, settings: TableSettings | None, mode: str) -> int:
-    """Play or practice: humans by voice (or keys), bots by strategy. ``settings`` None: resume."""
+def run_table_mode(args: argparse.Namespace, store: Store, setup: SeriesSetup, saved: SavedSeries | None = None) -> int:
+    """Play or practice: humans by voice (or keys), bots by strategy; ``saved``: the series resumed."""
     from voice_earl.game.bots import strategy_by_name
     from voice_earl.table.turns import BotSource
 
     with contextlib.ExitStack() as stack:
-        store = stack.enter_context(open_store(keep_audio=args.keep_audio))
-        moves: list[Move] = []
-        records: list[dict[str, Any]] = []
-        series_id: int | None = None
-        if settings is None:
-            series_id, settings, moves, records = resume_point(store)
-            resuming = _("Resuming series {series}: {players}, {moves} moves in.")
-            print(resuming.format(series=series_id, players=", ".join(settings.names), moves=len(moves)),
-                  file=sys.stderr)
+        settings = setup.table
+        moves: list[Move] = saved.moves if saved is not None else []
         human, keys, silent = human_input(args, settings, stack)
         spoken = human  # the voice, before the phones' taps join it
-        phones = open_phones(args, store, series_id, settings, stack)
+        phones = open_phones(args, store, None if saved is None else saved.id, settings, stack)
         if phones is not None:
             human = phones.beside(human)
         if silent and not settings.profile.silent:
-            settings = dataclasses.replace(settings, profile=settings.profile.with_changes(silent=True))
-        strategy = getattr(args, "strategy", "most")
+            setup = _go_silent(store, setup, saved)
+            settings = setup.table
         reciter = BotRecital(settings, args.voice)
         inputs: Mapping[int, InputSource] = {
-            seat: (BotSource(strategy_by_name(strategy), f"bots:{settings.seed}", recite=reciter)
+            seat: (BotSource(strategy_by_name(setup.strategy or "most"), f"bots:{settings.seed}", recite=reciter)
                    if s.kind is SeatKind.BOT else human)
             for seat, s in enumerate(settings.seats)
         }
         open_hands = settings.profile.open_hands and settings.deck is DeckMode.VIRTUAL
         humans = {seat for seat, s in enumerate(settings.seats) if s.kind is SeatKind.HUMAN}
+        practice = setup.mode is Mode.PRACTICE
 
         def show_hands(seat: int) -> bool:
             # Practice shows the single human their own hand; open hands show everyone's.
-            return open_hands or (mode == "practice" and seat in humans and len(humans) == 1)
+            return open_hands or (practice and seat in humans and len(humans) == 1)
 
         journal_box: list[Journal] = []
+        table_box: list[Table] = []
+        go_on = _ask_to_go_on_unsaved(table_box)
 
         def journal(session: TableSession) -> list[Listener]:
-            if series_id is None:
-                journal_box.append(start_journal(store, session, mode))
+            if saved is None:
+                journal_box.append(start_journal(store, session, setup, go_on))
             else:
-                journal_box.append(resume_journal(store, series_id, session, records, mode))
+                journal_box.append(resume_journal(store, saved.id, session, saved.records, setup.mode, go_on))
             if phones is None:
                 return [journal_box[0]]
             return [journal_box[0], phones.follow(session, journal_box[0].series_id)]
 
-        with open_table(settings, inputs, narration=narrator_options(args), show_hands=show_hands, keys=keys,
-                        moves=moves, extra_listeners=journal) as table:
-            _couple_voice_and_narrator(spoken, table.narrator, bool(getattr(args, "barge_in", False)))
-            reciter.narrator = table.narrator
-            if settings.profile.is_crowded(len(settings.seats)):
-                crowded = _("{count} players: a crowded table, but it works.")
-                table.view.narrate(crowded.format(count=len(settings.seats)))
-            ended = table.run()
-    log.info("%s ended: %s", mode, "finished" if ended.finished else "stopped")
-    return 0
+        hold = getattr(spoken, "wait_to_go_on", None)  # after a deal, the keys or the voice go on
+        try:
+            with open_table(settings, inputs, narration=narrator_options(args), show_hands=show_hands, keys=keys,
+                            hold=hold, moves=moves, extra_listeners=journal,
+                            saved=lambda: all(map(_all_saved, journal_box))) as table:
+                table_box.append(table)
+                _couple_to_table(spoken, table, bool(getattr(args, "barge_in", False)))
+                reciter.narrator = table.narrator
+                if settings.profile.is_crowded(len(settings.seats)):
+                    crowded = _("{count} players: a crowded table, but it works.")
+                    table.view.narrate(crowded.format(count=len(settings.seats)))
+                if settings.deck is DeckMode.VIRTUAL and phones is None and not any(map(show_hands, humans)):
+                    _warn_hands_unseen(table)
+                ended = table.run()
+        except KeyboardInterrupt:
+            if not journal_box or journal_box[0].session.series.over or _saving_report(journal_box[0]):
+                raise  # nothing to keep yet, nothing left to play, or what was not saved has been said
+            print("\nvoice-earl: " + _("Stopped. {saved}").format(saved=_saved(journal_box[0])), file=sys.stderr)
+            return 130
+    log.info("%s ended: %s", setup.mode.value, "finished" if ended.finished else "stopped")
+    code = _saving_report(journal_box[0])
+    if code == 0 and not ended.finished:
+        print("voice-earl: " + _saved(journal_box[0]), file=sys.stderr)
+    return code
+
+
+def _saved(journal: Journal) -> str:
+    """That a stopped series is saved, and the command that goes on with it."""
+    command = resume_command(journal.mode, journal.series_id)
+    return _("The series is saved: {command} goes on with it.").format(command=command)
+
+
+def _go_silent(store: Store, setup: SeriesSetup, saved: SavedSeries | None) -> SeriesSetup:
+    """Silent Earl instead of voice; for a resumed series only if the moves so far replay the same."""
+    silent = dataclasses.replace(setup.table, profile=setup.table.profile.with_changes(silent=True))
+    if saved is None:
+        return dataclasses.replace(setup, table=silent)
+    switched = with_silent(saved, setup)
+    if switched is None:
+        raise VoiceEarlError(_("Silent Earl would change the rules series {series} has been played by (a bungled"
+                               " chant was forfeited): resume it by voice (voice-earl doctor checks the microphone)")
+                             .format(series=saved.id))
+    remember_settings(store, saved.id, switched)
+    return switched
+
+
+def _ask_to_go_on_unsaved(table_box: list[Table]) -> GoOnUnsaved:
+    """At a terminal, the players choose with a key; elsewhere the game stops (the safe choice)."""
+
+    def ask(problem: str) -> bool:
+        show = table_box[0].view.narrate if table_box else _complain
+        if not sys.stdin.isatty():
+            show(problem)
+            return False
+        question = _("Go on without saving? {yes}: go on, any other key: stop here (the series so far is kept)")
+        show(f"{problem} {question.format(yes=_('y'))}")  # one notice: the screen shows the latest
+        from voice_earl.table.terminal import read_key
+
+        key = read_key(sys.stdin)
+        return key is not None and key.lower() in ("y", _("y"))
+
+    return ask
+
+
+def _all_saved(journal: Journal) -> bool:
+    return journal.failure is None and not journal.unsaved
+
+
+def _saving_report(journal: Journal) -> int:
+    """0 when everything is saved; otherwise say what was not, and how to go on, and return 1."""
+    if _all_saved(journal):
+        return 0
+    text = _("voice-earl: series {series} is not saved completely ({problem}): {count} moves are missing; it"
+             " resumes from the last move saved: {command}")
+    _complain(text.format(series=journal.series_id, problem=journal.failure, count=journal.unsaved_moves,
+                          command=resume_command(journal.mode, journal.series_id)))
+    return 1

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from voice_earl.errors import VoiceEarlError
+from voice_earl.i18n import _
 from voice_earl.table.speech import Audio, resample
 
 log = logging.getLogger(__name__)
@@ -46,16 +47,22 @@ class SoundDeviceOutput:
     """Plays through a PortAudio output stream opened per line (sample rates differ between voices)."""
 
     def __init__(self, device: int | str | None = None) -> None:
+        # The messages are for the players, in plain words; PortAudio's own words go to the log.
         try:
             import sounddevice
         except (OSError, ImportError) as error:  # PortAudio missing raises OSError on import
-            raise OutputUnavailable(f"no sound output: PortAudio is not available ({error})") from None
+            log.info("no sound output: cannot import sounddevice: %s", error)
+            raise OutputUnavailable(
+                _("the sound library PortAudio is not installed (sudo apt install libportaudio2)")
+            ) from None
         self._sd: Any = sounddevice
         try:
             info = sounddevice.query_devices(device, kind="output")
         except (ValueError, sounddevice.PortAudioError) as error:
-            where = "no output device" if device is None else f"no output device {device!r}"
-            raise OutputUnavailable(f"no sound output: {where} ({error})") from None
+            log.info("no sound output %r: %s", device, error)
+            if device is None:
+                raise OutputUnavailable(_("no speaker or sound card found")) from None
+            raise OutputUnavailable(_("no speaker called {device} found").format(device=device)) from None
         self._device = device
         self.name = str(info["name"])
         self._default_rate = int(info["default_samplerate"])
@@ -105,7 +112,8 @@ class SoundDeviceOutput:
                 finished_callback=on_finished,
             )
         except self._sd.PortAudioError as error:
-            raise OutputUnavailable(f"sound output failed at {sample_rate} Hz: {error}") from None
+            log.info("sound output failed at %d Hz: %s", sample_rate, error)
+            raise OutputUnavailable(_("the sound card would not play")) from None
 
     def close(self) -> None:
         pass  # streams are closed after each line

@@ -6,6 +6,7 @@ import threading
 from collections.abc import Callable
 from typing import TextIO
 
+from voice_earl.game.cards import SUITS, Card
 from voice_earl.game.events import (
     Event,
     FullCircle,
@@ -25,10 +26,11 @@ from voice_earl.listening.verdicts import Verdict
 from voice_earl.table import narrator as say
 from voice_earl.table.narrator import Announcement, Narrator, Verbosity
 from voice_earl.table.screen import TableScreen
-from voice_earl.table.screen_sections import PlayerRow, TableSnapshot
+from voice_earl.table.screen_sections import DealResult, PlayerRow, ResultRow, TableSnapshot
 from voice_earl.table.session import TableSession
 from voice_earl.table.session_events import (
     DealBegins,
+    DealOver,
     FormulaJudged,
     MoveRefused,
     PauseChanged,
@@ -41,14 +43,18 @@ from voice_earl.table.session_events import (
     TurnBegins,
     Undone,
 )
+from voice_earl.table.turns import KeyHelp
+
+_RECENT_MOVES = 24  # at most this many of the deal's moves are kept for the moves line
 
 
 class Narration:
     """Speaks (and prints) what happens at the table."""
 
-    def __init__(self, session: TableSession, narrator: Narrator) -> None:
+    def __init__(self, session: TableSession, narrator: Narrator, saved: Callable[[], bool] = lambda: True) -> None:
         self.session = session
         self.narrator = narrator
+        self.saved = saved  # whether every move so far is kept (the players may go on without saving)
         self.last: Announcement | None = None
 
     def __call__(self, event: TableEvent) -> None:
@@ -80,7 +86,8 @@ class Narration:
             text = _("Paused. Press p to go on.") if event.paused else _("Listening again.")
             return [say.notice(text, min_verbosity=Verbosity.QUIET)]
         if isinstance(event, SessionEnded) and not event.finished:
-            return [say.notice(_("Stopped. The series is saved."), min_verbosity=Verbosity.QUIET)]
+            text = _("Stopped. The series is saved.") if self.saved() else _("Stopped. The last moves are not saved.")
+            return [say.notice(text, min_verbosity=Verbosity.QUIET)]
         return []
 
     def _deal_begins(self, event: DealBegins) -> Announcement:
@@ -92,8 +99,8 @@ class Narration:
 
     def _judged(self, event: FormulaJudged) -> list[Announcement]:
         judgement = event.heard.judgement
-        if judgement.verdict is Verdict.CORRECT:
-            return []
+        if judgement.verdict in (Verdict.CORRECT, Verdict.PASS):
+            return []  # a pass heard is a pass, not a wrong line
         if judgement.verdict in (Verdict.UNCLEAR, Verdict.SILENT):
             return [say.unclear(event.name, judgement.expected, event.takes_back)]
         return [say.wrong_line(event.name, judgement.expected, judgement.heard, event.takes_back)]
@@ -101,6 +108,8 @@ class Narration:
     def _rules(self, event: Event) -> list[Announcement]:
         names = self.session.settings.names
         if isinstance(event, Passed):
+            if self.session.settings.seats[event.player].kind is SeatKind.BOT:
+                return []  # a bot announces its own pass (play_modes.BotRecital)
             return [say.passed(names[event.player])]
         if isinstance(event, QuartetCompleted):
             return [say.quartet(names[event.player], event.rank, self.session.settings.chant)]
@@ -144,7 +153,9 @@ class ScreenView:
         self.heard: FormulaJudged | None = None
         self.message = ""
         self.status = ""
-        self.keys = N_("u undo · r repeat · p pause · q quit")  # the screen translates it
+        self.keys = KeyHelp(N_("u undo · r repeat · p pause · x quit"))  # the screen translates them
+        self.result: DealResult | None = None  # between deals, and at the end: the deal-over view
+        self.finished = False  # the game is over or stopped: no key does anything any more
         self._owner = threading.get_ident()
 
     def narrate(self, line: str) -> None:
@@ -164,6 +175,16 @@ class ScreenView:
             self.status = _("paused") if event.paused else ""
         elif isinstance(event, MoveRefused):
             self.message = event.reason
+        elif isinstance(event, DealOver):
+            self.result = deal_result(event)
+        elif isinstance(event, DealBegins):
+            self.result = None
+            self.heard = None
+        self.refresh()
+
+    def finish(self) -> None:
+        """The game is over (or stopped): the key bar offers nothing more."""
+        self.finished = True
         self.refresh()
 
     def refresh(self) -> None:
@@ -182,7 +203,7 @@ class ScreenView:
                 total=series.totals[i],
                 dealer=i == deal.dealer,
                 to_move=due is not None and due.player == i,
-                hand=tuple(c.pretty for c in deal.hands[i]) if deal.hands is not None and self.show_hands(i) else None,
+                hand=sorted_hand(deal.hands[i]) if deal.hands is not None and self.show_hands(i) else None,
                 note=_("bot") if seat.kind is SeatKind.BOT else (_("won") if deal.winner == i else ""),
             )
             for i, seat in enumerate(settings.seats)
@@ -196,14 +217,39 @@ class ScreenView:
             finished_ranks=tuple(rank.value for rank in deal.finished_ranks()),
             due_player=settings.names[due.player] if due is not None else None,
             due_line=self._due_line(due),
-            due_hint=say.turn(settings.names[due.player], due.rank, due.position).line if due is not None else "",
+            due_hint=say.due(due.rank, due.position) if due is not None and not settings.silent else "",
             heard=heard.heard if heard is not None else None,
             verdict=heard.verdict.value if heard is not None else None,
             feedback=heard.feedback() if heard is not None else "",
             message=self.message,
             status=self.status,
-            keys=self.keys,
+            keys=self._keys(),
+            recent=self._recent(),
+            result=self.result,
         )
+
+    def _keys(self) -> str:
+        """The turn's keys; after a deal the key that goes on; nothing once the game is over."""
+        if self.finished:
+            return ""
+        if self.result is not None:
+            return self.keys.close if self.result.final else self.keys.next_deal
+        return self.keys.turn
+
+    def _recent(self) -> tuple[str, ...]:
+        """The deal's moves so far, oldest first: ``Ann Q♠``, ``Ben pass`` (a physical deck shows the rank)."""
+        names = self.session.settings.names
+        moves: list[str] = []
+        for record in reversed(self.session.records):
+            kind = record["event"]
+            if kind == "deal" or len(moves) == _RECENT_MOVES:
+                break
+            if kind in ("lead", "play"):
+                card = record.get("card")
+                moves.append(f"{names[record['player']]} {Card.parse(card).pretty if card else record['rank']}")
+            elif kind == "pass":
+                moves.append(f"{names[record['player']]} {_('pass')}")
+        return tuple(reversed(moves))
 
     def _due_line(self, due: FormulaDue | None) -> str | None:
         """The formula in large text; in Silent Earl, whose turn and what is due instead."""
@@ -224,6 +270,30 @@ class ScreenView:
                 deal=deal_no, deals=planned, profile=series.profile.name, deck=deck
             )
         return _("Deal {deal} · {profile} · {deck}").format(deal=deal_no, profile=series.profile.name, deck=deck)
+
+
+def sorted_hand(cards: tuple[Card, ...] | list[Card]) -> tuple[str, ...]:
+    """A hand as the screen shows it: by rank (A 2 … 10 J Q K), then by suit.
+
+    >>> sorted_hand([Card.parse(text) for text in ("KS", "2H", "AD", "2S", "10C")])
+    ('A♦', '2♠', '2♥', '10♣', 'K♠')
+    """
+    return tuple(card.pretty for card in sorted(cards, key=lambda card: (card.rank.index, SUITS.index(card.suit))))
+
+
+def deal_result(event: DealOver) -> DealResult:
+    """The deal-over view of a :class:`DealOver`: the winner, who paid what, and the standings."""
+    winner = say.winner(event.winner, event.deal).line
+    payers = [(standing.name, -standing.change) for standing in event.standings if standing.change < 0]
+    settled = say.settlement(event.winner, payers).line if payers else ""
+    places = [standing.place for standing in event.standings]
+    rows = tuple(
+        ResultRow(s.place, s.name, s.change, s.total, shared=places.count(s.place) > 1) for s in event.standings
+    )
+    if event.final:
+        detail = f"{winner} · {settled}" if settled else winner
+        return DealResult(_("Final standings"), detail, rows, event.deal, final=True)
+    return DealResult(winner, settled, rows, event.deal)
 
 
 class JsonlLog:

@@ -16,6 +16,7 @@ from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.segment import Segment
 from rich.text import Text
 
+from voice_earl.table import screen_result
 from voice_earl.table import screen_sections as sections
 from voice_earl.table.screen_sections import PlayerRow, TableSnapshot
 
@@ -54,6 +55,13 @@ _PLANS: tuple[_Plan, ...] = (
     _Plan(0, False, 0, "rows", False, False),
     _Plan(0, False, 0, "columns", False, False),
     _Plan(0, False, 0, "inline", False, False),
+)
+
+# The deal-over view: a big heading with room around it, then the same without room, then small.
+_RESULT_PLANS: tuple[_Plan, ...] = (
+    _Plan(1, False, 0, "rows", True, False),
+    _Plan(1, False, 0, "rows", False, False),
+    _Plan(0, False, 0, "rows", False, False),
 )
 
 _Lines = list[list[Segment]]
@@ -103,8 +111,9 @@ class _Fitter:
         if snapshot is None:
             return (self.notice_lines(max(height - len(tail), 0)) + tail)[-height:]
         body: _Lines = []
-        for plan in _PLANS:
-            candidate = self.body(snapshot, plan)
+        plans = _RESULT_PLANS if snapshot.result is not None else _PLANS
+        for plan in plans:
+            candidate = self.result_body(snapshot, plan) if snapshot.result is not None else self.body(snapshot, plan)
             if candidate is None:  # the plan's big text cannot be drawn at this width
                 continue
             body = candidate
@@ -125,12 +134,33 @@ class _Fitter:
         spacer = blank if plan.spacers else []
         lines = self.lines_of("header", lambda: sections.header(snapshot)) + rank + spacer
         lines = lines + self.lines_of("due_header", lambda: sections.due_header(snapshot)) + due
-        for name, build in (("heard", sections.heard), ("feedback", sections.feedback), ("message", sections.message)):
+        optional: tuple[tuple[str, Callable[[], RenderableType | None]], ...] = (
+            ("recent", lambda: sections.recent_moves(snapshot, self.width)),
+            ("heard", functools.partial(sections.heard, snapshot)),
+            ("feedback", functools.partial(sections.feedback, snapshot)),
+            ("message", functools.partial(sections.message, snapshot)),
+        )
+        for name, build in optional:
             empty = not _has_content(snapshot, name)
             if empty and not plan.keep_empty:
                 continue
-            lines = lines + (blank if empty else self.lines_of(name, functools.partial(build, snapshot)))
+            lines = lines + (blank if empty else self.lines_of(name, build))
         return lines + spacer + self.players_lines(snapshot.players, plan.players)
+
+    def result_body(self, snapshot: TableSnapshot, plan: _Plan) -> _Lines | None:
+        """The deal-over view (or the final standings) in place of the table; None if its big heading does not fit."""
+        result = snapshot.result
+        assert result is not None
+        big = plan.due_scale > 0
+        if big and not self.can_draw_blocks:
+            return None
+        heading = self.lines_of(("result-heading", big), lambda: screen_result.heading(result, self.width, big))
+        if not heading:
+            return None
+        blank: _Lines = [[]]
+        spacer = blank if plan.spacers else []
+        lines = self.lines_of("header", lambda: sections.header(snapshot)) + spacer + heading + spacer
+        return lines + self.lines_of("result", lambda: screen_result.body(result))
 
     def rank_lines(self, snapshot: TableSnapshot, scale: int) -> _Lines | None:
         if not scale:
@@ -168,9 +198,9 @@ class _Fitter:
             lines += self.lines_of(("notice", len(notices) - 1), functools.partial(Text, notices[-1], style="dim"))
         if self.view.progress is not None:
             lines += self.lines_of("progress", lambda: self.view.progress)
-        if self.view.snapshot is not None:
+        if self.view.snapshot is not None and self.view.snapshot.keys:
             snapshot = self.view.snapshot
-            lines += self.lines_of("keys", lambda: sections.keys(snapshot))
+            lines += self.lines_of("keys", lambda: sections.keys(snapshot, self.width))
         return lines
 
     def fresh_notices(self) -> tuple[str, ...]:

@@ -16,7 +16,8 @@ from voice_earl.game.cards import Rank
 from voice_earl.i18n import N_, _, ngettext, rank_plural
 from voice_earl.table import blockfont
 
-DEFAULT_KEYS = N_("space pass · enter play · u undo · r repeat · p pause · q quit")
+DEFAULT_KEYS = N_("space pass · enter play · u undo · r repeat · p pause · x quit")
+KEY_SEPARATOR = " · "
 
 VERDICT_STYLES: dict[str, str] = {
     "correct": "bold green",
@@ -53,6 +54,28 @@ class PlayerRow:
 
 
 @dataclass(frozen=True)
+class ResultRow:
+    """One player in the deal-over view or the final standings."""
+
+    place: int
+    name: str
+    change: int  # taken (+) or paid (-) in the deal just played
+    total: int
+    shared: bool = False  # another player has the same place
+
+
+@dataclass(frozen=True)
+class DealResult:
+    """The deal-over view: who won, who paid what, the running totals; ``final``: the final standings."""
+
+    heading: str  # "Ben wins deal 1" or "Final standings"
+    detail: str  # "Ben takes 3: Ann pays 2, Cy pays 1"
+    rows: tuple[ResultRow, ...]  # best first
+    deal: int
+    final: bool = False
+
+
+@dataclass(frozen=True)
 class TableSnapshot:
     """Everything on the screen at one moment; the game loop builds a new one after every change."""
 
@@ -70,6 +93,8 @@ class TableSnapshot:
     message: str = ""  # the narrator's last printed line
     status: str = ""  # "listening…", "paused", "loading model…"
     keys: str = DEFAULT_KEYS  # in English: the screen translates it
+    recent: tuple[str, ...] = ()  # the deal's moves so far, oldest first ("Ann Q♠", "Ben pass")
+    result: DealResult | None = None  # a deal is over: the deal-over view instead of the table
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -238,8 +263,35 @@ def players_inline(players: tuple[PlayerRow, ...]) -> Text:
     return text
 
 
-def keys(snapshot: TableSnapshot) -> Text:
-    return Text(_(snapshot.keys), style="dim", no_wrap=True, overflow="ellipsis")
+def recent_moves(snapshot: TableSnapshot, width: int) -> Text | None:
+    """``moves  … Ann Q♠ · Ben pass · Cy Q♦``: the newest moves that fit the width, newest last."""
+    if not snapshot.recent:
+        return None
+    label = _("moves") + "  "
+    shown: list[str] = []
+    room = width - len(label) - 2
+    for move in reversed(snapshot.recent):
+        if sum(len(m) + len(KEY_SEPARATOR) for m in shown) + len(move) > room:
+            break
+        shown.insert(0, move)
+    more = "… " if len(shown) < len(snapshot.recent) else ""
+    return Text.assemble((label, "dim"), (more + KEY_SEPARATOR.join(shown), ""), no_wrap=True, overflow="ellipsis")
+
+
+def keys(snapshot: TableSnapshot, width: int) -> Text:
+    """Every key, on as many lines as the width needs; a key and what it does are never split."""
+    return Text("\n".join(pack(_(snapshot.keys).split(KEY_SEPARATOR), width)), style="dim", overflow="fold")
+
+
+def pack(entries: list[str], width: int) -> list[str]:
+    """Entries joined by `` · `` into lines no wider than ``width`` (an entry wider than that gets a line)."""
+    lines: list[str] = []
+    for entry in entries:
+        if lines and len(lines[-1]) + len(KEY_SEPARATOR) + len(entry) <= width:
+            lines[-1] += KEY_SEPARATOR + entry
+        else:
+            lines.append(entry)
+    return lines
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -250,9 +302,12 @@ def plain_parts(snapshot: TableSnapshot) -> dict[str, str]:
     """The snapshot as short plain texts, one per part of the screen (what plain mode compares and prints)."""
     due = ""
     if snapshot.due_player is not None or snapshot.due_line is not None:
-        who = f"{snapshot.due_player}: " if snapshot.due_player is not None else ""
-        hint = f" ({snapshot.due_hint})" if snapshot.due_hint else ""
-        due = f"{who}{snapshot.due_line or _('to play')}{hint}"
+        line = snapshot.due_line or _("to play")
+        # Silent Earl's line already names the player ("Ben: Queens, card 2 of 4"): say it once.
+        named = snapshot.due_player is not None and line.startswith(snapshot.due_player)
+        who = f"{snapshot.due_player}: " if snapshot.due_player is not None and not named else ""
+        hint = f" ({snapshot.due_hint})" if snapshot.due_hint and snapshot.due_hint != line else ""
+        due = f"{who}{line}{hint}"
     heard = ""
     if snapshot.heard is not None or snapshot.verdict is not None:
         heard = _("heard “{heard}”").format(heard=snapshot.heard) if snapshot.heard is not None else _("heard nothing")
@@ -260,12 +315,15 @@ def plain_parts(snapshot: TableSnapshot) -> dict[str, str]:
             heard += f" → {verdict_label(snapshot.verdict)}"
         if snapshot.feedback:
             heard += f": {snapshot.feedback}"
+    if snapshot.result is not None:  # the narrator's printed lines already say who won, paid and leads
+        return {"title": snapshot.title, "message": snapshot.message}
     return {
         "title": snapshot.title,
         "rank": f"{_rank_label(snapshot)} {quartet_progress(snapshot)}, {_finished_label(snapshot)}",
         "players": "; ".join(_plain_player(player) for player in snapshot.players),
         "due": due,
         "heard": heard,
+        "moves": snapshot.recent[-1] if snapshot.recent else "",
         "message": snapshot.message,
         "status": f"[{snapshot.status}]" if snapshot.status else "",
     }

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import enum
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from voice_earl.game.cards import RANKS, Rank
 from voice_earl.game.engine import Deal
-from voice_earl.game.events import DealStarted, Event, Led, Passed, Played
+from voice_earl.game.events import DealStarted, Event, Led, Passed, Played, Settled, Won
 from voice_earl.game.gamelog import Record, to_record
 from voice_earl.game.moves import (
     Action,
@@ -33,13 +33,14 @@ from voice_earl.game.moves import (
     RankFinished,
     WrongRank,
 )
-from voice_earl.game.rules import DeckMode
-from voice_earl.game.series import Series
+from voice_earl.game.rules import DeckMode, Scoring
+from voice_earl.game.series import Series, competition_places
 from voice_earl.i18n import _, rank_name, rank_plural
 from voice_earl.listening.context import ListenContext
 from voice_earl.listening.verdicts import Verdict
 from voice_earl.table.session_events import (
     DealBegins,
+    DealOver,
     FormulaJudged,
     Listener,
     Move,
@@ -49,12 +50,14 @@ from voice_earl.table.session_events import (
     RepeatAsked,
     RulesApplied,
     SessionEnded,
+    Standing,
     TableEvent,
     TableSettings,
     TurnBegins,
     Undone,
 )
 from voice_earl.table.turns import (
+    SAY_PASS,
     BotMove,
     Command,
     Heard,
@@ -67,8 +70,16 @@ from voice_earl.table.turns import (
 )
 
 
+def _go_on(final: bool) -> None:
+    """Unattended tables (bots, scripts, tests) go straight on after a deal."""
+
+
 class TableSession:
-    """A series at the table. ``inputs`` maps each seat to its input source."""
+    """A series at the table. ``inputs`` maps each seat to its input source.
+
+    ``hold`` is called after each deal's :class:`DealOver` (``final=False``) and, once the series
+    is over, after :class:`SessionEnded` (``final=True``): it returns when the players go on.
+    """
 
     def __init__(
         self,
@@ -84,6 +95,7 @@ class TableSession:
         self.records: list[Record] = []
         self.series = self._new_series()
         self.paused = False
+        self.hold: Callable[[bool], None] = _go_on
         self._rebuild(list(moves))
 
     # -- state
@@ -129,9 +141,32 @@ class TableSession:
         self.records.extend(records)
         if announce:
             self._emit(RulesApplied(events, records))
+            if self.deal.over:
+                self._emit(self._deal_over(events))
+                if not self.series.over:
+                    self.hold(False)
         if self.deal.over and not self.series.over:
             self._start_deal(announce)
         return events
+
+    def _deal_over(self, events: Sequence[Event]) -> DealOver:
+        """The deal's winner, what each took or paid, and the running totals (final places when it is over)."""
+        names = self.settings.names
+        won = next(event for event in events if isinstance(event, Won))
+        settled = next((event for event in events if isinstance(event, Settled)), None)
+        totals = self.series.totals
+        if settled is None:  # a tie-break round decides places, not totals
+            change = [0] * len(names)
+        elif self.series.profile.scoring is Scoring.VICTORY:
+            change = [int(seat == won.player) for seat in range(len(names))]
+        else:
+            change = list(settled.payments)
+        places = self.series.places if self.series.over else competition_places(totals)
+        standings = sorted(
+            (Standing(places[seat], names[seat], change[seat], totals[seat]) for seat in range(len(names))),
+            key=lambda standing: standing.place,
+        )
+        return DealOver(won.deal, names[won.player], tuple(standings), final=self.series.over)
 
     def _record(self, event: Event, move: Move) -> Record:
         record = to_record(event, self.settings.chant)
@@ -192,6 +227,7 @@ class TableSession:
                 return ended
         ended = SessionEnded(finished=True)
         self._emit(ended)
+        self.hold(True)
         return ended
 
     def play_turn(self) -> bool:
@@ -233,6 +269,8 @@ class TableSession:
         command = given.command
         if command is Command.QUIT:
             return _Outcome.QUIT
+        if command is Command.NEXT:
+            return _Outcome.AGAIN  # "next" goes on after a deal; during one there is nothing to skip
         if command is Command.PAUSE:
             self.paused = not self.paused
             self._emit(PauseChanged(self.paused))
@@ -270,10 +308,12 @@ class TableSession:
         if hands is not None:
             card = next((c for c in hands[seat] if c.rank is rank), None)
             if card is None:
-                text = _("{player} holds no {ranks}: say pass") if due.rank is not None else _(
+                hint: str = getattr(self.inputs.get(seat), "pass_hint", SAY_PASS)
+                how = _(hint)
+                text = _("{player} holds no {ranks}: {how}") if due.rank is not None else _(
                     "{player} holds no {ranks}: lead a rank you hold"
                 )
-                self._refuse(request, text.format(player=request.name, ranks=rank_plural(rank).lower()))
+                self._refuse(request, text.format(player=request.name, ranks=rank_plural(rank).lower(), how=how))
                 return None
         if due.rank is None:
             return Lead(seat, rank, card, chant_ok=chant_ok)

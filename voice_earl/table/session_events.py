@@ -124,6 +124,26 @@ class PauseChanged:
 
 
 @dataclass(frozen=True)
+class Standing:
+    """One player after a deal."""
+
+    place: int  # 1, 2, 2, 4: equal totals share a place
+    name: str
+    change: int  # what the deal brought: taken (+) or paid (-); with simple victory 1 for the winner
+    total: int  # the running total
+
+
+@dataclass(frozen=True)
+class DealOver:
+    """A deal has been won and settled; with ``final``, the series is over too."""
+
+    deal: int
+    winner: str
+    standings: tuple[Standing, ...]  # best first, ties in seat order
+    final: bool
+
+
+@dataclass(frozen=True)
 class SessionEnded:
     finished: bool  # the series ended (False: the players quit; the series can be resumed)
 
@@ -138,6 +158,7 @@ TableEvent = (
     | Undone
     | RepeatAsked
     | PauseChanged
+    | DealOver
     | SessionEnded
 )
 Listener = Callable[[TableEvent], None]

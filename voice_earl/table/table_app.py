@@ -18,7 +18,7 @@ from voice_earl.table.presenters import JsonlLog, Narration, ScreenView
 from voice_earl.table.screen import TableScreen
 from voice_earl.table.session import TableSession
 from voice_earl.table.session_events import Listener, Move, SessionEnded, TableSettings
-from voice_earl.table.turns import KEY_HELP, LINE_HELP, InputSource, KeyPresses, LineCommands
+from voice_earl.table.turns import LINE_KEYS, SILENT_KEYS, InputSource, KeyHelp, KeyPresses, LineCommands
 
 log = logging.getLogger(__name__)
 
@@ -31,11 +31,11 @@ class NarratorOptions:
     verbosity: Verbosity = Verbosity.NORMAL
 
 
-def keyboard_input(stream: TextIO, complain: Callable[[str], None]) -> tuple[InputSource, str]:
+def keyboard_input(stream: TextIO, complain: Callable[[str], None]) -> tuple[InputSource, KeyHelp]:
     """Silent Earl's input: single keys at a terminal, one command per line otherwise."""
     if stream.isatty():
-        return KeyPresses(stream, complain), KEY_HELP
-    return LineCommands(stream, complain), LINE_HELP
+        return KeyPresses(stream, complain), SILENT_KEYS
+    return LineCommands(stream, complain), LINE_KEYS
 
 
 @dataclass
@@ -49,9 +49,11 @@ class Table:
 
     def run(self) -> SessionEnded:
         try:
-            return self.session.run()
+            ended = self.session.run()
         finally:
-            self.narrator.wait(timeout=30)
+            self.view.finish()
+        self.narrator.wait(timeout=30)  # the last words (not after Ctrl-C)
+        return ended
 
 
 @contextlib.contextmanager
@@ -61,15 +63,24 @@ def open_table(
     *,
     narration: NarratorOptions,
     show_hands: Callable[[int], bool],
-    keys: str,
+    keys: KeyHelp,
+    hold: Callable[[bool], None] | None = None,
     moves: Sequence[Move] = (),
     jsonl: TextIO | None = None,
     extra_listeners: Callable[[TableSession], Sequence[Listener]] = lambda session: (),
     screen: TableScreen | None = None,
+    saved: Callable[[], bool] = lambda: True,
 ) -> Iterator[Table]:
-    """Build the session and its adapters; close the narrator and the screen on the way out."""
+    """Build the session and its adapters; close the narrator and the screen on the way out.
+
+    ``hold`` keeps the deal-over view (and the final standings) up until the players go on;
+    without it the table goes straight on (bots, scripts). ``saved`` tells whether every move so
+    far is kept, for the last word when the players stop.
+    """
     screen = screen or TableScreen(live=False if jsonl is sys.stdout else None)
     session = TableSession(settings, inputs, moves=moves)
+    if hold is not None:
+        session.hold = hold
     view = ScreenView(session, screen, show_hands=show_hands)
     view.keys = keys
     narrator = Narrator(
@@ -80,7 +91,7 @@ def open_table(
         printer=view.narrate,
     )
     # The journal (among the extras) comes first: a record is safe before it is announced.
-    listeners: list[Listener] = [*extra_listeners(session), Narration(session, narrator), view]
+    listeners: list[Listener] = [*extra_listeners(session), Narration(session, narrator, saved), view]
     if jsonl is not None:
         listeners.append(JsonlLog(jsonl))
     session.listeners = listeners

@@ -22,26 +22,40 @@ def cbreak(stream: TextIO) -> Iterator[None]:
     fd = stream.fileno()
     saved = termios.tcgetattr(fd)
     try:
-        tty.setcbreak(fd)
+        tty.setcbreak(fd, termios.TCSADRAIN)  # not the default TCSAFLUSH: that throws away keys typed ahead
         yield
     finally:
         termios.tcsetattr(fd, termios.TCSADRAIN, saved)
 
 
+# The bytes of one escape sequence (an arrow or function key) arrive together; a lone Esc does not.
+_SEQUENCE_GAP_S = 0.03
+
+
 def read_key(stream: TextIO, timeout: float | None = None) -> str | None:
-    """One key (``None`` at end of input or when ``timeout`` seconds pass without a key)."""
+    """One key (``None`` at end of input or when ``timeout`` seconds pass without a key).
+
+    An arrow or function key is one key: its whole escape sequence (``"\\x1b[A"``) comes back
+    together, so that its letters are never taken for keys of their own.
+    """
     with cbreak(stream):
         if timeout is not None and not key_waiting(stream, timeout):
             return None
-        data = os.read(stream.fileno(), 1) if stream.isatty() else stream.read(1).encode()
-    return data.decode(errors="replace") if data else None
+        return read_waiting_key(stream)
 
 
 def read_waiting_key(stream: TextIO) -> str | None:
-    """One key that :func:`key_waiting` found, read inside an outer :func:`cbreak` (entering cbreak
-    again would flush it). ``None`` at end of input."""
-    data = os.read(stream.fileno(), 1) if stream.isatty() else stream.read(1).encode()
+    """One key that :func:`key_waiting` found, read inside an outer :func:`cbreak` (an escape sequence
+    whole, as :func:`read_key` reads it). ``None`` at end of input."""
+    data = _read_byte(stream)
+    if data == b"\x1b":
+        while key_waiting(stream, _SEQUENCE_GAP_S) and (more := _read_byte(stream)):
+            data += more
     return data.decode(errors="replace") if data else None
+
+
+def _read_byte(stream: TextIO) -> bytes:
+    return os.read(stream.fileno(), 1) if stream.isatty() else stream.read(1).encode()
 
 
 def key_waiting(stream: TextIO, timeout: float = 0.0) -> bool:

@@ -32,6 +32,7 @@ class Command(enum.Enum):
     REPEAT = "repeat"
     PAUSE = "pause"
     QUIT = "quit"
+    NEXT = "next"  # goes on after a deal (line mode); at a turn it does nothing
 
 
 @dataclass(frozen=True)
@@ -117,8 +118,24 @@ _POLL_S = 0.02  # how often a waiting source looks at its interrupt
 # ---------------------------------------------------------------------------- keyboard (Silent Earl)
 
 # In English, as the screen's key help takes them (it translates); use _() to show them elsewhere.
-KEY_HELP = N_("space pass · enter play · rank key leads (A 2-9 0=10 J Q K) · u undo · r repeat · p pause · q quit")
+# No key is both a move and a command: the rank keys lead, and quitting is x (or Esc), which no move uses.
+KEY_HELP = N_("space pass · enter play · A 2-9 0 J Q K lead that rank · u undo · r repeat · p pause · x quit")
 LINE_HELP = N_("commands: play, pass, lead RANK (e.g. lead Q), undo, repeat, pause, quit")
+QUIT_QUESTION = N_("Quit? the series is saved (y/n)")
+SAY_PASS = N_("say pass")  # how a player who holds none of the open rank passes (sources may say otherwise)
+
+
+@dataclass(frozen=True)
+class KeyHelp:
+    """What the key bar says: on a turn, after a deal (the next one waits), and at the final standings."""
+
+    turn: str
+    next_deal: str = N_("any key: next deal")
+    close: str = N_("any key: close")
+
+
+SILENT_KEYS = KeyHelp(KEY_HELP)
+LINE_KEYS = KeyHelp(LINE_HELP, N_("next: next deal"), N_("the game is over"))
 
 
 def parse_command(text: str) -> KeyCommand:
@@ -152,18 +169,22 @@ def parse_command(text: str) -> KeyCommand:
 
 
 _KEYS = {" ": Command.PASS, "\r": Command.PLAY, "\n": Command.PLAY, "u": Command.UNDO, "r": Command.REPEAT,
-         "p": Command.PAUSE, "q": Command.QUIT, "\x1b": Command.QUIT}
+         "p": Command.PAUSE, "x": Command.QUIT, "\x1b": Command.QUIT}
 _RANK_KEYS = {"a": Rank.ACE, "0": Rank.TEN, "t": Rank.TEN, "j": Rank.JACK, "q": Rank.QUEEN, "k": Rank.KING,
               **{str(n): Rank.parse(str(n)) for n in range(2, 10)}}
 
 
 def key_command(key: str, at_lead: bool) -> KeyCommand | None:
-    """A single key press (Silent Earl at a terminal). At a lead, rank keys win over command keys.
+    """A single key press (Silent Earl at a terminal). Rank keys lead, and only at a lead.
 
     >>> key_command(" ", at_lead=False)
     KeyCommand(command=<Command.PASS: 'pass'>, rank=None)
     >>> key_command("q", at_lead=True).rank
     Rank.QUEEN
+    >>> key_command("q", at_lead=False) is None  # never quits
+    True
+    >>> key_command("x", at_lead=True).command
+    <Command.QUIT: 'quit'>
     """
     lowered = key.lower()
     if at_lead and lowered in _RANK_KEYS:
@@ -172,32 +193,66 @@ def key_command(key: str, at_lead: bool) -> KeyCommand | None:
     return KeyCommand(command) if command is not None else None
 
 
+def confirm_quit(stream: TextIO, show: Callable[[str], None]) -> bool:
+    """Ask "Quit? the series is saved (y/n)" and read one key: y quits (so does the end of input)."""
+    from voice_earl.table.terminal import read_key
+
+    show(_(QUIT_QUESTION))
+    key = read_key(stream)
+    if key is None or key.lower() in ("y", _("y")):
+        return True
+    show(_("Not quitting: the game goes on."))
+    return False
+
+
 class LineCommands:
     """Silent Earl when stdin is not a terminal: one command per line, so games can be scripted.
 
     With an ``interrupt`` the lines are read on a thread of their own, so that waiting for the
     next line can stop when input arrives elsewhere (a line already read waits for the next turn).
+    A script never waits after a deal: a ``next`` line is taken if it comes next, and any other
+    line is the next deal's first command, so scripts run unattended with or without it.
     """
+
+    pass_hint = N_("type pass")
 
     def __init__(self, lines: Iterable[str], complain: Callable[[str], None]) -> None:
         self._lines = iter(lines)
         self._complain = complain
         self.interrupt: Callable[[], bool] | None = None
         self._read: queue.SimpleQueue[str | None] | None = None
+        self._peeked: str | None = None  # a line read after a deal that belongs to the next turn
 
     def next_input(self, request: TurnRequest) -> TurnInput:
         while True:
-            line = self._next_line()
+            line = self._next_command_line()
             if isinstance(line, Woken):
                 return line
             if line is None:
                 return KeyCommand(Command.QUIT)  # end of input
-            if not line.strip() or line.lstrip().startswith("#"):
-                continue
             try:
                 return parse_command(line)
             except ValueError as error:
                 self._complain(str(error))
+
+    def wait_to_go_on(self, final: bool) -> None:
+        """After a deal: take a ``next`` line if it is the next one; leave any other line for the game.
+        At the end of the series nothing is read: the program ends."""
+        if final:
+            return
+        line = self._next_command_line()
+        if isinstance(line, str) and line.strip().lower() != Command.NEXT.value:
+            self._peeked = line
+
+    def _next_command_line(self) -> str | Woken | None:
+        """The next line that is not empty or a comment."""
+        if self._peeked is not None:
+            peeked, self._peeked = self._peeked, None
+            return peeked
+        while True:
+            line = self._next_line()
+            if not isinstance(line, str) or (line.strip() and not line.lstrip().startswith("#")):
+                return line
 
     def _next_line(self) -> str | Woken | None:
         if self.interrupt is None:
@@ -219,11 +274,16 @@ class LineCommands:
 
 
 class KeyPresses:
-    """Silent Earl at a terminal: single keys, read without waiting for Enter."""
+    """Silent Earl at a terminal: single keys, read without waiting for Enter.
 
-    def __init__(self, stream: TextIO, complain: Callable[[str], None]) -> None:
+    ``show`` puts a line in front of the players (the table screen's message line, once it is open).
+    """
+
+    pass_hint = N_("press space to pass")
+
+    def __init__(self, stream: TextIO, show: Callable[[str], None]) -> None:
         self._stream = stream
-        self._complain = complain
+        self.show = show
         self.interrupt: Callable[[], bool] | None = None
 
     def next_input(self, request: TurnRequest) -> TurnInput:
@@ -234,9 +294,17 @@ class KeyPresses:
             if key is None:
                 return KeyCommand(Command.QUIT)
             command = key_command(key, at_lead=request.due.position == 1 and request.due.rank is None)
+            if command is not None and command.command is Command.QUIT:
+                if confirm_quit(self._stream, self.show):
+                    return command
+                continue
             if command is not None:
                 return command
-            self._complain(_("that key does nothing here: {help}").format(help=_(KEY_HELP)))
+            self.show(_("that key does nothing here: {help}").format(help=_(KEY_HELP)))
+
+    def wait_to_go_on(self, final: bool) -> None:
+        """After a deal (and at the final standings): any key goes on (or input arriving elsewhere)."""
+        self._key()
 
     def _key(self) -> str | Woken | None:
         from voice_earl.table.terminal import cbreak, key_waiting, read_key, read_waiting_key

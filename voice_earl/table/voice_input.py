@@ -19,6 +19,7 @@ from typing import TextIO
 
 import numpy as np
 
+from voice_earl.game.cards import RANKS
 from voice_earl.game.chants import ChantSet
 from voice_earl.i18n import N_
 from voice_earl.listening.audio import AudioChunk, DeviceLostError, Microphone, pcm_chunks
@@ -26,25 +27,34 @@ from voice_earl.listening.chain import open_listener as open_chain
 from voice_earl.listening.context import ListenContext
 from voice_earl.listening.listener import Listener, Utterance, judge_utterance
 from voice_earl.listening.recognizer import ListenEvent, SpeechStarted
+from voice_earl.listening.text import normalise
 from voice_earl.listening.verdicts import Strictness, Verdict
 from voice_earl.table.drill import Prompt
 from voice_earl.table.session import SPOKEN_COMMANDS
-from voice_earl.table.terminal import cbreak, key_waiting, read_key
+from voice_earl.table.terminal import cbreak, key_waiting, read_key, read_waiting_key
 from voice_earl.table.turns import (
     Command,
     Heard,
     KeyCommand,
+    KeyHelp,
     LineCommands,
     Silence,
     TurnInput,
     TurnRequest,
     Woken,
+    confirm_quit,
     key_command,
 )
 
 log = logging.getLogger(__name__)
 
-VOICE_KEYS = N_("speak your line · u undo · r repeat · p pause · q quit · space/enter/rank keys work too")
+VOICE_KEYS = KeyHelp(
+    N_("speak your line · u undo · r repeat · p pause · x quit · space/enter/rank keys work too"),
+    N_("any key, or say “next”: next deal"),
+    N_("any key, or say “next”: close"),
+)
+# After a deal, once the narrator has finished: how long the deal-over view stays before the next deal.
+GO_ON_PAUSE_S = 2.5
 
 
 class Clock:
@@ -69,6 +79,8 @@ class VoiceInput:
     on_key: Callable[[], None] | None = None  # a key was pressed (the narrator stops talking)
     barge_in: Callable[[], None] | None = None  # a player talks over the narrator (opt-in: no echo cancelling)
     keep_audio: bool = False  # hand the turn's audio on with what was heard
+    show: Callable[[str], None] = print  # a line for the players (the table screen's message line)
+    narrator_idle: Callable[[float], bool] | None = None  # waits up to the seconds given for the narrator to finish
     lost: bool = False
     interrupt: Callable[[], bool] | None = None  # input arrived elsewhere (a phone's tap): stop listening
 
@@ -80,7 +92,10 @@ class VoiceInput:
             return self._paused_key()
         while True:
             try:
-                return self._listen(request)
+                heard = self._listen(request)
+                if self._quit_not_confirmed(heard):
+                    continue
+                return heard
             except DeviceLostError as error:
                 if self.on_lost is not None and self.on_lost(str(error)):
                     continue
@@ -88,6 +103,12 @@ class VoiceInput:
                 if self.fallback is None:
                     raise
                 return self.fallback.next_input(request)
+
+    def _quit_not_confirmed(self, given: TurnInput) -> bool:
+        """The quit key asks first; True when the players said no."""
+        if not isinstance(given, KeyCommand) or given.command is not Command.QUIT or self.keys is None:
+            return False
+        return not confirm_quit(self.keys, self.show)
 
     def _paused_key(self) -> TurnInput:
         """Paused: the microphone is not listened to; only the pause key (or quit) goes on."""
@@ -98,7 +119,51 @@ class VoiceInput:
                 return KeyCommand(Command.QUIT)
             command = key_command(key, at_lead=False)
             if command is not None and command.command in (Command.PAUSE, Command.QUIT):
+                if self._quit_not_confirmed(command):
+                    continue
                 return command
+
+    def wait_to_go_on(self, final: bool) -> None:
+        """After a deal: until the narrator has finished and a short pause has passed; a key, or
+        "next" said in the pause, goes on at once. At the final standings: until a key or "next"
+        (with no terminal to press a key on, only the pause)."""
+        while self.narrator_idle is not None and not self.narrator_idle(0.1):
+            if self.keys is not None and key_waiting(self.keys):
+                read_waiting_key(self.keys)
+                if self.on_key is not None:
+                    self.on_key()
+                return
+            if self.interrupt is not None and self.interrupt():
+                return
+        try:
+            self._hear_next(None if final and self.keys is not None else GO_ON_PAUSE_S)
+        except DeviceLostError as error:
+            log.warning("the microphone went away after the deal: %s", error)
+
+    def _hear_next(self, seconds: float | None) -> None:
+        """Listen until "next" is said, a key is pressed or ``seconds`` pass (None: no limit)."""
+        clock = self.clock or Clock()
+        deadline = None if seconds is None else clock.now() + seconds
+        context = ListenContext(1, RANKS, commands=(Command.NEXT.value,))
+        while True:
+            ended: list[bool] = []
+            utterance = self.listener.listen(self._chunks_until(deadline, clock, ended), context)
+            if ended or normalise(utterance.text) == Command.NEXT.value:
+                return
+
+    def _chunks_until(self, deadline: float | None, clock: Clock, ended: list[bool]) -> Iterator[AudioChunk]:
+        """The microphone's chunks until a key is pressed, input arrives elsewhere or the deadline passes
+        (``ended`` then holds True)."""
+        for chunk in self.chunks():
+            if self.keys is not None and key_waiting(self.keys):
+                read_waiting_key(self.keys)
+                break
+            if self.interrupt is not None and self.interrupt():
+                break
+            if deadline is not None and clock.now() >= deadline:
+                break
+            yield chunk
+        ended.append(True)  # also when the microphone's stream ends
 
     def _listen(self, request: TurnRequest) -> TurnInput:
         clock = self.clock or Clock()
@@ -118,7 +183,7 @@ class VoiceInput:
                 if chunk.captured_at is not None and chunk.captured_at < started:
                     continue  # captured before this turn began
                 if self.keys is not None and key_waiting(self.keys):
-                    key = self.keys.read(1)
+                    key = read_waiting_key(self.keys)
                     if key:
                         pressed.append(key)
                         if self.on_key is not None:
@@ -219,7 +284,7 @@ def open_listener(args: object) -> tuple[Listener, str]:
 
 
 @contextlib.contextmanager
-def open_voice_input(args: object, settings: object) -> Iterator[tuple[VoiceInput, str]]:
+def open_voice_input(args: object, settings: object) -> Iterator[tuple[VoiceInput, KeyHelp]]:
     """The microphone and the listener for `play` and `practice`. Raises VoiceEarlError when
     either cannot start, so the caller can offer silent mode."""
     device = getattr(args, "device", None)

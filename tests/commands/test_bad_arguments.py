@@ -1,0 +1,83 @@
+"""Nonsense on the command line: one clear line, exit status 2, before anything starts.
+
+Each of these was accepted, crashed or ran for ever before: Unicode digits (``str.isdigit()``
+takes "²", ``int()`` does not), "nan" and "inf", negative counts, numbers of 31 digits, empty names.
+"""
+
+from __future__ import annotations
+
+import io
+import sys
+
+import pytest
+
+from voice_earl.commands.cli import main
+
+HUGE = "1" + "0" * 30
+TABLE = ["--players", "Ann", "Ben", "Cy", "--silent", "--no-voice"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["play", *TABLE, "--device", "²"], "argument --device: '²' is not a device index"),
+        (["drill", "--typed", "--device", "²"], "argument --device: '²' is not a device index"),
+        (["hear", "--mic", "--position", "1", "--device", "²"], "argument --device: '²' is not a device index"),
+        (["doctor", "--input-device", "²"], "argument --input-device: '²' is not a device index"),
+        (["doctor", "--input-device", "٣"], "argument --input-device: '٣' is not a device index"),
+        (["play", *TABLE, "--remind-after", "nan"], "argument --remind-after: 'nan' is not a number of seconds"),
+        (["play", *TABLE, "--remind-after", "inf"], "argument --remind-after: 'inf' is not a number of seconds"),
+        (["practice", "--silent", "--remind-after=-inf"], "'-inf' is not a number of seconds"),
+        (["drill", "--typed", "--rounds=-1"], "argument --rounds: must be from 0 to 10000, not -1"),
+        (["simulate", "--deals", HUGE], f"argument --deals: must be from 1 to 1000000, not {HUGE}"),
+        (["play", *TABLE, "--deals", HUGE], "argument --deals: must be from 1 to 1000"),
+        (["practice", "--silent", "--deals", "0"], "argument --deals: must be from 1 to 1000, not 0"),
+        (["play", *TABLE, "--profile", "parlour", "--scoring", "counters", "--stack", HUGE],
+         "argument --stack: must be from 1 to 1000000"),
+        (["play", *TABLE, "--seed", HUGE], "argument --seed: must be from 0 to 9223372036854775807"),
+        (["simulate", "--seed", "²"], "argument --seed: '²' is not a whole number"),
+        (["simulate", "--players", "9" * 5000], "argument --players: must be from 1 to 100, not a number of 5000"),
+        (["demo", "--chant-errors", "nan"], "argument --chant-errors: 'nan' is not a number"),
+        (["practice", "--silent", "--name", ""], "argument --name: '' is not a name"),
+        (["practice", "--silent", "--name", "   "], "argument --name: '   ' is not a name"),
+        (["practice", "--silent", "--name", "Ann\x1b[2J"], "is not a name"),
+        (["stats", "--top=-3"], "argument --top: must be from 0 to 10000, not -3"),
+    ],
+)
+def test_nonsense_is_refused_with_one_line_and_status_2(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys, "stdin", io.StringIO("quit\n"))
+    with pytest.raises(SystemExit) as stopped:  # argparse refuses it before the command runs
+        main(argv)
+    err = capsys.readouterr().err
+    assert stopped.value.code == 2, err
+    assert message in err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("argv", "seen"),
+    [
+        (["simulate", "--deals", " 2 ", "--seed", "+7", "--players", "3"], "2 deals"),
+        (["simulate", "--deals", "1", "--chant-errors", "0.5", "--profile", "parlour"], "1 deals"),
+    ],
+)
+def test_good_numbers_still_work(argv: list[str], seen: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(argv) == 0
+    assert seen in capsys.readouterr().out
+
+
+def test_a_device_is_an_ascii_index_or_a_name() -> None:
+    from voice_earl.commands.arguments import device
+
+    assert device("3") == 3
+    assert device(" USB mic ") == "USB mic"
+    assert device("Mic²") == "Mic²"  # a name may hold any letter or sign
+
+
+def test_a_practice_name_is_kept_without_its_spaces(capsys: pytest.CaptureFixture[str],
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "stdin", io.StringIO("quit\n"))
+    assert main(["practice", "--silent", "--no-voice", "--name", "  Zoë ", "--seed", "3"]) == 0
+    assert "Zoë" in capsys.readouterr().out

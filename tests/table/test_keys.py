@@ -1,0 +1,113 @@
+"""Silent Earl's keys: one key, one meaning; quitting asks first; every key is shown at 80 columns."""
+
+from __future__ import annotations
+
+import io
+import string
+
+import pytest
+from rich.console import Console
+
+from voice_earl.game.rules import HOYLE, DeckMode
+from voice_earl.i18n import set_language
+from voice_earl.table.screen_layout import render
+from voice_earl.table.screen_sections import KEY_SEPARATOR, TableSnapshot
+from voice_earl.table.session import TableSession
+from voice_earl.table.session_events import Seat, TableSettings
+from voice_earl.table.turns import (
+    KEY_HELP,
+    LINE_HELP,
+    Command,
+    KeyCommand,
+    KeyPresses,
+    TurnRequest,
+    key_command,
+)
+from voice_earl.table.voice_input import VOICE_KEYS
+
+MOVES = {Command.PASS, Command.PLAY, Command.LEAD}
+KEYS = [*string.printable, "\x1b", "\x7f"]
+
+
+def screen_text(snapshot: TableSnapshot, width: int = 80, height: int = 24) -> str:
+    console = Console(record=True, width=width, height=height, force_terminal=True, file=io.StringIO())
+    console.print(render(snapshot))
+    return console.export_text()
+
+
+def requests() -> tuple[TurnRequest, TurnRequest]:
+    """A lead, and the second card of the rank led."""
+    settings = TableSettings(tuple(Seat(n) for n in ("Ann", "Ben", "Cy")), HOYLE, DeckMode.VIRTUAL, deals=1, seed=1)
+    session = TableSession(settings, {})
+    lead = session.request()
+    session.deal.apply(session.deal.legal_actions()[0])
+    return lead, session.request()
+
+
+def test_no_key_is_both_a_move_and_a_command() -> None:
+    for key in KEYS:
+        meanings = {given.command for at_lead in (True, False) if (given := key_command(key, at_lead)) is not None}
+        assert not (meanings & MOVES and meanings - MOVES), f"{key!r} means {meanings}"
+
+
+def test_q_leads_queens_and_never_quits() -> None:
+    assert key_command("q", at_lead=True) == KeyCommand(Command.LEAD, key_command("q", True).rank)  # type: ignore[union-attr]
+    assert key_command("q", at_lead=False) is None
+    assert key_command("x", at_lead=True) == key_command("x", at_lead=False) == KeyCommand(Command.QUIT)
+
+
+def test_quitting_asks_first_and_no_goes_on() -> None:
+    lead, second = requests()
+    shown: list[str] = []
+    keys = KeyPresses(io.StringIO("qxn "), shown.append)
+    assert keys.next_input(second) == KeyCommand(Command.PASS)  # q did nothing, x asked, n went on
+    assert shown[1:] == ["Quit? the series is saved (y/n)", "Not quitting: the game goes on."]
+    assert "that key does nothing here" in shown[0]
+    shown.clear()
+    assert KeyPresses(io.StringIO("xy"), shown.append).next_input(lead) == KeyCommand(Command.QUIT)
+    assert shown == ["Quit? the series is saved (y/n)"]
+
+
+def test_the_quit_question_in_dutch_takes_j() -> None:
+    _, second = requests()
+    set_language("nl")
+    shown: list[str] = []
+    assert KeyPresses(io.StringIO("\x1bj"), shown.append).next_input(second) == KeyCommand(Command.QUIT)
+    assert shown[0].endswith("(j/n)")
+
+
+@pytest.mark.parametrize("language", ["en", "nl", "it"])
+@pytest.mark.parametrize("help_text", [KEY_HELP, VOICE_KEYS.turn, LINE_HELP])
+def test_every_key_is_shown_whole_at_80x24(language: str, help_text: str) -> None:
+    from voice_earl.i18n import _
+
+    set_language(language)
+    snap = TableSnapshot(title="Deal 1 of 6 · hoyle · virtual deck", players=(), keys=help_text)
+    text = screen_text(snap)
+    rows = text.rstrip("\n").split("\n")
+    assert len(rows) <= 24 and max(len(row) for row in rows) <= 80
+    bar = " ".join(" ".join(rows[-3:]).split())
+    for entry in _(help_text).split(KEY_SEPARATOR):
+        assert " ".join(entry.split()) in bar, (entry, rows[-3:])
+    assert "…" not in " ".join(rows[-3:])
+
+
+def test_the_help_names_the_quit_key_no_move_uses() -> None:
+    assert "x quit" in KEY_HELP and "q quit" not in KEY_HELP and "x quit" in VOICE_KEYS.turn
+
+
+def test_six_open_hands_and_the_moves_line_still_leave_room_for_every_key() -> None:
+    from voice_earl.game.cards import full_deck
+    from voice_earl.table.screen_sections import PlayerRow
+
+    deck = [card.pretty for card in full_deck()]
+    names = ("Ann", "Ben", "Cleo", "Dmitri", "Eve", "Fynn")
+    players = tuple(PlayerRow(name, 8, 0, dealer=i == 0, to_move=i == 1, hand=tuple(deck[i * 8:(i + 1) * 8]))
+                    for i, name in enumerate(names))
+    snapshot = TableSnapshot(title="Deal 2 of 6 · hoyle · virtual deck", players=players, rank="Q", in_quartet=2,
+                             due_player="Ben", due_line="There's the best of all the three", keys=KEY_HELP,
+                             recent=tuple(f"{name} Q♠" for name in names), message="Ben: Queens, card 3 of 4")
+    rows = screen_text(snapshot).rstrip("\n").split("\n")
+    assert len(rows) <= 24
+    assert KEY_SEPARATOR.join(row.rstrip() for row in rows[-2:]) == KEY_HELP  # two lines, broken between keys
+    assert any(row.startswith("moves") for row in rows)
