@@ -43,7 +43,6 @@ GRID = {
     "pass_floor": (-3.0, -3.5, -4.0),
     "command_floor": (-3.0,),
     "agreed_line_floor": (-4.5, -5.5, -6.5),
-    "agreed_pass_floor": (-3.5, -4.5),
 }
 
 

@@ -28,7 +28,7 @@ from voice_earl.listening.speech_end import EndWatch, speech_end_s
 from voice_earl.listening.whisper_judge import JudgeSettings, Scored, Slot, choose
 
 SETTINGS = JudgeSettings(token_bonus=3.0, line_floor=-3.0, pass_floor=-3.0, command_floor=-2.0,
-                         agreed_line_floor=-5.0, agreed_pass_floor=-4.0, agree_margin=8.0, rank_margin=1.0)
+                         agreed_line_floor=-5.0, agree_margin=8.0, rank_margin=1.0)
 
 
 # --- candidates ------------------------------------------------------------------------------------
@@ -103,15 +103,20 @@ def test_what_the_first_pass_heard_needs_less_evidence() -> None:
     # ... but not when the judge clearly heard something else, nor below the lower floor.
     assert choose([scored(LINE, -3.2, 8), scored(KING, -5.0, 8)], {}, SETTINGS, first_pass=KING.phrase)[0] == ""
     assert choose([scored(LINE, -5.5, 8)], {}, SETTINGS, first_pass=LINE.phrase)[0] == ""
+    # Nor when the judge heard another rank in the slot, or a number that is no rank.
+    second = {KING: Slot(" There's a", " king", -4.0, "zero", -3.0, Rank.KING, 1)}
+    assert choose(options, second, SETTINGS, first_pass=KING.phrase)[0] == ""
+    zero = {KING: Slot(" There's a", " king", -4.0, "zero", 0.5, Rank.KING, 0)}
+    assert choose(options, zero, SETTINGS, first_pass=KING.phrase)[0] == ""
     # A command is never taken on the first pass's word.
     assert choose([scored(UNDO, -2.5, 2)], {}, SETTINGS, first_pass="undo")[0] == ""
 
 
 def test_a_number_that_is_no_rank_is_heard_as_itself() -> None:
     seven = Candidate(Kind.LINE, " There's as good as 7 can be", "there is as good as seven can be", 1)
-    slot = Slot(" There's as good as", " 7", -3.0, "eleven", 2.0)
+    slot = Slot(" There's as good as", " 7", -3.0, "eleven", 2.0, Rank.SEVEN, 0)
     assert choose([scored(seven, -1.0, 8)], {seven: slot}, SETTINGS)[0] == "there is as good as eleven can be"
-    close = Slot(" There's as good as", " 7", -3.0, "eleven", 0.5)
+    close = Slot(" There's as good as", " 7", -3.0, "eleven", 0.5, Rank.SEVEN, 0)
     assert choose([scored(seven, -1.0, 8)], {seven: close}, SETTINGS)[0] == seven.phrase
 
 

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from voice_earl.game.cards import Rank
 from voice_earl.listening.audio import SAMPLE_RATE, Pcm16
 from voice_earl.listening.candidates import Candidate, Kind, Template, rank_spellings, turn_candidates
 from voice_earl.listening.context import ListenContext
@@ -45,10 +46,10 @@ class JudgeSettings:
     token_bonus: float = 3.0  # added per token, so that short candidates do not win on their length
     line_floor: float = -3.5  # mean per-token log-probability below which the line due is not heard
     other_line_floor: float = -2.5  # ... another position's line (a wrong line moves the game too)
-    pass_floor: float = -4.0
-    command_floor: float = -3.0  # commands only when said alone and clearly
-    agreed_line_floor: float = -4.5  # ... for the line the first pass heard too
-    agreed_pass_floor: float = -4.5
+    pass_floor: float = -3.5
+    command_floor: float = -3.5  # commands only when said alone (their full stop is scored too)
+    agreed_line_floor: float = -4.5  # ... for the line the first pass heard too (never a pass or a command:
+    # the first pass's grammar turns "pass me the crisps" into "pass")
     agree_margin: float = 8.0  # the first pass's candidate may score this much below the best
     rank_margin: float = 2.0  # a number that is no rank this much likelier than any rank at the slot: no rank
     min_window_s: float = 3.0  # audio is encoded in a window of whole seconds, at least this long
@@ -176,10 +177,12 @@ class WhisperJudge:
         filled: list[Candidate] = []
         slots: dict[Candidate, Slot] = {}
         for template in slotted:
-            for slot in self._rank_tokens.likeliest(at_slot, template):
+            for slot in self._rank_tokens.ranked(at_slot, template):
                 candidate = template.fill(slot.spelling, slot.before)
-                filled.append(candidate)
+                if slot.place < template.keep:
+                    filled.append(candidate)
                 slots[candidate] = slot
+                slots.setdefault(template.fill(rank_spellings(slot.rank)[0]), slot)  # as the first pass says it
         heard_rank = slots[filled[0]].spelling if filled else None
         for template in templates:
             if len(template.ranks) == 1:
@@ -245,9 +248,11 @@ def choose(
         agreed = next((s for s in scored if s.candidate.phrase == first_pass), None)
         if agreed is None or total(best) - total(agreed) > settings.agree_margin:
             return "", best
-        agreed_floor = {Kind.LINE: settings.agreed_line_floor, Kind.PASS: settings.agreed_pass_floor}
-        if agreed.mean < agreed_floor.get(agreed.candidate.kind, 0.0):
+        if agreed.candidate.kind is not Kind.LINE or agreed.mean < settings.agreed_line_floor:
             return "", best
+        heard_rank = slots.get(agreed.candidate)
+        if heard_rank is not None and (heard_rank.place > 0 or heard_rank.margin > 0):
+            return "", best  # the judge heard another rank there, or a number that is none
         best = agreed
     slot = slots.get(best.candidate)
     if slot is not None and slot.other_word and slot.margin >= settings.rank_margin:
@@ -266,7 +271,9 @@ class Slot:
     spelling: str  # the rank's likeliest spelling
     logprob: float
     other_word: str  # the likeliest of NOT_RANKS there, normalised
-    margin: float  # how much likelier that word is than the likeliest rank
+    margin: float  # how much likelier that word is than this rank
+    rank: Rank
+    place: int  # 0: the likeliest rank in the slot
 
 
 class _RankTokens:
@@ -279,10 +286,10 @@ class _RankTokens:
                 self._first[spelling] = judge.tokens(spelling)[0]
         self._others = {spelling: judge.tokens(spelling)[0] for spelling in NOT_RANKS}
 
-    def likeliest(self, at_slot: Mapping[str, Any], template: Template) -> list[Slot]:
-        """The ``template.keep`` likeliest ranks in the slot, each in its likeliest spelling."""
+    def ranked(self, at_slot: Mapping[str, Any], template: Template) -> list[Slot]:
+        """Every rank the slot may take, likeliest first, each in its likeliest spelling."""
         befores = _articles(template.before)
-        best: dict[Any, tuple[float, str, str]] = {}
+        best: dict[Rank, tuple[float, str, str]] = {}
         for rank in template.ranks:
             for spelling in rank_spellings(rank):
                 before = befores[-1] if _starts_with_vowel(spelling) else befores[0]
@@ -293,10 +300,10 @@ class _RankTokens:
         other, other_logprob = max(
             ((s, float(plain[token])) for s, token in self._others.items()), key=lambda item: item[1]
         )
-        ranked = sorted(best.values(), reverse=True)[: template.keep]
+        order = sorted(best.items(), key=lambda item: item[1][0], reverse=True)
         return [
-            Slot(before, spelling, logprob, normalise(other), other_logprob - ranked[0][0])
-            for logprob, spelling, before in ranked
+            Slot(before, spelling, logprob, normalise(other), other_logprob - logprob, rank, place)
+            for place, (rank, (logprob, spelling, before)) in enumerate(order)
         ]
 
 

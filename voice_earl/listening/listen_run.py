@@ -1,0 +1,329 @@
+"""One call of :meth:`voice_earl.listening.listener.Listener.listen`, frame by frame.
+
+See :mod:`voice_earl.listening.listener` for what it does; this is how.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import deque
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from voice_earl.listening.audio import BYTES_PER_SAMPLE, SAMPLE_RATE, AudioChunk
+from voice_earl.listening.context import ListenContext
+from voice_earl.listening.recognizer import Final, ListenEvent, Partial, Recognizer, SpeechStarted, SpeechStopped
+from voice_earl.listening.speech_end import EndWatch
+from voice_earl.listening.text import normalise
+from voice_earl.listening.utterance import EventHandler, Judge, ListenSettings, Utterance
+from voice_earl.listening.whisper_judge import JudgeResult
+
+logger = logging.getLogger("voice_earl.listening.listener")
+
+
+MIN_LINE_WORDS = 4
+
+
+@dataclass(frozen=True)
+class Pending:
+    """A judge's verdict taken at a likely end of speech, waiting for the audio that came meanwhile."""
+
+    result: JudgeResult
+    started: float  # clock
+    ready_at: float  # clock
+    partial: str | None = None  # taken on the first pass's stable phrase (else at a quiet)
+
+
+class ListenRun:
+    """The state of one :meth:`Listener.listen` call."""
+
+    def __init__(
+        self,
+        recognizer: Recognizer,
+        judge: Judge | None,
+        settings: ListenSettings,
+        context: ListenContext,
+        phrases: tuple[str, ...],
+        due: frozenset[str],
+        on_event: EventHandler | None,
+    ) -> None:
+        from pocketsphinx import Endpointer
+
+        self.settings = s = settings
+        self.recognizer = recognizer
+        self.judge = judge if judge is not None and judge.understands(context) else None
+        self.context = context
+        self.phrases = phrases
+        self.due = due
+        self.on_event = on_event
+        self.endpointer = Endpointer(
+            window=s.end_window_s, ratio=s.end_ratio, vad_mode=s.vad_mode, sample_rate=SAMPLE_RATE
+        )
+        self.watch = EndWatch(s.likely_end_s)
+        self.frame_bytes = int(self.endpointer.frame_bytes)
+        self.frame_s = self.frame_bytes / (BYTES_PER_SAMPLE * SAMPLE_RATE)
+        self.preroll: deque[bytes] = deque(maxlen=int((s.end_window_s + 0.2) / self.frame_s) + 1)
+        self.audio: list[bytes] = []  # the utterance's audio, pre-roll included, for the judge
+        self.pending = b""
+        self.audio_t = 0.0  # seconds of audio consumed
+        self.clock = 0.0  # simulated real-time clock
+        self.feed_clock = 0.0  # the clock when the current chunk's processing began
+        self.feed_perf = 0.0
+        self.compute_s = 0.0
+        self.first_pass_s = 0.0
+        self.events: list[ListenEvent] = []
+        self.speech_start: float | None = None
+        self.ignored_start: float | None = None  # the first speech that matched no phrase
+        self.partial = ""
+        self.partial_checked_at = 0.0
+        self.stable_since: float | None = None
+        self.verdict_pending: Pending | None = None
+        # Whole lines the first pass may settle on; a pass or a command is too short to tell from the
+        # start of a longer sentence ("pass me the crisps"), so those wait for a quiet.
+        self.whole_lines = frozenset(p for p in phrases if len(p.split()) >= MIN_LINE_WORDS)
+        self.judged_partial = ""
+        self.last_judged: Pending | None = None  # the latest judge run on this speech
+        self.deciding: Pending | None = None
+        self.speech_end: float | None = None
+        self.text = ""
+        self.early = False
+        self.done = False
+        started = time.perf_counter()
+        self.recognizer.begin(phrases)
+        self.compute_s += time.perf_counter() - started
+
+    def emit(self, event: ListenEvent) -> None:
+        self.events.append(event)
+        if self.on_event is not None:
+            self.on_event(event)
+
+    def now(self) -> float:
+        """The simulated clock, in the middle of processing a chunk."""
+        return self.feed_clock + (time.perf_counter() - self.feed_perf)
+
+    def skip(self, chunk: AudioChunk) -> None:
+        """Muted audio: time passes, nothing is heard."""
+        self.audio_t += chunk.duration
+        self.clock = max(self.clock, self.audio_t)
+
+    def feed(self, chunk: AudioChunk) -> bool:
+        """Process one chunk; True once the utterance is decided."""
+        self.feed_perf = started = time.perf_counter()
+        self.feed_clock = max(self.clock, self.audio_t + chunk.duration)  # it arrives once spoken
+        self.pending += chunk.pcm
+        while len(self.pending) >= self.frame_bytes and not self.done:
+            frame, self.pending = self.pending[: self.frame_bytes], self.pending[self.frame_bytes :]
+            self._frame(frame)
+        spent = time.perf_counter() - started
+        self.compute_s += spent
+        self.clock = self.feed_clock + spent
+        waiting = self.verdict_pending
+        # Take a ready verdict once every chunk that arrived meanwhile has been heard.
+        if not self.done and waiting is not None and self.audio_t + chunk.duration > self.clock:
+            self._decided(waiting.result.phrase, early=True, by=waiting)
+        return self.done
+
+    def _first_pass(self, frame: bytes) -> None:
+        started = time.perf_counter()
+        self.recognizer.accept(frame)
+        self.first_pass_s += time.perf_counter() - started
+
+    def _frame(self, frame: bytes) -> None:
+        self.audio_t += self.frame_s
+        self.watch.feed(frame)
+        speech = self.endpointer.process(frame)
+        if self.speech_start is None:
+            self.preroll.append(frame)
+            if speech is None or not self.endpointer.in_speech:
+                return
+            self._start(float(self.endpointer.speech_start))
+            return
+        self.audio.append(frame)
+        self._first_pass(frame)
+        if speech is not None and not self.endpointer.in_speech:
+            self.emit(SpeechStopped(self.audio_t))
+            self._end_of_speech()
+            return
+        if self.judge is not None:
+            self._judge_if_likely_end()
+        elif self.audio_t - self.partial_checked_at >= self.settings.partial_every_s:
+            self._check_partial()
+        if not self.done and self.audio_t - self.speech_start > self.settings.max_speech_s:
+            self._decide(early=False)
+
+    def _start(self, at: float) -> None:
+        self.speech_start = at
+        self.emit(SpeechStarted(at))
+        self.watch.speech_began(len(self.preroll) * self.frame_s)
+        for frame in self.preroll:
+            self.audio.append(frame)
+            self._first_pass(frame)
+        self.preroll.clear()
+
+    def _check_partial(self) -> None:
+        self.partial_checked_at = self.audio_t
+        started = time.perf_counter()
+        text = self.recognizer.partial()
+        self.first_pass_s += time.perf_counter() - started
+        if text != self.partial:
+            self.partial = text
+            self.stable_since = self.audio_t
+            self.emit(Partial(text, self.audio_t))
+        if not self.settings.early_accept or self.stable_since is None:
+            return
+        if normalise(self.partial) in self.due and self.audio_t - self.stable_since >= self.settings.early_stable_s:
+            self._decide(early=True)
+
+    # -- the judge
+
+    def _judge_if_likely_end(self) -> None:
+        """Judge when the end of speech is likely: after a short quiet, or (when talk around the
+        table keeps it loud) once the first pass has held a whole phrase for a moment. A waiting
+        verdict is dropped when the speaker goes on."""
+        pending = self.verdict_pending
+        if pending is not None and pending.partial is None and self.watch.loud_since_end:
+            logger.debug("speech went on at %.2fs: the early verdict is dropped", self.audio_t)
+            self.verdict_pending = pending = None
+        if not self.settings.early_accept:
+            return
+        if self.audio_t - self.partial_checked_at >= self.settings.partial_every_s:
+            self._follow_partial()
+            pending = self.verdict_pending
+        if pending is None and self.watch.likely_end() and self.watch.loud_since_end:
+            run = self._run_judge(self._partial())
+            if run.result.heard:
+                self.verdict_pending = run
+
+    def _partial(self) -> str:
+        started = time.perf_counter()
+        text = self.recognizer.partial()
+        self.first_pass_s += time.perf_counter() - started
+        return text
+
+    def _follow_partial(self) -> None:
+        self.partial_checked_at = self.audio_t
+        text = self._partial()
+        if text != self.partial:
+            self.partial = text
+            self.stable_since = self.audio_t
+            self.emit(Partial(text, self.audio_t))
+            if self.verdict_pending is not None and self.verdict_pending.partial is not None:
+                self.verdict_pending = None  # the first pass heard more: the speaker went on
+        stable = self.stable_since is not None and self.audio_t - self.stable_since >= self.settings.early_stable_s
+        whole = normalise(text) in self.whole_lines
+        if stable and whole and self.verdict_pending is None and self.judged_partial != text:
+            self.judged_partial = text
+            run = self._run_judge(text)
+            if run.result.heard:
+                self.verdict_pending = replace(run, partial=text)
+
+    def _run_judge(self, first_pass: str) -> Pending:
+        assert self.judge is not None
+        self.watch.loud_since_end = False
+        started = self.now()
+        samples = np.frombuffer(b"".join(self.audio), dtype=np.int16)
+        result = self.judge.judge(samples, self.context, first_pass)
+        self.last_judged = Pending(result, started, self.now())
+        return self.last_judged
+
+    def _latest_judgement(self, first_pass: str) -> Pending:
+        """The judge's verdict on the whole speech: the last run's, unless the speaker went on since
+        (or the first pass has since changed its mind)."""
+        if self.verdict_pending is not None:
+            return self.verdict_pending
+        last = self.last_judged
+        if last is not None and not self.watch.loud_since_end and last.result.first_pass == normalise(first_pass):
+            return last
+        return self._run_judge(first_pass)
+
+    # -- deciding
+
+    def _end_of_speech(self) -> None:
+        """Decide, unless nothing in the grammar was heard (a cough, chatter): then keep listening."""
+        if self.judge is not None:
+            run = self._latest_judgement(self._finish_recognizer())
+            if run.result.heard:
+                self._decided(run.result.phrase, early=False, by=run)
+                return
+            text = ""
+        else:
+            text = self._finish_recognizer()
+        if normalise(text):
+            self._decided(text, early=False)
+            return
+        logger.debug("speech at %.2fs matched no phrase; listening on", self.speech_start or 0.0)
+        self.ignored_start = self.ignored_start if self.ignored_start is not None else self.speech_start
+        self.speech_end = self.speech_end if self.speech_end is not None else self.watch.last_loud
+        self.speech_start = None
+        self.partial = self.judged_partial = ""
+        self.stable_since = None
+        self.verdict_pending = self.last_judged = None
+        self.preroll.clear()
+        self.audio.clear()
+        self.watch.speech_ended()
+        self.recognizer.begin(self.phrases)
+
+    def _finish_recognizer(self) -> str:
+        started = time.perf_counter()
+        text = self.recognizer.finish()
+        self.first_pass_s += time.perf_counter() - started
+        return text
+
+    def _end_recognizer(self) -> None:
+        """The judge decides: the first pass's utterance is simply closed."""
+        started = time.perf_counter()
+        self.recognizer.reset()
+        self.first_pass_s += time.perf_counter() - started
+
+    def _decide(self, early: bool) -> None:
+        if self.judge is None:
+            self._decided(self._finish_recognizer(), early)
+            return
+        run = self._latest_judgement(self._finish_recognizer())
+        self._decided(run.result.phrase, early, by=run)
+
+    def _decided(self, text: str, early: bool, by: Pending | None = None) -> None:
+        if self.judge is not None:
+            self._end_recognizer()
+        self.text = text
+        self.early = early
+        self.deciding = by
+        self.done = True
+        self.speech_end = self.watch.last_loud
+        self.emit(Final(self.text, self.audio_t, early=early))
+
+    def result(self) -> Utterance:
+        if not self.done and self.speech_start is not None:
+            self.feed_perf = started = time.perf_counter()
+            self.feed_clock = max(self.clock, self.audio_t)
+            if self.pending:
+                self.recognizer.accept(self.pending)
+                self.audio.append(self.pending)
+                self.watch.feed(self.pending)
+            self.emit(SpeechStopped(self.audio_t))
+            self._decide(early=False)
+            spent = time.perf_counter() - started
+            self.compute_s += spent
+            self.clock = self.feed_clock + spent
+        elif not self.done:
+            self.recognizer.reset()
+        start = self.speech_start if self.speech_start is not None else self.ignored_start
+        deciding = self.deciding
+        return Utterance(
+            text=self.text,
+            speech_start=start,
+            speech_end=self.speech_end if start is not None else None,
+            decided_at=self.clock,
+            early=self.early,
+            audio_s=self.audio_t,
+            compute_s=self.compute_s,
+            events=tuple(self.events),
+            first_pass_s=self.first_pass_s,
+            judge_s=deciding.ready_at - deciding.started if deciding is not None else 0.0,
+            judge_started=deciding.started if deciding is not None else None,
+            judge_result=deciding.result if deciding is not None else None,
+        )
+
+

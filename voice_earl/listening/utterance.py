@@ -1,0 +1,82 @@
+"""What listening hears: the settings, the utterance and its timing, and the judge's interface.
+
+>>> Utterance("pass", 0.4, 1.0, 1.2, True, 2.0, 0.05).latency_ms
+200
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Protocol
+
+from voice_earl.listening.audio import Pcm16
+from voice_earl.listening.context import ListenContext
+from voice_earl.listening.recognizer import ListenEvent
+from voice_earl.listening.verdicts import Judgement, Strictness, Verdict, judge
+from voice_earl.listening.whisper_judge import JudgeResult
+
+EventHandler = Callable[[ListenEvent], None]
+
+
+class Judge(Protocol):
+    """Decides which of a turn's phrases an utterance holds, if any (the second pass)."""
+
+    name: str
+
+    def understands(self, context: ListenContext) -> bool:
+        """Whether the judge can weigh this turn's phrases (an English model: English chants)."""
+
+    def judge(self, samples: Pcm16, context: ListenContext, first_pass: str = "") -> JudgeResult: ...
+
+
+@dataclass(frozen=True)
+class ListenSettings:
+    """End-of-speech tuning. Defaults were chosen on a training split of voices (scripts/bench_listening.py)."""
+
+    end_window_s: float = 0.3  # the endpointer's decision window: about this much trailing silence ends speech
+    end_ratio: float = 0.9  # share of the window that must be (non-)speech for a transition
+    vad_mode: int = 1  # WebRTC VAD aggressiveness 0-3: 1 keeps soft word endings and still ends in noise
+    early_accept: bool = True
+    early_stable_s: float = 0.2  # a complete due line must stay unchanged this long to be taken early
+    partial_every_s: float = 0.06  # how often to ask the recognizer for its partial hypothesis
+    max_speech_s: float = 10.0
+    mute_tail_s: float = 0.25  # also dropped after unmuting: room echo and the audio device's buffer
+    likely_end_s: float = 0.09  # with a judge: this much quiet after loud speech starts it
+
+
+@dataclass(frozen=True)
+class Utterance:
+    """What was heard, and when (seconds of audio from the start of the stream)."""
+
+    text: str  # what was heard: the judge's phrase, or the first pass's text ("" when nothing was)
+    speech_start: float | None
+    speech_end: float | None  # the end of the last loud frame of the utterance
+    decided_at: float  # simulated real-time clock at the decision
+    early: bool  # decided before the endpointer's window of trailing silence had passed
+    audio_s: float  # audio consumed
+    compute_s: float  # time spent processing
+    events: tuple[ListenEvent, ...] = field(default=(), repr=False)
+    first_pass_s: float = 0.0  # of compute_s, the first pass's share
+    judge_s: float = 0.0  # of compute_s, the deciding judge run's
+    judge_started: float | None = None  # the clock when the deciding judge run began
+    judge_result: JudgeResult | None = field(default=None, repr=False)  # the deciding judge run
+
+    @property
+    def latency_ms(self) -> int | None:
+        """From the end of speech to the decision; None when there was no speech."""
+        if self.speech_end is None:
+            return None
+        return max(0, round((self.decided_at - self.speech_end) * 1000))
+
+    @property
+    def real_time_factor(self) -> float:
+        return self.compute_s / self.audio_s if self.audio_s else 0.0
+
+
+def judge_utterance(utterance: Utterance, context: ListenContext, strictness: Strictness | None = None) -> Judgement:
+    """The verdict on an utterance: speech in which no phrase was recognised is unclear, not silent."""
+    judgement = judge(utterance.text, context, strictness or Strictness.NORMAL)
+    if judgement.verdict is Verdict.SILENT and utterance.speech_start is not None:
+        return replace(judgement, verdict=Verdict.UNCLEAR)
+    return judgement
