@@ -50,6 +50,7 @@ class JudgeSettings:
     command_floor: float = -3.5  # commands only when said alone (their full stop is scored too)
     agreed_line_floor: float = -4.5  # ... for the line the first pass heard too (never a pass or a command:
     # the first pass's grammar turns "pass me the crisps" into "pass")
+    agreed_rank_places: int = 1  # ... when its rank is among the judge's likeliest this many in the slot
     agree_margin: float = 8.0  # the first pass's candidate may score this much below the best
     rank_margin: float = 2.0  # a number that is no rank this much likelier than any rank at the slot: no rank
     min_window_s: float = 3.0  # audio is encoded in a window of whole seconds, at least this long
@@ -251,8 +252,8 @@ def choose(
         if agreed.candidate.kind is not Kind.LINE or agreed.mean < settings.agreed_line_floor:
             return "", best
         heard_rank = slots.get(agreed.candidate)
-        if heard_rank is not None and (heard_rank.place > 0 or heard_rank.margin > 0):
-            return "", best  # the judge heard another rank there, or a number that is none
+        if heard_rank is not None and (heard_rank.place >= settings.agreed_rank_places or heard_rank.margin > 0):
+            return "", best  # the judge heard other ranks there, or a number that is none
         best = agreed
     slot = slots.get(best.candidate)
     if slot is not None and slot.other_word and slot.margin >= settings.rank_margin:
