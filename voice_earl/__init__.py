@@ -1,6 +1,6 @@
 """voice-earl: an offline, voice-driven party game of Earl of Coventry.
 
-The ground floor (``errors``, ``paths``) imports only the standard library. Above it, one package per
+The ground floor (``errors``, ``paths``, ``names``) imports nothing else of the project. Above it, one package per
 concern, each importing only what lies below it:
 
     commands > table > keep > listening > i18n > game > ground floor

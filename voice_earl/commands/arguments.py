@@ -18,10 +18,10 @@ from __future__ import annotations
 import argparse
 import math
 import re
-import unicodedata
 from collections.abc import Callable
 
 from voice_earl.keep.storage_values import MAX_SERIES_ID, MIN_SERIES_ID
+from voice_earl.names import is_printable_name
 
 _WHOLE = re.compile(r"[+-]?[0-9]+")
 _DECIMAL = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
@@ -80,7 +80,7 @@ def device(text: str) -> int | str:
     cleaned = text.strip()
     if _WHOLE.fullmatch(cleaned):
         return whole_number(0, 10_000)(cleaned)
-    if not cleaned or cleaned.isdigit() or _has_control_characters(cleaned):
+    if cleaned.isdigit() or not is_printable_name(cleaned):
         raise argparse.ArgumentTypeError(
             f"{text!r} is not a device index (write it with the digits 0-9) nor part of a device name"
         )
@@ -90,17 +90,10 @@ def device(text: str) -> int | str:
 def player_name(text: str) -> str:
     """A name to show and say: not empty, no control characters."""
     cleaned = text.strip()
-    if not cleaned or _has_control_characters(cleaned):
+    if not is_printable_name(cleaned):
         raise argparse.ArgumentTypeError(f"{text!r} is not a name: give a name with letters in it, such as Ann")
     return cleaned
 
 
-def _has_control_characters(text: str) -> bool:
-    # Format characters are refused too (they can reorder the text around them), but for the joiners
-    # that some scripts and emoji need.
-    return any(unicodedata.category(char).startswith("C") and char not in _JOINERS for char in text)
-
-
-_JOINERS = "\u200c\u200d"
 SEED = whole_number(0, MAX_SEED)
 SERIES_ID = whole_number(MIN_SERIES_ID, MAX_SERIES_ID)  # a saved series' number, as `voice-earl history` lists it

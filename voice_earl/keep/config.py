@@ -20,7 +20,6 @@ import logging
 import os
 import re
 import sys
-import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +28,7 @@ from typing import Literal
 from voice_earl.errors import UsageError, VoiceEarlError
 from voice_earl.keep.chant_files import chant_set
 from voice_earl.keep.toml_text import toml_value
+from voice_earl.names import is_printable_name
 from voice_earl.paths import config_dir
 
 if sys.version_info >= (3, 11):
@@ -104,7 +104,7 @@ def _players(value: object) -> object:
     if "" in names:
         raise InvalidValue(f"a name is empty; allowed: {rule}")
     for name in names:
-        if any(_is_control(ch) for ch in name):
+        if not is_printable_name(name):
             raise InvalidValue(f"{name!r} holds a control character; allowed: {rule}")
     folded = [name.casefold() for name in names]
     twice = next((name for name, fold in zip(names, folded, strict=True) if folded.count(fold) > 1), None)
@@ -117,10 +117,6 @@ def _players(value: object) -> object:
         raise InvalidValue(f"{len(names)} names; allowed: {rule}")
     return names
 
-
-def _is_control(ch: str) -> bool:
-    """Control and format characters, and line breaks: nothing a name shows (joiners in scripts are fine)."""
-    return unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Zl", "Zp") and ch not in "\u200c\u200d"
 
 
 def _whole_number(value: object) -> int | None:

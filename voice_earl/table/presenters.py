@@ -209,6 +209,7 @@ class ScreenView:
             for i, seat in enumerate(settings.seats)
         )
         heard = self.heard.heard.judgement if self.heard is not None else None
+        due_line = self._due_line(due)
         return TableSnapshot(
             title=self._title(),
             players=rows,
@@ -216,12 +217,13 @@ class ScreenView:
             in_quartet=deal.in_quartet,
             finished_ranks=tuple(rank.value for rank in deal.finished_ranks()),
             due_player=settings.names[due.player] if due is not None else None,
-            due_line=self._due_line(due),
+            due_line=due_line,
             due_hint=say.due(due.rank, due.position) if due is not None and not settings.silent else "",
             heard=heard.heard if heard is not None else None,
             verdict=heard.verdict.value if heard is not None else None,
             feedback=heard.feedback() if heard is not None else "",
-            message=self.message,
+            # The turn's announcement is already there in big letters (Silent Earl) and needs no echo.
+            message="" if self.message.casefold() == (due_line or "").casefold() else self.message,
             status=self.status,
             keys=self._keys(),
             recent=self._recent(),
