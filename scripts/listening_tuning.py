@@ -30,19 +30,20 @@ from listening_corpus import (
 )
 
 from voice_earl.listening.audio import pcm_chunks, read_wav
+from voice_earl.listening.judge_choice import JudgeResult, JudgeSettings, Scored, decide
 from voice_earl.listening.judge_models import discover_judge_model
 from voice_earl.listening.listener import Listener
 from voice_earl.listening.sphinx_recognizer import SphinxRecognizer
 from voice_earl.listening.verdicts import Verdict, judge
-from voice_earl.listening.whisper_judge import JudgeResult, JudgeSettings, WhisperJudge, choose
+from voice_earl.listening.whisper_judge import WhisperJudge
 
 GRID = {
-    "token_bonus": (3.0,),
-    "line_floor": (-3.0, -3.5, -4.0),
-    "other_line_floor": (-2.5, -3.0),
-    "pass_floor": (-3.0, -3.5, -4.0),
-    "command_floor": (-3.0,),
-    "agreed_line_floor": (-4.5, -5.5, -6.5),
+    "token_bonus": (3.0, 3.5),
+    "line_gain": (0.75, 1.0),
+    "line_gain_rank_lead": (0.25, 0.5, 1.0),
+    "pass_gain": (0.75, 1.0),
+    "pass_gain_floor": (-6.0, -5.0),
+    "alone_margin": (2.0, 2.5, 3.0),
 }
 
 
@@ -70,13 +71,16 @@ def tune(args: argparse.Namespace, cache: Path) -> int:
             if args.trim is not None:
                 noisy = noisy[: int((end + args.trim) * 16000)]
             heard = first_pass.listen(pcm_chunks(noisy), trial.context).text
-            kept.append((trial, judge_.judge(noisy, trial.context, heard)))
+            result = judge_.judge(noisy, trial.context, heard)
+            kept.append((trial, replace(result, free=result.free or judge_.transcribe(noisy))))
         results[condition] = kept
         print(f"judged {len(kept)} recordings, {condition}", flush=True)
     kept_scores.write_bytes(pickle.dumps(results))
     base = JudgeSettings()
     print_spreads(results)
-    names = " ".join(f"{name[:5]:>5}" for name in GRID)
+    short = {name: "".join(word[0] for word in name.split("_")) for name in GRID}
+    print("\n" + ", ".join(f"{abbreviation}: {name}" for name, abbreviation in short.items()))
+    names = " ".join(f"{short[name]:>5}" for name in GRID)
     print(f"\n{names} | " + " | ".join(f"{c:^26}" for c in conditions))
     columns = " | ".join(f"{'ok':>5} {'wrong':>5} {'pass':>5} {'talk':>5}" for _ in conditions)
     print(f"{'':{6 * len(GRID) - 1}} | {columns}")
@@ -100,7 +104,7 @@ def tune(args: argparse.Namespace, cache: Path) -> int:
 
 
 def _show_mistake(trial: Trial, result: JudgeResult, settings: JudgeSettings) -> None:
-    phrase, best = choose(result.scored, result.slots, settings, result.first_pass, result.position)
+    phrase, best = _decide(result, settings)
     verdict = judge(phrase, trial.context).verdict
     right = {
         Expect.CORRECT: verdict is Verdict.CORRECT,
@@ -113,6 +117,12 @@ def _show_mistake(trial: Trial, result: JudgeResult, settings: JudgeSettings) ->
         voice = trial.voice.label if trial.voice else "recording"
         print(f"  {trial.expect:10} p{trial.context.position} {voice:30} {trial.text!r:40} -> {phrase!r} "
               f"(best {best.candidate.text!r} mean {best.mean:.2f})")
+
+
+def _decide(result: JudgeResult, settings: JudgeSettings) -> tuple[str, Scored]:
+    free = result.free
+    assert free is not None  # every kept result has its free transcript
+    return decide(result.scored, result.slots, settings, lambda: free, result.first_pass, result.position)
 
 
 def print_spreads(results: dict[str, list[tuple[Trial, JudgeResult]]]) -> None:
@@ -131,7 +141,7 @@ def print_spreads(results: dict[str, list[tuple[Trial, JudgeResult]]]) -> None:
 def _figures(kept: Sequence[tuple[Trial, JudgeResult]], settings: JudgeSettings) -> tuple[float, ...]:
     counts: dict[str, list[bool]] = {}
     for trial, result in kept:
-        phrase, _best = choose(result.scored, result.slots, settings, result.first_pass, result.position)
+        phrase, _best = _decide(result, settings)
         verdict = judge(phrase, trial.context).verdict
         if trial.expect == Expect.CORRECT:
             counts.setdefault("ok", []).append(verdict is Verdict.CORRECT)
@@ -147,6 +157,8 @@ def _figures(kept: Sequence[tuple[Trial, JudgeResult]], settings: JudgeSettings)
 
 
 def _cost(figures: tuple[float, ...]) -> float:
-    """Missed lines and passes cost 1, a wrong acceptance or moved talk 3, a missed command 0.5."""
+    """Missed lines and passes cost 1, a wrong acceptance or moved talk 3 (and 10 more beyond the
+    goals: 1% and 2%), a missed command 0.5."""
     ok, wrong, passed, talk, command = figures
-    return (1 - ok) + 3 * wrong + (1 - passed) + 3 * talk + 0.5 * (1 - command)
+    beyond = max(0.0, wrong - 0.01) + max(0.0, talk - 0.02)
+    return (1 - ok) + 3 * wrong + (1 - passed) + 3 * talk + 0.5 * (1 - command) + 10 * beyond

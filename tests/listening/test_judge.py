@@ -8,6 +8,7 @@ and espeak-ng; the judge's model is the one the judge extra installs.
 from __future__ import annotations
 
 import random
+import time
 from pathlib import Path
 
 import numpy as np
@@ -18,6 +19,7 @@ from listening_corpus import CHATTER, HUMAN_DIRS, moved_the_game
 from voice_earl.game.cards import RANKS, Rank
 from voice_earl.listening.audio import SAMPLE_RATE, Pcm16, pcm_chunks, read_wav
 from voice_earl.listening.context import ListenContext
+from voice_earl.listening.judge_choice import JudgeResult
 from voice_earl.listening.judge_models import discover_judge_model
 from voice_earl.listening.listener import Listener, Utterance, judge_utterance
 from voice_earl.listening.speech_end import speech_end_s
@@ -78,6 +80,17 @@ def test_a_queen_when_kings_are_due_is_a_wrong_rank(listener: Listener, voice_di
     utterance, verdict = hear(listener, kdl("There's a Queen as good as he", voice_dir), KINGS_SECOND)
     assert verdict is Verdict.WRONG_RANK, utterance.text
     assert "queen" in utterance.text
+
+
+def test_the_line_with_the_rank_due_is_always_weighed(listener: Listener, voice_dir: Path) -> None:
+    """However unlike the rank due sounds to the judge, its whole line is scored against the rank heard."""
+    assert listener.judge is not None
+    samples = kdl("There's a Queen as good as he", voice_dir)
+    for due in (Rank.KING, Rank.TWO, Rank.ACE):
+        result = listener.judge.judge(samples, ListenContext(2, (due,), commands=COMMANDS))
+        weighed = {result.slots[s.candidate].rank for s in result.scored if s.candidate in result.slots}
+        assert {due, Rank.QUEEN} <= weighed
+        assert result.phrase == "there is a queen as good as he"
 
 
 def test_a_lead_of_a_rank_not_held_is_a_wrong_rank(listener: Listener, voice_dir: Path) -> None:
@@ -156,6 +169,57 @@ def test_a_speaker_who_goes_on_is_not_cut_short(listener: Listener, voice_dir: P
     samples = padded(np.concatenate([said[: int(end * SAMPLE_RATE)], gap, rest]), 0.4, 1.2)
     utterance, verdict = hear(listener, samples, KINGS_SECOND)
     assert verdict is not Verdict.PASS, utterance.text
+
+
+class SlowJudge:
+    """The real judge on a slower computer: every answer comes ``delay_s`` later."""
+
+    def __init__(self, judge: WhisperJudge, delay_s: float) -> None:
+        self.inner = judge
+        self.delay_s = delay_s
+        self.name = judge.name
+
+    def understands(self, context: ListenContext) -> bool:
+        return self.inner.understands(context)
+
+    def judge(self, samples: Pcm16, context: ListenContext, first_pass: str = "") -> JudgeResult:
+        time.sleep(self.delay_s)
+        return self.inner.judge(samples, context, first_pass)
+
+
+@pytest.mark.parametrize("gap_s", [0.0, 0.05, 0.12, 0.2, 0.3, 0.5])
+def test_what_is_heard_depends_on_the_audio_alone_not_on_how_fast_the_judge_runs(
+    listener: Listener, voice_dir: Path, gap_s: float
+) -> None:
+    """A speaker who says "pass", pauses and goes on: whether the pass stands is decided by the
+    audio, whatever the judge's speed; a slow judge only decides later. Said as one sentence it
+    is no pass; after a pause longer than the judge's wait and its confirmation it is."""
+    said = speak("pass", voice_dir / "pass-alone.wav", "en-us", 150)
+    rest = speak("me the crisps would you", voice_dir / "crisps.wav", "en-us", 150)
+    end = speech_end_s(said)
+    assert end is not None and listener.judge is not None
+    gap = np.zeros(int(gap_s * SAMPLE_RATE), np.int16)
+    samples = padded(np.concatenate([said[: int(end * SAMPLE_RATE)], gap, rest]), 0.4, 1.2)
+    fast, fast_verdict = hear(listener, samples, KINGS_SECOND)
+    slow_judge = SlowJudge(listener.judge, 0.4)
+    slow, slow_verdict = hear(Listener(listener.recognizer, listener.settings, slow_judge), samples, KINGS_SECOND)  # type: ignore[arg-type]
+    assert (slow.text, slow_verdict, slow.early) == (fast.text, fast_verdict, fast.early)
+    if fast.text:  # decided by a judge run: the slow one decides later
+        assert slow.judge_started is not None
+        assert slow.decided_at >= slow.judge_started + slow_judge.delay_s
+        assert slow.decided_at > fast.decided_at
+    settings = listener.settings
+    if gap_s <= 0.05:
+        assert fast_verdict is not Verdict.PASS, fast.text  # one sentence: "pass me the crisps"
+    if gap_s >= settings.likely_end_s + settings.confirm_s + 0.05:
+        assert fast_verdict is Verdict.PASS and fast.early  # a pass, then talk
+
+
+def test_an_early_verdict_waits_for_the_audio_that_confirms_it(listener: Listener, voice_dir: Path) -> None:
+    utterance, verdict = hear(listener, kdl("There's a King as good as he", voice_dir), KINGS_SECOND)
+    end = utterance.speech_end
+    assert verdict is Verdict.CORRECT and utterance.early and end is not None
+    assert utterance.decided_at >= end + listener.settings.confirm_s - 0.03
 
 
 def test_without_the_judge_the_first_pass_alone_decides(tmp_path: Path) -> None:

@@ -16,6 +16,7 @@ import pytest
 
 from voice_earl.commands.cli import main
 from voice_earl.errors import VoiceEarlError
+from voice_earl.listening.install_steps import ModelAlreadyInstalled
 from voice_earl.listening.judge_install import fetch_judge_model
 from voice_earl.listening.judge_models import (
     JUDGE_MODEL,
@@ -26,7 +27,6 @@ from voice_earl.listening.judge_models import (
     judge_model_problems,
     packaged_judge_model,
 )
-from voice_earl.listening.model_archive import ModelAlreadyInstalled
 
 
 class QuietHandler(http.server.SimpleHTTPRequestHandler):

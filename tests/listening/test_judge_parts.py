@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +17,7 @@ from voice_earl.game.chants import ChantSet
 from voice_earl.listening.audio import SAMPLE_RATE
 from voice_earl.listening.candidates import Candidate, Kind, Template, turn_candidates
 from voice_earl.listening.context import ListenContext
+from voice_earl.listening.judge_choice import JudgeSettings, Scored, Slot, Transcript, choose, decide
 from voice_earl.listening.judge_models import (
     JUDGE_ENV_VAR,
     JUDGE_MODEL,
@@ -25,10 +28,10 @@ from voice_earl.listening.judge_models import (
 )
 from voice_earl.listening.logmel import log_mel, mel_filters
 from voice_earl.listening.speech_end import EndWatch, speech_end_s
-from voice_earl.listening.whisper_judge import JudgeSettings, Scored, Slot, choose
 
 SETTINGS = JudgeSettings(token_bonus=3.0, line_floor=-3.0, pass_floor=-3.0, command_floor=-2.0,
-                         agreed_line_floor=-5.0, agree_margin=8.0, rank_margin=1.0)
+                         agreed_line_floor=-5.0, agree_margin=8.0, rank_margin=1.0,
+                         line_gain=99.0, pass_gain=99.0, alone_margin=99.0)  # the floors alone
 
 
 # --- candidates ------------------------------------------------------------------------------------
@@ -92,7 +95,12 @@ def test_nothing_is_heard_below_the_floor() -> None:
 def test_the_bonus_per_token_keeps_short_candidates_from_winning_on_their_length() -> None:
     options = [scored(LINE, -2.0, 9), scored(UNDO, -6.0, 2)]  # sums: -18 against -12
     assert choose(options, {}, SETTINGS)[0] == LINE.phrase
-    assert choose(options, {}, JudgeSettings(token_bonus=0.0, command_floor=-9.0))[0] == "undo"
+    assert choose(options, {}, replace(SETTINGS, token_bonus=0.0, command_floor=-9.0))[0] == "undo"
+
+
+def test_a_short_phrase_below_its_floor_never_hides_a_line_that_clears_its_own() -> None:
+    options = [scored(LINE, -2.9, 8), scored(UNDO, -2.5, 2)]  # with the bonus: 0.8 against 1.0
+    assert choose(options, {}, replace(SETTINGS, token_bonus=3.0))[0] == LINE.phrase
 
 
 def test_what_the_first_pass_heard_needs_less_evidence() -> None:
@@ -103,9 +111,11 @@ def test_what_the_first_pass_heard_needs_less_evidence() -> None:
     # ... but not when the judge clearly heard something else, nor below the lower floor.
     assert choose([scored(LINE, -3.2, 8), scored(KING, -5.0, 8)], {}, SETTINGS, first_pass=KING.phrase)[0] == ""
     assert choose([scored(LINE, -5.5, 8)], {}, SETTINGS, first_pass=LINE.phrase)[0] == ""
-    # Nor when the judge heard another rank in the slot, or a number that is no rank.
-    second = {KING: Slot(" There's a", " king", -4.0, "zero", -3.0, Rank.KING, 1)}
-    assert choose(options, second, SETTINGS, first_pass=KING.phrase)[0] == ""
+    # Nor when the same line with another rank scored better, or a number that is no rank is likelier.
+    ranks = {KING: Slot(" There's a", " king", -4.0, "zero", -3.0, Rank.KING, 1),
+             LINE: Slot(" There's a", " queen", -3.0, "zero", -2.0, Rank.QUEEN, 0)}
+    assert choose(options, ranks, SETTINGS, first_pass=KING.phrase)[0] == ""
+    assert choose(options, ranks, SETTINGS, first_pass=LINE.phrase)[0] == LINE.phrase
     zero = {KING: Slot(" There's a", " king", -4.0, "zero", 0.5, Rank.KING, 0)}
     assert choose(options, zero, SETTINGS, first_pass=KING.phrase)[0] == ""
     # A command is never taken on the first pass's word.
@@ -118,6 +128,49 @@ def test_a_number_that_is_no_rank_is_heard_as_itself() -> None:
     assert choose([scored(seven, -1.0, 8)], {seven: slot}, SETTINGS)[0] == "there is as good as eleven can be"
     close = Slot(" There's as good as", " 7", -3.0, "eleven", 0.5, Rank.SEVEN, 0)
     assert choose([scored(seven, -1.0, 8)], {seven: close}, SETTINGS)[0] == seven.phrase
+
+
+def test_below_its_floor_a_line_or_a_pass_is_heard_on_its_gain_over_a_quiet_room() -> None:
+    """Noise makes every candidate unlikely; what counts then is how much likelier the audio makes it."""
+    gains = replace(SETTINGS, line_gain=1.5, line_gain_floor=-4.5, pass_gain=1.0, pass_gain_floor=-5.0)
+    noisy_line = Scored(LINE, -4.0 * 8, 8, quiet_logprob=-6.0 * 8)  # gain 2.0
+    assert noisy_line.gain == pytest.approx(2.0)
+    assert choose([noisy_line], {}, SETTINGS)[0] == ""  # floors alone: not heard
+    assert choose([noisy_line], {}, gains)[0] == LINE.phrase
+    assert choose([Scored(LINE, -4.0 * 8, 8, quiet_logprob=-4.5 * 8)], {}, gains)[0] == ""  # gain 0.5
+    assert choose([Scored(LINE, -5.0 * 8, 8, quiet_logprob=-9.0 * 8)], {}, gains)[0] == ""  # below the lower floor
+    assert choose([Scored(PASS, -4.5 * 2, 2, quiet_logprob=-7.0 * 2)], {}, gains)[0] == "pass"
+    assert choose([Scored(UNDO, -4.5 * 2, 2, quiet_logprob=-9.0 * 2)], {}, gains)[0] == ""  # never a command
+    # A line taken on its gain must have no number likelier than its rank where the rank goes.
+    zero = {LINE: Slot(" There's a", " queen", -4.0, "zero", 0.5, Rank.QUEEN, 0)}
+    assert choose([noisy_line], zero, gains)[0] == ""
+    # ... and its rank clearly the likeliest there.
+    close = {LINE: Slot(" There's a", " queen", -4.0, "zero", -3.0, Rank.QUEEN, 0, lead=0.2)}
+    clear = {LINE: Slot(" There's a", " queen", -4.0, "zero", -3.0, Rank.QUEEN, 0, lead=2.0)}
+    assert choose([noisy_line], close, gains)[0] == "" and choose([noisy_line], clear, gains)[0] == LINE.phrase
+
+
+def test_a_pass_or_a_command_is_heard_only_when_said_alone() -> None:
+    """Whisper, free to write anything, must not find something much likelier than "Pass.", nor a
+    sentence that starts with it ("Pass me the crisps")."""
+    alone = replace(SETTINGS, alone_margin=1.5)
+    options = [scored(PASS, -2.0, 2), scored(LINE, -6.0, 8)]
+    asked: list[str] = []
+
+    def free(text: str, mean: float) -> Callable[[], Transcript]:
+        def transcript() -> Transcript:
+            asked.append(text)
+            return Transcript(text, mean)
+        return transcript
+
+    assert decide(options, {}, alone, free(" Thank you.", -1.0))[0] == "pass"
+    assert decide(options, {}, alone, free(" Pass. Pass.", -0.6))[0] == "pass"
+    assert decide(options, {}, alone, free(" Thank you.", -0.3))[0] == ""  # much likelier than "Pass."
+    assert decide(options, {}, alone, free(" Pass me the crisps, would you?", -1.0))[0] == ""
+    assert decide([scored(UNDO, -1.0, 2)], {}, alone, free(" Undo your seat belt.", -1.0))[0] == ""
+    assert len(asked) == 5
+    assert decide([scored(LINE, -1.0, 8)], {}, alone, free(" Thank you.", 0.0))[0] == LINE.phrase
+    assert len(asked) == 5  # a line needs no free transcript
 
 
 # --- the front end ---------------------------------------------------------------------------------

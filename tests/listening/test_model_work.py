@@ -22,7 +22,7 @@ from voice_earl import paths
 from voice_earl.commands.cli import main
 from voice_earl.commands.doctor_models import check_leftovers
 from voice_earl.errors import VoiceEarlError
-from voice_earl.listening import model_archive, model_install
+from voice_earl.listening import install_steps, model_archive, model_install
 from voice_earl.listening.model_install import install_model_archive
 from voice_earl.listening.model_work import clear_leftovers, find_leftovers, swap_into_place, work_dir
 from voice_earl.listening.models import WORK_DIR_PREFIX, check_model_layout
@@ -113,15 +113,15 @@ def test_a_forced_install_killed_after_moving_the_old_model_aside_gets_it_back(
     kill_when_ready(child(f"""
         import os, sys
         from pathlib import Path
-        from voice_earl.listening import model_archive
+        from voice_earl.listening import install_steps
         from voice_earl.listening.model_install import install_model_archive
-        model_archive.swap_into_place = lambda staged, target: False
+        install_steps.swap_into_place = lambda staged, target: False
         rename = os.rename
         def rename_then_die(source, destination):
             rename(source, destination)
             print("ready", flush=True)
             input()
-        model_archive.os.rename = rename_then_die
+        install_steps.os.rename = rename_then_die
         install_model_archive(Path({str(archive)!r}), force=True)
     """))
     assert not old.exists()  # the moment the issue describes: no model at all
@@ -146,7 +146,7 @@ def test_a_forced_install_swaps_the_models_without_moving_the_old_one_away(
         assert Path(str(source)) != old, "the installed model was moved away before the new one was in place"
         rename(source, destination)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(model_archive.os, "rename", never_move_the_installed_model)
+    monkeypatch.setattr(install_steps.os, "rename", never_move_the_installed_model)
     installed = install_model_archive(zip_model(tmp_path / "m.zip", TEST_MODEL), force=True)
     assert installed == old and not (old / "old-marker").exists() and check_model_layout(old).valid
     assert leftovers(user_models) == [TEST_MODEL]
@@ -192,7 +192,7 @@ def test_messages_name_the_models_folder_never_the_work_folder(
         free = 10
 
     monkeypatch.setattr(model_archive.shutil, "disk_usage", lambda directory: Full)
-    monkeypatch.setattr(model_install.shutil, "disk_usage", lambda directory: Full)
+    monkeypatch.setattr(install_steps.shutil, "disk_usage", lambda directory: Full)
     archive = zip_model(tmp_path / "m.zip", TEST_MODEL)
     with pytest.raises(VoiceEarlError) as full:
         install_model_archive(archive)

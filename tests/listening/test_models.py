@@ -20,7 +20,8 @@ from voice_earl import paths
 from voice_earl.commands import cli
 from voice_earl.errors import UsageError, VoiceEarlError
 from voice_earl.listening import models
-from voice_earl.listening.model_archive import ExtractionLimits, ModelAlreadyInstalled, extract_zip_safely
+from voice_earl.listening.install_steps import ModelAlreadyInstalled
+from voice_earl.listening.model_archive import ExtractionLimits, extract_zip_safely
 from voice_earl.listening.model_install import fetch_model, install_model_archive
 from voice_earl.listening.models import (
     DEFAULT_MODEL,

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from voice_earl.errors import UsageError, VoiceEarlError
 
 if TYPE_CHECKING:
-    from voice_earl.listening.model_install import ProgressCallback
+    from voice_earl.listening.install_steps import ProgressCallback
     from voice_earl.listening.models import ListedModel, ModelLayout
 
 _DEFAULT_NAME = "vosk-model-small-en-us-0.15"  # listening.models.DEFAULT_MODEL, kept import-free for --help
@@ -168,8 +168,8 @@ def _check(path: Path) -> int:
 
 
 def _fetch(args: argparse.Namespace) -> int:
+    from voice_earl.listening.install_steps import ModelAlreadyInstalled
     from voice_earl.listening.judge_models import JUDGE_MODEL
-    from voice_earl.listening.model_archive import ModelAlreadyInstalled
     from voice_earl.listening.model_install import fetch_model
 
     if args.name == JUDGE_MODEL:
@@ -187,8 +187,8 @@ def _fetch(args: argparse.Namespace) -> int:
 
 
 def _fetch_judge(args: argparse.Namespace) -> int:
+    from voice_earl.listening.install_steps import ModelAlreadyInstalled
     from voice_earl.listening.judge_install import fetch_judge_model
-    from voice_earl.listening.model_archive import ModelAlreadyInstalled
 
     if args.sha256 is not None:
         raise UsageError("whisper-tiny.en is four files, each with its own pinned checksum: --sha256 does not apply")
@@ -203,7 +203,7 @@ def _fetch_judge(args: argparse.Namespace) -> int:
 
 
 def _install(args: argparse.Namespace) -> int:
-    from voice_earl.listening.model_archive import ModelAlreadyInstalled
+    from voice_earl.listening.install_steps import ModelAlreadyInstalled
     from voice_earl.listening.model_install import install_model_archive
 
     try:

@@ -1,9 +1,10 @@
 """Fetching the judge's model: the official CTranslate2 conversion of Whisper ``tiny.en``.
 
 It is published as four files, not an archive, so each one is downloaded on its own through the
-same safe download as the vosk models (size announced and checked, streamed, SHA-256 pinned),
-into a scratch directory beside the target; only when every file matches its pin is the folder
-renamed into place, so a failed or interrupted fetch leaves nothing behind.
+same safe download as the vosk models (:mod:`voice_earl.listening.install_steps`: size announced
+and checked, streamed, SHA-256 pinned), into a scratch directory beside the target; only when
+every file matches its pin is the folder renamed into place, so a failed or interrupted fetch
+leaves nothing behind.
 """
 
 from __future__ import annotations
@@ -15,6 +16,16 @@ from pathlib import Path
 
 from voice_earl import paths
 from voice_earl.errors import VoiceEarlError
+from voice_earl.listening.install_steps import (
+    ModelAlreadyInstalled,
+    ProgressCallback,
+    Wanted,
+    check_url,
+    download,
+    move_into_place,
+    now_utc,
+    verify,
+)
 from voice_earl.listening.judge_models import (
     JUDGE_MODEL,
     OFFICIAL_JUDGE_URL,
@@ -22,15 +33,6 @@ from voice_earl.listening.judge_models import (
     PinnedFile,
     judge_model_problems,
 )
-
-# The vosk models' safe download, checks and atomic install, shared (their names keep them out of the API).
-from voice_earl.listening.model_archive import ModelAlreadyInstalled
-from voice_earl.listening.model_archive import _move_into_place as move_into_place
-from voice_earl.listening.model_install import ProgressCallback
-from voice_earl.listening.model_install import _check_url as check_url
-from voice_earl.listening.model_install import _download as download
-from voice_earl.listening.model_install import _now as now_utc
-from voice_earl.listening.model_install import _verify as verify
 from voice_earl.listening.model_work import work_dir
 from voice_earl.listening.models import RECEIPT_NAME
 
@@ -56,12 +58,17 @@ def fetch_judge_model(
         if not judge_model_problems(target):
             raise ModelAlreadyInstalled(target)
         raise VoiceEarlError(f"{target} already exists but is not a whisper model; use --force to replace it")
+    wanted = Wanted(
+        JUDGE_MODEL,
+        f"To install by hand: download {', '.join(pinned)} from {base} on a computer with internet and put them "
+        f"in a folder {JUDGE_MODEL} in models/ (see models/README.md)",
+    )
     with work_dir(target.parent, JUDGE_MODEL) as work:
         staged = work / JUDGE_MODEL
         staged.mkdir()
         received: dict[str, str] = {}
         for name, pin in pinned.items():
-            digest, size = download(f"{base}{name}", staged / name, JUDGE_MODEL, pin.size, progress, target.parent)
+            digest, size = download(f"{base}{name}", staged / name, wanted, pin.size, progress, target.parent)
             verify(name, digest, size, pin.sha256, pin.size, deleted=True)
             received[name] = digest
         problems = judge_model_problems(staged)

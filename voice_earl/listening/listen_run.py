@@ -14,11 +14,11 @@ import numpy as np
 
 from voice_earl.listening.audio import BYTES_PER_SAMPLE, SAMPLE_RATE, AudioChunk
 from voice_earl.listening.context import ListenContext
+from voice_earl.listening.judge_choice import JudgeResult
 from voice_earl.listening.recognizer import Final, ListenEvent, Partial, Recognizer, SpeechStarted, SpeechStopped
 from voice_earl.listening.speech_end import EndWatch
 from voice_earl.listening.text import normalise
 from voice_earl.listening.utterance import EventHandler, Judge, ListenSettings, Utterance
-from voice_earl.listening.whisper_judge import JudgeResult
 
 logger = logging.getLogger("voice_earl.listening.listener")
 
@@ -33,6 +33,7 @@ class Pending:
     result: JudgeResult
     started: float  # clock
     ready_at: float  # clock
+    audio_at: float  # seconds of audio judged: the verdict stands once confirm_s more shows no speech
     partial: str | None = None  # taken on the first pass's stable phrase (else at a quiet)
 
 
@@ -61,11 +62,12 @@ class ListenRun:
         self.endpointer = Endpointer(
             window=s.end_window_s, ratio=s.end_ratio, vad_mode=s.vad_mode, sample_rate=SAMPLE_RATE
         )
-        self.watch = EndWatch(s.likely_end_s)
+        self.watch = EndWatch(s.likely_end_s, peak_range_db=s.loud_range_db)
         self.frame_bytes = int(self.endpointer.frame_bytes)
         self.frame_s = self.frame_bytes / (BYTES_PER_SAMPLE * SAMPLE_RATE)
         self.preroll: deque[bytes] = deque(maxlen=int((s.end_window_s + 0.2) / self.frame_s) + 1)
         self.audio: list[bytes] = []  # the utterance's audio, pre-roll included, for the judge
+        self.audio_from = 0.0  # the audio time where it starts
         self.pending = b""
         self.audio_t = 0.0  # seconds of audio consumed
         self.clock = 0.0  # simulated real-time clock
@@ -106,6 +108,7 @@ class ListenRun:
     def skip(self, chunk: AudioChunk) -> None:
         """Muted audio: time passes, nothing is heard."""
         self.audio_t += chunk.duration
+        self.watch.skip(chunk.duration)
         self.clock = max(self.clock, self.audio_t)
 
     def feed(self, chunk: AudioChunk) -> bool:
@@ -119,10 +122,6 @@ class ListenRun:
         spent = time.perf_counter() - started
         self.compute_s += spent
         self.clock = self.feed_clock + spent
-        waiting = self.verdict_pending
-        # Take a ready verdict once every chunk that arrived meanwhile has been heard.
-        if not self.done and waiting is not None and self.audio_t + chunk.duration > self.clock:
-            self._decided(waiting.result.phrase, early=True, by=waiting)
         return self.done
 
     def _first_pass(self, frame: bytes) -> None:
@@ -148,6 +147,7 @@ class ListenRun:
             return
         if self.judge is not None:
             self._judge_if_likely_end()
+            self._confirm_pending()
         elif self.audio_t - self.partial_checked_at >= self.settings.partial_every_s:
             self._check_partial()
         if not self.done and self.audio_t - self.speech_start > self.settings.max_speech_s:
@@ -157,6 +157,7 @@ class ListenRun:
         self.speech_start = at
         self.emit(SpeechStarted(at))
         self.watch.speech_began(len(self.preroll) * self.frame_s)
+        self.audio_from = self.audio_t - len(self.preroll) * self.frame_s
         for frame in self.preroll:
             self.audio.append(frame)
             self._first_pass(frame)
@@ -196,6 +197,14 @@ class ListenRun:
             if run.result.heard:
                 self.verdict_pending = run
 
+    def _confirm_pending(self) -> None:
+        """A waiting verdict stands once ``confirm_s`` of audio after what was judged shows that the
+        speaker did not go on: a rule on the audio alone, so the verdict never depends on how fast
+        the judge ran (the time of the decision does: the later of this moment and the judge's)."""
+        pending = self.verdict_pending
+        if pending is not None and self.audio_t >= pending.audio_at + self.settings.confirm_s - 1e-9:
+            self._decided(pending.result.phrase, early=True, by=pending)
+
     def _partial(self) -> str:
         started = time.perf_counter()
         text = self.recognizer.partial()
@@ -224,8 +233,12 @@ class ListenRun:
         self.watch.loud_since_end = False
         started = self.now()
         samples = np.frombuffer(b"".join(self.audio), dtype=np.int16)
+        if self.watch.last_loud is not None:
+            # The speech and the quiet that marked its end, not what came after (more quiet, talk).
+            spoken = self.watch.last_loud + self.settings.likely_end_s - self.audio_from
+            samples = samples[: max(0, round(spoken * SAMPLE_RATE))]
         result = self.judge.judge(samples, self.context, first_pass)
-        self.last_judged = Pending(result, started, self.now())
+        self.last_judged = Pending(result, started, self.now(), self.audio_t)
         return self.last_judged
 
     def _latest_judgement(self, first_pass: str) -> Pending:

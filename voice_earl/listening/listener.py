@@ -18,9 +18,12 @@ decides what was said, and may decide that it was none of the turn's phrases (th
 is set aside like a cough). It starts as soon as the end of speech is likely: ``likely_end_s``
 of quiet after the last loud frame (:class:`~voice_earl.listening.speech_end.EndWatch`), long
 before the endpointer's window has passed, or, when talk around the table keeps the room loud,
-once the first pass has held a whole line for ``early_stable_s``. Its verdict is taken as soon as
-it is ready, unless the speaker went on talking in the meantime; otherwise the endpointer's end
-of speech decides. The frames themselves are handled in :mod:`voice_earl.listening.listen_run`.
+once the first pass has held a whole line for ``early_stable_s``. Its verdict stands once
+``confirm_s`` more of audio shows that the speaker did not go on (no loud frame after the quiet,
+or the first pass's phrase unchanged); otherwise the endpointer's end of speech decides. The
+verdict is thus a function of the audio alone, never of how fast the judge ran: only the time of
+the decision depends on that (the later of the end of that span and the judge being ready). The
+frames themselves are handled in :mod:`voice_earl.listening.listen_run`.
 
 Half-duplex: audio captured inside :meth:`Listener.muted` (while the narrator speaks), and for
 ``mute_tail_s`` after it, is dropped, so the narrator's voice never makes a play.

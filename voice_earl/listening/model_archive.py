@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from voice_earl.errors import VoiceEarlError
-from voice_earl.listening.model_work import MOVED_ASIDE, swap_into_place
+from voice_earl.listening.install_steps import CHUNK_BYTES, error_reason, move_into_place
 from voice_earl.listening.models import (
     MODEL_NAME,
     RECEIPT_NAME,
@@ -27,8 +27,6 @@ from voice_earl.listening.models import (
     human_size,
     visible_subdirs,
 )
-
-CHUNK_BYTES = 256 * 1024
 
 
 @dataclass(frozen=True)
@@ -43,20 +41,6 @@ class ExtractionLimits:
 
 
 DEFAULT_LIMITS = ExtractionLimits()
-
-
-class ModelAlreadyInstalled(VoiceEarlError):
-    """The model is already installed at ``path``; ``force`` replaces it."""
-
-    def __init__(self, path: Path) -> None:
-        super().__init__(f"{path.name} is already installed at {path} (use --force to replace it)")
-        self.path = path
-
-
-def error_reason(error: object) -> str:
-    if isinstance(error, OSError) and error.strerror:
-        return error.strerror
-    return str(error) or type(error).__name__
 
 
 def install_from_archive(
@@ -76,7 +60,7 @@ def install_from_archive(
         problems = "; ".join(problem.replace(f"{extracted}{os.sep}", "") for problem in layout.problems)
         raise VoiceEarlError(f"{archive.name} does not hold a usable vosk model: {problems}; nothing was installed")
     (model_root / RECEIPT_NAME).write_text(json.dumps(receipt.__dict__, indent=2) + "\n", encoding="utf-8")
-    _move_into_place(model_root, target, work, force)
+    move_into_place(model_root, target, work, force)
 
 
 def _model_root(extracted: Path, archive: Path) -> Path:
@@ -105,28 +89,6 @@ def archive_model_name(archive: Path) -> str:
         if top not in ("am", "conf", "graph", "ivector") and MODEL_NAME.fullmatch(top):
             return top
     return archive.name.removesuffix(".zip")
-
-
-def _move_into_place(staged: Path, target: Path, work: Path, force: bool) -> None:
-    """Rename the checked model into place; with force, swap it with the old one (removed with ``work``).
-
-    Where the system cannot swap in one step, the old model is moved aside into ``work`` first and put
-    back on failure, or by the next models command after a crash (``model_work.clear_leftovers``).
-    """
-    if not (target.exists() or target.is_symlink()):
-        os.rename(staged, target)
-        return
-    if not force:
-        raise ModelAlreadyInstalled(target)
-    if swap_into_place(staged, target):
-        return
-    retired = work / MOVED_ASIDE
-    os.rename(target, retired)
-    try:
-        os.rename(staged, target)
-    except BaseException:
-        os.rename(retired, target)
-        raise
 
 
 def extract_zip_safely(

@@ -45,13 +45,15 @@ NOISE_MARGIN_DB = 3.0  # loud frames stand this far above the loudest tenth of t
 NOISE_SAMPLE_S = 0.3  # how much of a recording's start and end is taken as its noise
 
 
-def loud_threshold(floor_db: float, peak_db: float, noise_top_db: float = SILENCE_DB) -> float:
+def loud_threshold(
+    floor_db: float, peak_db: float, noise_top_db: float = SILENCE_DB, peak_range_db: float = PEAK_RANGE_DB
+) -> float:
     """The energy above which a frame counts as speech. ``noise_top_db``: the 90th percentile of
     frames known to hold no speech (talk in the room keeps the floor busy)."""
     return max(
         floor_db + MIN_RISE_DB,
         floor_db + PEAK_SHARE * (peak_db - floor_db),
-        peak_db - PEAK_RANGE_DB,
+        peak_db - peak_range_db,
         noise_top_db + NOISE_MARGIN_DB,
     )
 
@@ -85,8 +87,9 @@ class EndWatch:
     ``gap_s`` of quiet has followed the last loud frame.
     """
 
-    def __init__(self, gap_s: float, history_s: float = 4.0) -> None:
+    def __init__(self, gap_s: float, history_s: float = 4.0, peak_range_db: float = PEAK_RANGE_DB) -> None:
         self.gap_s = gap_s
+        self.peak_range_db = peak_range_db
         self._history: deque[float] = deque(maxlen=int(history_s / FRAME_S))
         self._pending = np.zeros(0, np.int16)
         self._peak = SILENCE_DB
@@ -104,12 +107,16 @@ class EndWatch:
             self.audio_t += FRAME_S
             self._frame(float(energy))
 
+    def skip(self, seconds: float) -> None:
+        """Audio that was not heard (muted): time passes, nothing is learnt."""
+        self.audio_t += seconds
+
     def _frame(self, energy: float) -> None:
         self._history.append(energy)
         if not self._in_speech:
             return
         self._peak = max(self._peak, energy)
-        if energy > loud_threshold(self.floor, self._peak, self._noise_top):
+        if energy > loud_threshold(self.floor, self._peak, self._noise_top, self.peak_range_db):
             self.last_loud = self.audio_t
             self.loud_since_end = True
 
@@ -129,7 +136,7 @@ class EndWatch:
         self._noise_top = float(np.percentile(before, 90)) if len(before) >= 10 else SILENCE_DB
         for offset, energy in enumerate(recent):
             self._peak = max(self._peak, energy)
-            if energy > loud_threshold(self.floor, self._peak, self._noise_top):
+            if energy > loud_threshold(self.floor, self._peak, self._noise_top, self.peak_range_db):
                 self.last_loud = self.audio_t - (len(recent) - offset - 1) * FRAME_S
                 self.loud_since_end = True
 

@@ -96,6 +96,7 @@ class SphinxRecognizer(Recognizer):
             self._decoder.end_utt()
             self._in_utterance = False
         self._audio.clear()
+        self._dither = np.random.default_rng(0)  # each utterance alike, whatever came before
 
     def _set_grammar(self, phrases: Sequence[str]) -> None:
         grammar = jsgf_grammar(phrases)

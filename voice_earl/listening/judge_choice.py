@@ -1,0 +1,195 @@
+"""The judge's decision, from the candidates' scores: which phrase was heard, if any.
+
+Kept apart from the model (:mod:`voice_earl.listening.whisper_judge`) so that settings can be
+replayed on kept scores (``scripts/bench_listening.py --tune``). The rule, and what each setting
+does, is told there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from voice_earl.game.cards import Rank
+from voice_earl.listening.candidates import Candidate, Kind
+from voice_earl.listening.text import normalise
+
+
+@dataclass(frozen=True)
+class JudgeSettings:
+    """Tuned on the tune split of scripts/bench_listening.py; the held-out split is reported."""
+
+    token_bonus: float = 3.5  # added per token, so that short candidates do not win on their length
+    line_floor: float = -3.5  # mean per-token log-probability below which the line due is not heard
+    other_line_floor: float = -2.5  # ... another position's line (a wrong line moves the game too)
+    pass_floor: float = -3.5
+    command_floor: float = -3.5  # commands only when said alone (their full stop is scored too)
+    agreed_line_floor: float = -4.5  # ... for the line the first pass heard too (never a pass or a command:
+    # the first pass's grammar turns "pass me the crisps" into "pass")
+    agree_margin: float = 8.0  # the first pass's candidate may score this much below the best
+    line_gain: float = 1.0  # the line due below its floor: heard when its gain clears this ...
+    line_gain_floor: float = -4.5  # ... and its mean this, and its rank leads the next likeliest by this:
+    line_gain_rank_lead: float = 0.5
+    pass_gain: float = 0.75  # a pass below its floor: likewise
+    pass_gain_floor: float = -6.0
+    alone_margin: float = 2.5  # a pass or a command: its mean at most this below the free transcript's
+    rank_margin: float = 2.0  # a number that is no rank this much likelier than any rank at the slot: no rank
+    min_window_s: float = 3.0  # audio is encoded in a window of whole seconds, at least this long
+    threads: int = 1  # one thread was faster than two on a 2-core machine
+
+
+@dataclass(frozen=True)
+class Scored:
+    candidate: Candidate
+    logprob: float  # sum over the candidate's tokens
+    tokens: int
+    quiet_logprob: float | None = None  # the same sum on a quiet room's audio (no speech)
+
+    @property
+    def mean(self) -> float:
+        return self.logprob / max(self.tokens, 1)
+
+    @property
+    def gain(self) -> float:
+        """How much likelier, per token, the audio makes this candidate than a quiet room does."""
+        if self.quiet_logprob is None:
+            return float("-inf")
+        return (self.logprob - self.quiet_logprob) / max(self.tokens, 1)
+
+
+@dataclass(frozen=True)
+class Transcript:
+    """What Whisper writes for the audio when free to write anything (greedy, a few tokens)."""
+
+    text: str
+    mean: float  # mean per-token log-probability
+
+
+@dataclass(frozen=True)
+class Slot:
+    before: str  # the words before the slot as scored (" There's a" or " There's an")
+    spelling: str  # the rank's likeliest spelling
+    logprob: float
+    other_word: str  # the likeliest of NOT_RANKS there, normalised
+    margin: float  # how much likelier that word is than this rank
+    rank: Rank
+    place: int  # 0: the likeliest rank in the slot
+    lead: float = float("inf")  # how much likelier this rank is than the next likeliest (none: infinite)
+
+
+@dataclass(frozen=True)
+class JudgeResult:
+    """The judge's answer: the phrase heard (normalised), or "" for none of these."""
+
+    phrase: str
+    best: Scored  # the best candidate, whether or not it cleared its floor
+    compute_s: float
+    scored: tuple[Scored, ...] = field(default=(), repr=False)
+    slots: dict[Candidate, Slot] = field(default_factory=dict, repr=False)  # the rank heard in each slot
+    first_pass: str = ""  # what the first pass heard, normalised
+    position: int | None = None  # the position due
+    free: Transcript | None = None  # the free transcript, when a short phrase was to be heard
+
+    @property
+    def heard(self) -> bool:
+        return bool(self.phrase)
+
+
+def decide(
+    scored: Sequence[Scored],
+    slots: Mapping[Candidate, Slot],
+    settings: JudgeSettings,
+    transcript: Callable[[], Transcript],
+    first_pass: str = "",
+    due_position: int | None = None,
+) -> tuple[str, Scored]:
+    """:func:`choose`, and then a short phrase (a pass, a command) only when said alone: nearly as
+    likely as what Whisper writes when free to write anything, and not the start of it ("Pass it
+    to the left"). ``transcript`` gives the free transcript; it is asked for only then."""
+    phrase, best = choose(scored, slots, settings, first_pass, due_position)
+    if not phrase or best.candidate.kind is Kind.LINE:
+        return phrase, best
+    free = transcript()
+    if best.mean < free.mean - settings.alone_margin or goes_on(best.candidate.text, free.text):
+        return "", best
+    return phrase, best
+
+
+def goes_on(phrase: str, transcript: str) -> bool:
+    """Whether ``transcript`` starts with ``phrase`` and then says more than the phrase again.
+
+    >>> goes_on(" Pass.", " Pass it to the left."), goes_on(" Pass.", " Pass. Pass."), goes_on(" Pass.", " Yes.")
+    (True, False, False)
+    """
+    words, said = normalise(phrase).split(), normalise(transcript).split()
+    if not words or said[: len(words)] != words:
+        return False
+    rest = said[len(words) :]
+    while rest[: len(words)] == words:
+        rest = rest[len(words) :]
+    return bool(rest)
+
+
+def clears(item: Scored, settings: JudgeSettings, due_position: int | None = None, slot: Slot | None = None) -> bool:
+    """Whether a candidate has the evidence to be heard: its mean clears its kind's floor, or (the
+    line due, a pass) its gain over a quiet room clears its kind's bar and its mean a lower floor;
+    a line taken on its gain must also have its rank clearly the likeliest in the slot, and no
+    number that is no rank likelier."""
+    kind = item.candidate.kind
+    if kind is Kind.LINE and due_position is not None and item.candidate.position != due_position:
+        return item.mean >= settings.other_line_floor
+    floor = {Kind.LINE: settings.line_floor, Kind.PASS: settings.pass_floor, Kind.COMMAND: settings.command_floor}
+    if item.mean >= floor[kind]:
+        return True
+    if kind is Kind.LINE:
+        rank_clear = slot is None or (slot.margin <= 0 and slot.lead >= settings.line_gain_rank_lead)
+        return rank_clear and item.gain >= settings.line_gain and item.mean >= settings.line_gain_floor
+    return kind is Kind.PASS and item.gain >= settings.pass_gain and item.mean >= settings.pass_gain_floor
+
+
+def choose(
+    scored: Sequence[Scored],
+    slots: Mapping[Candidate, Slot],
+    settings: JudgeSettings,
+    first_pass: str = "",
+    due_position: int | None = None,
+) -> tuple[str, Scored]:
+    """The phrase heard ("" for none of these) and the best candidate, from the candidates' scores.
+
+    Of the candidates that :func:`clears` its kind's bar, the best (log-probability sum plus the
+    bonus per token) is heard: a short phrase that scores well only for being short never hides
+    a line that clears its bar. When none clears, the candidate the first pass heard may still be,
+    when it is nearly as good as the best, clears the lower floor for agreement, and no other rank
+    in its line scored better."""
+    def total(item: Scored) -> float:
+        return item.logprob + settings.token_bonus * item.tokens
+
+    heard = [item for item in scored if clears(item, settings, due_position, slots.get(item.candidate))]
+    best = max(heard or scored, key=total)
+    if not heard:
+        agreed = next((s for s in scored if s.candidate.phrase == first_pass), None)
+        if agreed is None or total(best) - total(agreed) > settings.agree_margin:
+            return "", best
+        if agreed.candidate.kind is not Kind.LINE or agreed.mean < settings.agreed_line_floor:
+            return "", best
+        heard_rank = slots.get(agreed.candidate)
+        if heard_rank is not None and (heard_rank.margin > 0 or _outscored(agreed, scored, slots, total)):
+            return "", best  # the judge heard another rank there, or a number that is none
+        best = agreed
+    slot = slots.get(best.candidate)
+    if slot is not None and slot.other_word and slot.margin >= settings.rank_margin:
+        # The line was said with a word that is no rank where the rank goes ("eleven"): say so.
+        return best.candidate.phrase.replace(normalise(slot.spelling), slot.other_word, 1), best
+    return best.candidate.phrase, best
+
+
+def _outscored(line: Scored, scored: Sequence[Scored], slots: Mapping[Candidate, Slot],
+               total: Callable[[Scored], float]) -> bool:
+    """Whether the same line with another rank scored better."""
+    return any(
+        total(other) > total(line)
+        for other in scored
+        if other.candidate in slots
+        and other.candidate.position == line.candidate.position
+        and other.candidate.phrase != line.candidate.phrase
+    )
