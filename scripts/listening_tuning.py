@@ -44,6 +44,7 @@ GRID = {
     "pass_gain": (0.75, 1.0),
     "pass_gain_floor": (-6.0, -5.0),
     "alone_margin": (2.0, 2.5, 3.0),
+    "sure_floor": (0.0, -1.5, -2.0),
 }
 
 

@@ -153,7 +153,7 @@ def test_below_its_floor_a_line_or_a_pass_is_heard_on_its_gain_over_a_quiet_room
 def test_a_pass_or_a_command_is_heard_only_when_said_alone() -> None:
     """Whisper, free to write anything, must not find something much likelier than "Pass.", nor a
     sentence that starts with it ("Pass me the crisps")."""
-    alone = replace(SETTINGS, alone_margin=1.5)
+    alone = replace(SETTINGS, alone_margin=1.5, sure_floor=0.0)
     options = [scored(PASS, -2.0, 2), scored(LINE, -6.0, 8)]
     asked: list[str] = []
 
@@ -171,6 +171,12 @@ def test_a_pass_or_a_command_is_heard_only_when_said_alone() -> None:
     assert len(asked) == 5
     assert decide([scored(LINE, -1.0, 8)], {}, alone, free(" Thank you.", 0.0))[0] == LINE.phrase
     assert len(asked) == 5  # a line needs no free transcript
+    # A pass that scores very well was said alone, whatever talk around it the transcript takes in.
+    sure = replace(alone, sure_floor=-1.5)
+    babble = free(" Pass. The weather was lovely this morning.", -0.5)
+    assert decide([scored(PASS, -0.8, 3)], {}, sure, babble)[0] == "pass"
+    assert len(asked) == 5  # not even asked
+    assert decide([scored(PASS, -2.0, 3)], {}, sure, babble)[0] == ""
 
 
 # --- the front end ---------------------------------------------------------------------------------

@@ -33,6 +33,8 @@ class JudgeSettings:
     pass_gain: float = 0.75  # a pass below its floor: likewise
     pass_gain_floor: float = -6.0
     alone_margin: float = 2.5  # a pass or a command: its mean at most this below the free transcript's
+    sure_floor: float = -1.5  # ... unless its own mean is at least this (0: always checked): babble
+    # around a clear "I pass" must not make it look like a sentence
     rank_margin: float = 2.0  # a number that is no rank this much likelier than any rank at the slot: no rank
     min_window_s: float = 3.0  # audio is encoded in a window of whole seconds, at least this long
     threads: int = 1  # one thread was faster than two on a 2-core machine
@@ -105,9 +107,10 @@ def decide(
 ) -> tuple[str, Scored]:
     """:func:`choose`, and then a short phrase (a pass, a command) only when said alone: nearly as
     likely as what Whisper writes when free to write anything, and not the start of it ("Pass it
-    to the left"). ``transcript`` gives the free transcript; it is asked for only then."""
+    to the left"), unless it scored so well that talk around it cannot have been part of it.
+    ``transcript`` gives the free transcript; it is asked for only then."""
     phrase, best = choose(scored, slots, settings, first_pass, due_position)
-    if not phrase or best.candidate.kind is Kind.LINE:
+    if not phrase or best.candidate.kind is Kind.LINE or best.mean >= settings.sure_floor:
         return phrase, best
     free = transcript()
     if best.mean < free.mean - settings.alone_margin or goes_on(best.candidate.text, free.text):
