@@ -8,7 +8,10 @@ from __future__ import annotations
 import logging
 import time
 from collections import deque
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
+from typing import TypeVar
 
 import numpy as np
 
@@ -24,6 +27,8 @@ logger = logging.getLogger("voice_earl.listening.listener")
 
 
 MIN_LINE_WORDS = 4
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -111,23 +116,36 @@ class ListenRun:
         self.watch.skip(chunk.duration)
         self.clock = max(self.clock, self.audio_t)
 
-    def feed(self, chunk: AudioChunk) -> bool:
-        """Process one chunk; True once the utterance is decided."""
+    @contextmanager
+    def _processing(self, arrived: float) -> Iterator[None]:
+        """Processing on the simulated clock: it begins once the audio has ``arrived`` and the
+        previous processing is over, and moves the clock on by the time it takes."""
         self.feed_perf = started = time.perf_counter()
-        self.feed_clock = max(self.clock, self.audio_t + chunk.duration)  # it arrives once spoken
-        self.pending += chunk.pcm
-        while len(self.pending) >= self.frame_bytes and not self.done:
-            frame, self.pending = self.pending[: self.frame_bytes], self.pending[self.frame_bytes :]
-            self._frame(frame)
+        self.feed_clock = max(self.clock, arrived)
+        yield
         spent = time.perf_counter() - started
         self.compute_s += spent
         self.clock = self.feed_clock + spent
+
+    def feed(self, chunk: AudioChunk) -> bool:
+        """Process one chunk; True once the utterance is decided."""
+        with self._processing(self.audio_t + chunk.duration):  # it arrives once spoken
+            self.pending += chunk.pcm
+            while len(self.pending) >= self.frame_bytes and not self.done:
+                frame, self.pending = self.pending[: self.frame_bytes], self.pending[self.frame_bytes :]
+                self._frame(frame)
         return self.done
 
-    def _first_pass(self, frame: bytes) -> None:
+    def _first_pass(self, call: Callable[[], T]) -> T:
+        """A call of the first pass's recognizer, its time added to ``first_pass_s``."""
         started = time.perf_counter()
-        self.recognizer.accept(frame)
+        answer = call()
         self.first_pass_s += time.perf_counter() - started
+        return answer
+
+    def _accept(self, frame: bytes) -> None:
+        self.audio.append(frame)
+        self._first_pass(lambda: self.recognizer.accept(frame))
 
     def _frame(self, frame: bytes) -> None:
         self.audio_t += self.frame_s
@@ -139,8 +157,7 @@ class ListenRun:
                 return
             self._start(float(self.endpointer.speech_start))
             return
-        self.audio.append(frame)
-        self._first_pass(frame)
+        self._accept(frame)
         if speech is not None and not self.endpointer.in_speech:
             self.emit(SpeechStopped(self.audio_t))
             self._end_of_speech()
@@ -159,22 +176,27 @@ class ListenRun:
         self.watch.speech_began(len(self.preroll) * self.frame_s)
         self.audio_from = self.audio_t - len(self.preroll) * self.frame_s
         for frame in self.preroll:
-            self.audio.append(frame)
-            self._first_pass(frame)
+            self._accept(frame)
         self.preroll.clear()
 
-    def _check_partial(self) -> None:
+    def _take_partial(self) -> bool:
+        """Ask the first pass what it has heard so far; True when that changed."""
         self.partial_checked_at = self.audio_t
-        started = time.perf_counter()
-        text = self.recognizer.partial()
-        self.first_pass_s += time.perf_counter() - started
-        if text != self.partial:
-            self.partial = text
-            self.stable_since = self.audio_t
-            self.emit(Partial(text, self.audio_t))
-        if not self.settings.early_accept or self.stable_since is None:
-            return
-        if normalise(self.partial) in self.due and self.audio_t - self.stable_since >= self.settings.early_stable_s:
+        text = self._first_pass(self.recognizer.partial)
+        if text == self.partial:
+            return False
+        self.partial = text
+        self.stable_since = self.audio_t
+        self.emit(Partial(text, self.audio_t))
+        return True
+
+    def _partial_stable(self) -> bool:
+        """The first pass's partial has stayed unchanged for ``early_stable_s``."""
+        return self.stable_since is not None and self.audio_t - self.stable_since >= self.settings.early_stable_s
+
+    def _check_partial(self) -> None:
+        self._take_partial()
+        if self.settings.early_accept and self._partial_stable() and normalise(self.partial) in self.due:
             self._decide(early=True)
 
     # -- the judge
@@ -193,7 +215,7 @@ class ListenRun:
             self._follow_partial()
             pending = self.verdict_pending
         if pending is None and self.watch.likely_end() and self.watch.loud_since_end:
-            run = self._run_judge(self._partial())
+            run = self._run_judge(self._first_pass(self.recognizer.partial))
             if run.result.heard:
                 self.verdict_pending = run
 
@@ -205,24 +227,13 @@ class ListenRun:
         if pending is not None and self.audio_t >= pending.audio_at + self.settings.confirm_s - 1e-9:
             self._decided(pending.result.phrase, early=True, by=pending)
 
-    def _partial(self) -> str:
-        started = time.perf_counter()
-        text = self.recognizer.partial()
-        self.first_pass_s += time.perf_counter() - started
-        return text
-
     def _follow_partial(self) -> None:
-        self.partial_checked_at = self.audio_t
-        text = self._partial()
-        if text != self.partial:
-            self.partial = text
-            self.stable_since = self.audio_t
-            self.emit(Partial(text, self.audio_t))
-            if self.verdict_pending is not None and self.verdict_pending.partial is not None:
-                self.verdict_pending = None  # the first pass heard more: the speaker went on
-        stable = self.stable_since is not None and self.audio_t - self.stable_since >= self.settings.early_stable_s
+        changed = self._take_partial()
+        text = self.partial
+        if changed and self.verdict_pending is not None and self.verdict_pending.partial is not None:
+            self.verdict_pending = None  # the first pass heard more: the speaker went on
         whole = normalise(text) in self.whole_lines
-        if stable and whole and self.verdict_pending is None and self.judged_partial != text:
+        if self._partial_stable() and whole and self.verdict_pending is None and self.judged_partial != text:
             self.judged_partial = text
             run = self._run_judge(text)
             if run.result.heard:
@@ -255,14 +266,13 @@ class ListenRun:
 
     def _end_of_speech(self) -> None:
         """Decide, unless nothing in the grammar was heard (a cough, chatter): then keep listening."""
+        text = self._first_pass(self.recognizer.finish)
         if self.judge is not None:
-            run = self._latest_judgement(self._finish_recognizer())
+            run = self._latest_judgement(text)
             if run.result.heard:
                 self._decided(run.result.phrase, early=False, by=run)
                 return
             text = ""
-        else:
-            text = self._finish_recognizer()
         if normalise(text):
             self._decided(text, early=False)
             return
@@ -278,28 +288,17 @@ class ListenRun:
         self.watch.speech_ended()
         self.recognizer.begin(self.phrases)
 
-    def _finish_recognizer(self) -> str:
-        started = time.perf_counter()
-        text = self.recognizer.finish()
-        self.first_pass_s += time.perf_counter() - started
-        return text
-
-    def _end_recognizer(self) -> None:
-        """The judge decides: the first pass's utterance is simply closed."""
-        started = time.perf_counter()
-        self.recognizer.reset()
-        self.first_pass_s += time.perf_counter() - started
-
     def _decide(self, early: bool) -> None:
+        text = self._first_pass(self.recognizer.finish)
         if self.judge is None:
-            self._decided(self._finish_recognizer(), early)
+            self._decided(text, early)
             return
-        run = self._latest_judgement(self._finish_recognizer())
+        run = self._latest_judgement(text)
         self._decided(run.result.phrase, early, by=run)
 
     def _decided(self, text: str, early: bool, by: Pending | None = None) -> None:
         if self.judge is not None:
-            self._end_recognizer()
+            self._first_pass(self.recognizer.reset)  # the judge decides: the first pass's utterance is closed
         self.text = text
         self.early = early
         self.deciding = by
@@ -309,17 +308,13 @@ class ListenRun:
 
     def result(self) -> Utterance:
         if not self.done and self.speech_start is not None:
-            self.feed_perf = started = time.perf_counter()
-            self.feed_clock = max(self.clock, self.audio_t)
-            if self.pending:
-                self.recognizer.accept(self.pending)
-                self.audio.append(self.pending)
-                self.watch.feed(self.pending)
-            self.emit(SpeechStopped(self.audio_t))
-            self._decide(early=False)
-            spent = time.perf_counter() - started
-            self.compute_s += spent
-            self.clock = self.feed_clock + spent
+            with self._processing(self.audio_t):
+                if self.pending:
+                    self.recognizer.accept(self.pending)
+                    self.audio.append(self.pending)
+                    self.watch.feed(self.pending)
+                self.emit(SpeechStopped(self.audio_t))
+                self._decide(early=False)
         elif not self.done:
             self.recognizer.reset()
         start = self.speech_start if self.speech_start is not None else self.ignored_start

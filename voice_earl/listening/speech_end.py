@@ -134,9 +134,10 @@ class EndWatch:
         count = max(1, int(frames_before_s / FRAME_S))
         recent, before = history[-count:], history[:-count]
         self._noise_top = float(np.percentile(before, 90)) if len(before) >= 10 else SILENCE_DB
+        floor = self.floor
         for offset, energy in enumerate(recent):
             self._peak = max(self._peak, energy)
-            if energy > loud_threshold(self.floor, self._peak, self._noise_top, self.peak_range_db):
+            if energy > loud_threshold(floor, self._peak, self._noise_top, self.peak_range_db):
                 self.last_loud = self.audio_t - (len(recent) - offset - 1) * FRAME_S
                 self.loud_since_end = True
 

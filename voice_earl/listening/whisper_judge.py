@@ -199,8 +199,9 @@ class WhisperJudge:
         return at_slot
 
     def _score(self, encoded: Any, frames: int, candidates: Sequence[Candidate]) -> list[Scored]:
-        logprobs, counts = self._logprobs(encoded, frames, [c.text for c in candidates])
-        quiet = self._quiet_scores([c.text for c in candidates])
+        texts = [c.text for c in candidates]
+        logprobs, counts = self._logprobs(encoded, frames, texts)
+        quiet = self._quiet_scores(texts)
         return [
             Scored(c, logprob, count, quiet[c.text])
             for c, logprob, count in zip(candidates, logprobs, counts, strict=True)
