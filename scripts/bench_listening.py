@@ -44,9 +44,10 @@ from listening_corpus import (
     engines_missing,
     framed,
     human_trials,
+    mistaken,
     moved_the_game,
-    synthesize,
     synthetic_trials,
+    trial_speech,
     voices,
 )
 from listening_recordings import recorded_trials
@@ -54,6 +55,7 @@ from listening_recordings import recorded_trials
 from voice_earl.listening.audio import SAMPLE_RATE, pcm_chunks, read_wav
 from voice_earl.listening.judge_choice import JudgeSettings
 from voice_earl.listening.listener import Judge, Listener, ListenSettings, Utterance, judge_utterance
+from voice_earl.listening.speech_end import speech_end_s
 from voice_earl.listening.verdicts import Verdict
 
 CACHE = Path.home() / ".cache" / "voice-earl" / "bench-listening"
@@ -123,8 +125,8 @@ HEADER = (
 
 
 def row(name: str, condition: str, outcomes: Sequence[Outcome]) -> str:
-    timed = [o.latency_ms for o in outcomes if o.trial.expect in (Expect.CORRECT, Expect.PASS) and o.latency_ms]
     decided = [o for o in outcomes if o.trial.expect in (Expect.CORRECT, Expect.PASS)]
+    timed = [o.latency_ms for o in decided if o.latency_ms]
     return (
         f"{name:22} {condition:13} {len(outcomes):4} "
         f"{share(outcomes, Expect.CORRECT, lambda o: o.verdict is Verdict.CORRECT):>8} "
@@ -134,7 +136,7 @@ def row(name: str, condition: str, outcomes: Sequence[Outcome]) -> str:
         f"{share(outcomes, Expect.COMMAND, lambda o: o.heard == o.trial.text):>8} "
         f"{share(outcomes, Expect.CHATTER, lambda o: moved_the_game(o.verdict, o.heard)):>8} "
         f"{share(outcomes, Expect.HUMAN, lambda o: moved_the_game(o.verdict, o.heard)):>7} "
-        f"{percentile([t for t in timed if t is not None], 0.5):>7} {percentile([t for t in timed if t], 0.9):>7} "
+        f"{percentile(timed, 0.5):>7} {percentile(timed, 0.9):>7} "
         f"{median([o.wait_ms for o in decided]):>5} {median([o.judge_ms for o in decided]):>6} "
         f"{median([o.first_pass_ms for o in decided]):>5}"
     )
@@ -185,11 +187,7 @@ def listeners(systems: Sequence[str], pairs: Sequence[str] = ()) -> list[tuple[s
 
 
 def synthetic_audio(trials: Sequence[Trial]) -> dict[Trial, tuple[np.ndarray, float]]:
-    audio = {}
-    for trial in trials:
-        speech = read_wav(trial.path) if trial.path is not None else synthesize(trial.text, trial.voice, CACHE)  # type: ignore[arg-type]
-        audio[trial] = framed(speech)
-    return audio
+    return {trial: framed(trial_speech(trial, CACHE)) for trial in trials}
 
 
 def bench(args: argparse.Namespace) -> int:
@@ -217,14 +215,7 @@ def bench(args: argparse.Namespace) -> int:
 
 def show_errors(outcomes: Sequence[Outcome]) -> None:
     for o in outcomes:
-        wrong = {
-            Expect.CORRECT: o.verdict is not Verdict.CORRECT,
-            Expect.WRONG_LINE: o.verdict is Verdict.CORRECT,
-            Expect.WRONG_RANK: o.verdict is Verdict.CORRECT,
-            Expect.PASS: o.verdict is not Verdict.PASS,
-            Expect.COMMAND: o.heard != o.trial.text,
-        }.get(o.trial.expect, moved_the_game(o.verdict, o.heard))
-        if wrong:
+        if mistaken(o.trial, o.verdict, o.heard):
             voice = o.trial.voice.label if o.trial.voice else "recording"
             print(f"    {o.trial.expect:10} p{o.trial.context.position} {voice:32} {o.trial.text!r} -> "
                   f"{o.verdict.value} {o.heard!r}")
@@ -243,10 +234,8 @@ def bench_recordings(args: argparse.Namespace) -> int:
         for trial in trials:
             assert trial.path is not None
             audio = read_wav(trial.path)
-            from voice_earl.listening.speech_end import speech_end_s
-
             end = speech_end_s(audio)
-            outcomes.append(hear(trial, audio, end if end is not None else len(audio) / 16000))
+            outcomes.append(hear(trial, audio, end if end is not None else len(audio) / SAMPLE_RATE))
         print(row(name, "recorded", outcomes), flush=True)
         if args.show_errors:
             show_errors(outcomes)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import selectors
 import statistics
 import subprocess
 import sys
@@ -65,8 +66,6 @@ def run_series(args: argparse.Namespace, judge: bool) -> SeriesRun:
     deal_ends: list[float] = []
     events: list[dict[str, object]] = []
     assert child.stdout is not None
-    import selectors
-
     selector = selectors.DefaultSelector()
     selector.register(child.stdout, selectors.EVENT_READ)
     last_sample = 0.0

@@ -168,6 +168,14 @@ def synthesize(text: str, voice: Voice, cache: Path) -> Pcm16:
     return read_wav(path)
 
 
+def trial_speech(trial: Trial, cache: Path) -> Pcm16:
+    """A trial's speech: its recording, or its text synthesized in its voice."""
+    if trial.path is not None:
+        return read_wav(trial.path)
+    assert trial.voice is not None  # a trial without a recording has a voice
+    return synthesize(trial.text, trial.voice, cache)
+
+
 def engines_missing() -> list[str]:
     return [tool for tool in ("espeak-ng", "text2wave") if shutil.which(tool) is None]
 
@@ -294,3 +302,15 @@ def degrade(audio: np.ndarray, condition: str, babble: Pcm16, rng: np.random.Gen
 def moved_the_game(verdict: Verdict, heard: str) -> bool:
     """Any verdict but unclear or silent moves the game, and so does a spoken command."""
     return verdict not in (Verdict.UNCLEAR, Verdict.SILENT) or heard in COMMAND_SAYINGS
+
+
+def mistaken(trial: Trial, verdict: Verdict, heard: str) -> bool:
+    """Whether ``verdict`` (on hearing ``heard``) is wrong for what the trial's speech is."""
+    wrong = {
+        Expect.CORRECT: verdict is not Verdict.CORRECT,
+        Expect.WRONG_LINE: verdict is Verdict.CORRECT,
+        Expect.WRONG_RANK: verdict is Verdict.CORRECT,
+        Expect.PASS: verdict is not Verdict.PASS,
+        Expect.COMMAND: heard != trial.text,
+    }
+    return wrong.get(trial.expect, moved_the_game(verdict, heard))

@@ -24,12 +24,13 @@ from listening_corpus import (
     degrade,
     framed,
     human_trials,
+    mistaken,
     moved_the_game,
-    synthesize,
     synthetic_trials,
+    trial_speech,
 )
 
-from voice_earl.listening.audio import pcm_chunks, read_wav
+from voice_earl.listening.audio import SAMPLE_RATE, pcm_chunks
 from voice_earl.listening.judge_choice import JudgeResult, JudgeSettings, Scored, decide
 from voice_earl.listening.judge_models import discover_judge_model
 from voice_earl.listening.listener import Listener
@@ -66,11 +67,10 @@ def tune(args: argparse.Namespace, cache: Path) -> int:
     for condition in [c for c in conditions if c not in results]:
         kept = []
         for trial in trials:
-            speech = read_wav(trial.path) if trial.path is not None else synthesize(trial.text, trial.voice, cache)  # type: ignore[arg-type]
-            audio, end = framed(speech)
+            audio, end = framed(trial_speech(trial, cache))
             noisy = degrade(audio, condition, babble, rng)
             if args.trim is not None:
-                noisy = noisy[: int((end + args.trim) * 16000)]
+                noisy = noisy[: int((end + args.trim) * SAMPLE_RATE)]
             heard = first_pass.listen(pcm_chunks(noisy), trial.context).text
             result = judge_.judge(noisy, trial.context, heard)
             kept.append((trial, replace(result, free=result.free or judge_.transcribe(noisy))))
@@ -106,15 +106,7 @@ def tune(args: argparse.Namespace, cache: Path) -> int:
 
 def _show_mistake(trial: Trial, result: JudgeResult, settings: JudgeSettings) -> None:
     phrase, best = _decide(result, settings)
-    verdict = judge(phrase, trial.context).verdict
-    right = {
-        Expect.CORRECT: verdict is Verdict.CORRECT,
-        Expect.WRONG_LINE: verdict is not Verdict.CORRECT,
-        Expect.WRONG_RANK: verdict is not Verdict.CORRECT,
-        Expect.PASS: verdict is Verdict.PASS,
-        Expect.COMMAND: phrase == trial.text,
-    }.get(trial.expect, not moved_the_game(verdict, phrase))
-    if not right:
+    if mistaken(trial, judge(phrase, trial.context).verdict, phrase):
         voice = trial.voice.label if trial.voice else "recording"
         print(f"  {trial.expect:10} p{trial.context.position} {voice:30} {trial.text!r:40} -> {phrase!r} "
               f"(best {best.candidate.text!r} mean {best.mean:.2f})")

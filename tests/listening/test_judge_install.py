@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import http.server
 import json
 import shutil
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from test_models import QuietHandler, start_server
 
 from voice_earl.commands.cli import main
 from voice_earl.errors import VoiceEarlError
@@ -29,23 +28,11 @@ from voice_earl.listening.judge_models import (
 )
 
 
-class QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-
 @contextmanager
 def serving(directory: Path) -> Iterator[str]:
-    handler = functools.partial(QuietHandler, directory=str(directory))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
+    """``directory`` served over http on 127.0.0.1; yields its address, a folder's (ending in "/")."""
+    with start_server(functools.partial(QuietHandler, directory=str(directory))) as url:
+        yield f"{url}/"
 
 
 def small_model(folder: Path) -> dict[str, PinnedFile]:

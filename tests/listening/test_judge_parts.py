@@ -245,11 +245,10 @@ def fake_model(folder: Path) -> Path:
 
 
 @pytest.fixture
-def no_package(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+def no_package(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, repo_models: Path) -> Path:
     from voice_earl.listening import judge_models
 
     monkeypatch.setattr(judge_models, "packaged_judge_model", lambda: None)
-    monkeypatch.setattr(paths, "repo_models_dir", lambda: tmp_path / "repo-models")
     return tmp_path
 
 

@@ -18,7 +18,6 @@ from pathlib import Path
 import pytest
 from test_models import TEST_MODEL, leftovers, make_model, start_server, zip_model
 
-from voice_earl import paths
 from voice_earl.commands.cli import main
 from voice_earl.commands.doctor_models import check_leftovers
 from voice_earl.errors import VoiceEarlError
@@ -29,20 +28,8 @@ from voice_earl.listening.models import WORK_DIR_PREFIX, check_model_layout
 
 REPO = Path(__file__).resolve().parents[2]
 
-
-@pytest.fixture(autouse=True)
-def repo_models(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    directory = tmp_path / "repo-models"
-    directory.mkdir()
-    monkeypatch.setattr(paths, "repo_models_dir", lambda: directory)
-    return directory
-
-
-@pytest.fixture
-def user_models() -> Path:
-    directory = paths.user_models_dir()
-    directory.mkdir(parents=True, exist_ok=True)
-    return directory
+# Whatever sits in the real models/ directory stays out of these tests.
+pytestmark = pytest.mark.usefixtures("repo_models")
 
 
 def child(code: str) -> subprocess.Popen[str]:

@@ -34,6 +34,9 @@ from voice_earl.listening.models import (
 
 TEST_MODEL = "vosk-model-tiny-en-us-test"
 
+# Whatever sits in the real models/ directory stays out of these tests.
+pytestmark = pytest.mark.usefixtures("repo_models")
+
 
 # --- building models and archives ------------------------------------------------------------------
 
@@ -78,22 +81,6 @@ def sha256_of(path: Path) -> str:
 
 def leftovers(directory: Path) -> list[str]:
     return sorted(entry.name for entry in directory.iterdir()) if directory.exists() else []
-
-
-@pytest.fixture(autouse=True)
-def repo_models(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Keep whatever sits in the real models/ directory out of these tests."""
-    directory = tmp_path / "repo-models"
-    directory.mkdir()
-    monkeypatch.setattr(paths, "repo_models_dir", lambda: directory)
-    return directory
-
-
-@pytest.fixture
-def user_models() -> Path:
-    directory = paths.user_models_dir()
-    directory.mkdir(parents=True, exist_ok=True)
-    return directory
 
 
 class QuietHandler(http.server.SimpleHTTPRequestHandler):
