@@ -7,6 +7,7 @@ import sys
 
 import pytest
 from rich.console import Console
+from table_views import bot_session, screen_text
 
 from voice_earl.commands.cli import main
 from voice_earl.game.bots import MostStrategy
@@ -14,21 +15,9 @@ from voice_earl.game.rules import HOYLE, PARLOUR, DeckMode
 from voice_earl.table import blockfont
 from voice_earl.table.presenters import ScreenView
 from voice_earl.table.screen import TableScreen
-from voice_earl.table.screen_layout import render
 from voice_earl.table.session import TableSession
 from voice_earl.table.session_events import DealBegins, DealOver, Seat, SessionEnded, TableEvent, TableSettings
 from voice_earl.table.turns import SILENT_KEYS, BotSource, LineCommands
-
-
-def bot_session(deals: int = 2, seed: int = 3, names: tuple[str, ...] = ("Ann", "Ben", "Cy")) -> TableSession:
-    settings = TableSettings(tuple(Seat(n) for n in names), HOYLE, DeckMode.VIRTUAL, deals=deals, seed=seed)
-    return TableSession(settings, dict.fromkeys(range(len(names)), BotSource(MostStrategy(), "t")))
-
-
-def screen_text(view: ScreenView) -> str:
-    console = Console(record=True, width=80, height=24, force_terminal=True, file=io.StringIO())
-    console.print(render(view.snapshot()))
-    return console.export_text()
 
 
 def test_each_deal_ends_in_a_deal_over_event_and_the_table_holds_until_the_players_go_on() -> None:
@@ -61,7 +50,7 @@ def test_the_deal_over_view_shows_winner_payments_and_totals_and_offers_only_goi
     headings: list[str] = []
 
     def look(final: bool) -> None:
-        seen.append(screen_text(view))
+        seen.append(screen_text(view.snapshot()))
         snapshot = view.snapshot()
         keys.append(snapshot.keys)
         assert snapshot.result is not None
@@ -86,7 +75,7 @@ def test_the_deal_over_view_shows_winner_payments_and_totals_and_offers_only_goi
 
 
 def test_the_final_standings_share_places_on_equal_totals() -> None:
-    session = bot_session()
+    session = bot_session(deals=2)
     view = ScreenView(session, TableScreen(live=False, console=Console(file=io.StringIO())), show_hands=lambda s: True)
     names = ("Ann", "Ben", "Cy", "Di")
     from voice_earl.table.session_events import Standing
@@ -98,7 +87,7 @@ def test_the_final_standings_share_places_on_equal_totals() -> None:
     assert [(row.place, row.name, row.shared) for row in result.rows] == [
         (1, "Ann", False), (2, "Ben", True), (2, "Cy", True), (4, "Di", False),
     ]
-    text = screen_text(view)
+    text = screen_text(view.snapshot())
     assert text.count("shared place") == 2
     for name in names:
         assert name in text
@@ -117,7 +106,7 @@ def test_line_mode_takes_a_next_line_after_a_deal_and_never_waits_for_one() -> N
     commands = LineCommands(["next", "pass", "next", "quit"], print)
     commands.wait_to_go_on(final=False)  # takes "next"
     commands.wait_to_go_on(final=False)  # "pass" is not for it: left for the game
-    request = bot_session().request()
+    request = bot_session(deals=2).request()
     assert commands.next_input(request).command.value == "pass"  # type: ignore[union-attr]
     commands.wait_to_go_on(final=True)  # the end of the series reads nothing
     assert commands.next_input(request).command.value == "next"  # type: ignore[union-attr]
@@ -177,9 +166,7 @@ def test_thirteen_players_final_standings_fit_80x24() -> None:
     detail = "Ann wins deal 6 · Ann takes 78: " + ", ".join(f"{name} pays {i}" for i, name in enumerate(names[1:6]))
     snapshot = TableSnapshot(title="Deal 6 of 6 · parlour · virtual deck", players=(), keys="any key: close",
                              result=DealResult("Final standings", detail, rows, 6, final=True))
-    console = Console(record=True, width=80, height=24, force_terminal=True, file=io.StringIO())
-    console.print(render(snapshot))
-    text = console.export_text().rstrip("\n").split("\n")
+    text = screen_text(snapshot).rstrip("\n").split("\n")
     assert len(text) <= 24
     assert all(any(f" {name} " in row for row in text) for name in names)
     assert text[-1] == "any key: close"

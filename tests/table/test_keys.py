@@ -6,11 +6,10 @@ import io
 import string
 
 import pytest
-from rich.console import Console
+from table_views import screen_text
 
 from voice_earl.game.rules import HOYLE, DeckMode
 from voice_earl.i18n import set_language
-from voice_earl.table.screen_layout import render
 from voice_earl.table.screen_sections import KEY_SEPARATOR, TableSnapshot
 from voice_earl.table.session import TableSession
 from voice_earl.table.session_events import Seat, TableSettings
@@ -27,12 +26,6 @@ from voice_earl.table.voice_input import VOICE_KEYS
 
 MOVES = {Command.PASS, Command.PLAY, Command.LEAD}
 KEYS = [*string.printable, "\x1b", "\x7f"]
-
-
-def screen_text(snapshot: TableSnapshot, width: int = 80, height: int = 24) -> str:
-    console = Console(record=True, width=width, height=height, force_terminal=True, file=io.StringIO())
-    console.print(render(snapshot))
-    return console.export_text()
 
 
 def requests() -> tuple[TurnRequest, TurnRequest]:

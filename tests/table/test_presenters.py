@@ -5,6 +5,8 @@ from __future__ import annotations
 import io
 import json
 
+from table_views import bot_session
+
 from voice_earl.game.bots import MostStrategy
 from voice_earl.game.rules import HOYLE, DeckMode
 from voice_earl.table.narrator import Narrator
@@ -13,12 +15,6 @@ from voice_earl.table.screen import TableScreen
 from voice_earl.table.session import TableSession
 from voice_earl.table.session_events import Seat, TableSettings
 from voice_earl.table.turns import BotSource
-
-
-def bot_session(seed: int = 3) -> TableSession:
-    settings = TableSettings(tuple(Seat(n) for n in ("Ann", "Ben", "Cy")), HOYLE, DeckMode.VIRTUAL, deals=1,
-                             seed=seed)
-    return TableSession(settings, dict.fromkeys(range(3), BotSource(MostStrategy(), "t")))
 
 
 def test_narration_announces_turns_quartets_winner_settlement_and_final_standings() -> None:
@@ -57,7 +53,7 @@ def test_screen_view_shows_the_quartet_progress_and_whose_turn() -> None:
 
 
 def test_jsonl_log_writes_every_record_once() -> None:
-    session = bot_session(5)
+    session = bot_session(seed=5)
     out = io.StringIO()
     session.listeners = [JsonlLog(out)]
     session.run()

@@ -8,6 +8,7 @@ import re
 import pytest
 from rich.console import Console
 from rich.segment import Segment
+from table_views import screen_text, table_console
 
 from voice_earl.game.cards import full_deck
 from voice_earl.table import blockfont
@@ -55,23 +56,6 @@ def snapshot(count: int = 4, *, hands: bool = False, **changes: object) -> Table
     }
     fields.update(changes)
     return TableSnapshot(**fields)  # type: ignore[arg-type]
-
-
-def table_console(width: int = 80, height: int = 24) -> Console:
-    return Console(
-        record=True,
-        width=width,
-        height=height,
-        force_terminal=True,
-        color_system="truecolor",
-        file=io.StringIO(),
-    )
-
-
-def screen_text(snap: TableSnapshot, width: int = 80, height: int = 24) -> str:
-    console = table_console(width, height)
-    console.print(render(snap))
-    return console.export_text()
 
 
 def screen_lines(snap: TableSnapshot, width: int = 80, height: int = 24) -> list[list[Segment]]:

@@ -27,7 +27,7 @@ from voice_earl.table.session import TableSession
 from voice_earl.table.session_events import Listener, Move, SeatKind, TableSettings
 from voice_earl.table.table_app import NarratorOptions, Table, keyboard_input, open_table
 from voice_earl.table.terminal import cbreak
-from voice_earl.table.turns import InputSource, KeyHelp, KeyPresses, TurnRequest
+from voice_earl.table.turns import InputSource, KeyHelp, KeyPresses, TurnRequest, is_yes
 
 if TYPE_CHECKING:
     from voice_earl.table.phones.at_table import PhonesAtTable
@@ -273,8 +273,7 @@ def _ask_to_go_on_unsaved(table_box: list[Table]) -> GoOnUnsaved:
         show(f"{problem} {question.format(yes=_('y'))}")  # one notice: the screen shows the latest
         from voice_earl.table.terminal import read_key
 
-        key = read_key(sys.stdin)
-        return key is not None and key.lower() in ("y", _("y"))
+        return is_yes(read_key(sys.stdin))
 
     return ask
 

@@ -280,7 +280,12 @@ def sorted_hand(cards: tuple[Card, ...] | list[Card]) -> tuple[str, ...]:
     >>> sorted_hand([Card.parse(text) for text in ("KS", "2H", "AD", "2S", "10C")])
     ('A♦', '2♠', '2♥', '10♣', 'K♠')
     """
-    return tuple(card.pretty for card in sorted(cards, key=lambda card: (card.rank.index, SUITS.index(card.suit))))
+    return tuple(card.pretty for card in sorted(cards, key=hand_order))
+
+
+def hand_order(card: Card) -> tuple[int, int]:
+    """The place of a card in a sorted hand: by rank, then by suit (the screen and the phones agree)."""
+    return card.rank.index, SUITS.index(card.suit)
 
 
 def deal_result(event: DealOver) -> DealResult:

@@ -193,13 +193,18 @@ def key_command(key: str, at_lead: bool) -> KeyCommand | None:
     return KeyCommand(command) if command is not None else None
 
 
+def is_yes(key: str | None) -> bool:
+    """Whether a key answers yes: y, or the table's language's y."""
+    return key is not None and key.lower() in ("y", _("y"))
+
+
 def confirm_quit(stream: TextIO, show: Callable[[str], None]) -> bool:
     """Ask "Quit? the series is saved (y/n)" and read one key: y quits (so does the end of input)."""
     from voice_earl.table.terminal import read_key
 
     show(_(QUIT_QUESTION))
     key = read_key(stream)
-    if key is None or key.lower() in ("y", _("y")):
+    if key is None or is_yes(key):
         return True
     show(_("Not quitting: the game goes on."))
     return False

@@ -40,7 +40,6 @@ class PhoneHub:
         self.gate = gate
         self.session: TableSession | None = None
         self.last = ""
-        self.paused = False
 
     def attach(self, session: TableSession) -> PhoneHub:
         """Follow ``session`` from now on; the phones get its state at once."""
@@ -54,7 +53,6 @@ class PhoneHub:
         elif isinstance(event, RulesApplied | Undone | SessionEnded):
             self.gate.close()
         elif isinstance(event, PauseChanged):
-            self.paused = event.paused
             self.gate.pause(event.paused)
         elif isinstance(event, MoveRefused):
             self.server.tell(event.seat, event.reason)
@@ -63,7 +61,7 @@ class PhoneHub:
 
     def _publish(self) -> None:
         if self.session is not None:
-            self.server.publish(snapshot(self.session, self.gate.turn_id, self.last, self.paused))
+            self.server.publish(snapshot(self.session, self.gate.turn_id, self.last))
 
     def _line(self, event: TableEvent) -> str:
         """What just happened, as a short line for every phone (never a card still in a hand)."""

@@ -326,7 +326,6 @@ class PhoneServer:
 
     async def _send_loop(self, connection: _Connection) -> None:
         """Send what is new for this phone: its notes, then the newest state if it changed."""
-        cache: dict[int, str] = {}
         with contextlib.suppress(ConnectionError, RuntimeError):
             while not connection.socket.closed:
                 await connection.wake.wait()
@@ -335,13 +334,9 @@ class PhoneServer:
                     await connection.socket.send_str(connection.notes.popleft())
                 state = self._state
                 if state is not connection.sent:
-                    key = id(state)
-                    if key not in cache:
-                        cache.clear()
-                        cache[key] = json.dumps({"type": "state", "state": player_view(state, connection.seat)},
-                                                ensure_ascii=False)
                     connection.sent = state
-                    await connection.socket.send_str(cache[key])
+                    view = player_view(state, connection.seat)
+                    await connection.socket.send_str(json.dumps({"type": "state", "state": view}, ensure_ascii=False))
 
     def _on_message(self, connection: _Connection, data: str) -> dict[str, Any] | None:
         if not connection.taps.allow():

@@ -13,14 +13,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from voice_earl.game.cards import RANKS, SUITS, Card
+from voice_earl.game.cards import RANKS, Card
 from voice_earl.game.gamelog import Record
 from voice_earl.game.rules import DeckMode, Scoring
 from voice_earl.table import narrator as say
+from voice_earl.table.presenters import hand_order
 from voice_earl.table.session import TableSession
 from voice_earl.table.session_events import SeatKind
-
-_CARD_ORDER = {str(Card(rank, suit)): (r, s) for r, rank in enumerate(RANKS) for s, suit in enumerate(SUITS)}
 
 
 class Phase(enum.Enum):
@@ -85,10 +84,10 @@ def waiting(names: Sequence[str]) -> TableState:
 
 def sorted_hand(cards: Sequence[Card]) -> tuple[str, ...]:
     """A hand in the game log's notation, grouped by rank (A 2 ... K), suits in a fixed order."""
-    return tuple(sorted((str(card) for card in cards), key=_CARD_ORDER.__getitem__))
+    return tuple(str(card) for card in sorted(cards, key=hand_order))
 
 
-def snapshot(session: TableSession, turn_id: str | None, last: str, paused: bool) -> TableState:
+def snapshot(session: TableSession, turn_id: str | None, last: str) -> TableState:
     """The table now. Call it only on the game's thread (the session's owner)."""
     series = session.series
     deal = session.deal
@@ -122,20 +121,19 @@ def snapshot(session: TableSession, turn_id: str | None, last: str, paused: bool
         deal_moves=len(deal.history),
         last=last,
         last_deal=last_deal(session.records, settings.names),
-        paused=paused,
+        paused=session.paused,
     )
 
 
 def last_deal(records: Sequence[Record], names: Sequence[str]) -> DealResult | None:
     """The most recent deal played out, from the game log's ``win`` and ``settle`` records."""
-    for i in range(len(records) - 1, -1, -1):
-        record = records[i]
-        if record.get("event") == "settle":
-            winner = next((r for r in reversed(records[:i]) if r.get("event") == "win"), None)
-            won = names[winner["player"]] if winner is not None else ""
-            payments = tuple(zip(names, record["payments"], strict=True))
-            return DealResult(record["deal"], won, payments)
-    return None
+    newest_first = reversed(records)
+    settle = next((r for r in newest_first if r.get("event") == "settle"), None)
+    if settle is None:
+        return None
+    winner = next((r for r in newest_first if r.get("event") == "win"), None)  # the win before that settle
+    won = names[winner["player"]] if winner is not None else ""
+    return DealResult(settle["deal"], won, tuple(zip(names, settle["payments"], strict=True)))
 
 
 def player_view(state: TableState, seat: int) -> dict[str, Any]:

@@ -6,6 +6,13 @@
   const SUITS = { S: "♠", H: "♥", D: "♦", C: "♣" };
   const fmt = (text, values) => text.replace(/\{(\w+)\}/g, (all, key) => (key in values ? String(values[key]) : all));
 
+  function element(name, className, text) {
+    const node = document.createElement(name);
+    if (className) node.className = className;
+    node.textContent = text;
+    return node;
+  }
+
   let state = null;
   let socket = null;
   let timer = null;
@@ -129,19 +136,10 @@
   function card(code) {
     const rank = code.slice(0, -1);
     const suit = code.slice(-1);
-    const face = document.createElement("div");
-    face.className = "card" + (suit === "H" || suit === "D" ? " red" : "");
+    const face = element("div", "card" + (suit === "H" || suit === "D" ? " red" : ""), "");
     face.setAttribute("aria-label", code);
-    const r = document.createElement("span");
-    r.className = "r";
-    r.textContent = rank;
-    const u = document.createElement("span");
-    u.className = "s";
-    u.textContent = SUITS[suit] || suit;
-    const pip = document.createElement("span");
-    pip.className = "pip";
-    pip.textContent = u.textContent;
-    face.append(r, u, pip);
+    const mark = SUITS[suit] || suit;
+    face.append(element("span", "r", rank), element("span", "s", mark), element("span", "pip", mark));
     return face;
   }
 
@@ -151,11 +149,11 @@
     const hand = $("hand");
     hand.replaceChildren();
     if (s.hand === null) {
-      hand.append(note(L.no_hand));
+      hand.append(element("p", "empty", L.no_hand));
       return;
     }
     if (s.hand.length === 0) {
-      hand.append(note(L.no_cards));
+      hand.append(element("p", "empty", L.no_cards));
       return;
     }
     let group = null;
@@ -163,21 +161,13 @@
     for (const code of s.hand) {
       const rank = code.slice(0, -1);
       if (rank !== groupRank) {
-        group = document.createElement("div");
-        group.className = "group" + (rank === s.open_rank && s.phase === "playing" ? " due" : "");
+        group = element("div", "group" + (rank === s.open_rank && s.phase === "playing" ? " due" : ""), "");
         group.dataset.rank = rank;
         hand.append(group);
         groupRank = rank;
       }
       group.append(card(code));
     }
-  }
-
-  function note(text) {
-    const p = document.createElement("p");
-    p.className = "empty";
-    p.textContent = text;
-    return p;
   }
 
   function renderPlayers(s) {
@@ -190,24 +180,13 @@
       const row = document.createElement("tr");
       if (s.turn && s.turn.seat === seat && s.phase === "playing") row.className = "to-move";
       if (seat === s.seat) row.classList.add("me");
-      const name = document.createElement("td");
-      name.textContent = p.name;
-      if (p.dealer) name.append(tag(L.dealer));
-      if (p.bot) name.append(tag(L.bot));
-      const cards = document.createElement("td");
-      cards.textContent = s.phase === "waiting" ? "" : String(p.cards);
-      const total = document.createElement("td");
-      total.textContent = s.phase === "waiting" ? "" : String(p.total);
-      row.append(name, cards, total);
+      const name = element("td", "", p.name);
+      if (p.dealer) name.append(element("span", "tag", L.dealer));
+      if (p.bot) name.append(element("span", "tag", L.bot));
+      const waiting = s.phase === "waiting";
+      row.append(name, element("td", "", waiting ? "" : String(p.cards)), element("td", "", waiting ? "" : String(p.total)));
       body.append(row);
     });
-  }
-
-  function tag(text) {
-    const span = document.createElement("span");
-    span.className = "tag";
-    span.textContent = text;
-    return span;
   }
 
   function renderResult(s) {
@@ -222,18 +201,16 @@
     if (result) {
       for (const p of result.payments) {
         if (p.amount === 0) continue;
-        const item = document.createElement("li");
-        item.textContent = p.amount < 0 ? fmt(L.pays, { player: p.name, amount: -p.amount }) : fmt(L.takes, { player: p.name, amount: p.amount });
-        payments.append(item);
+        const text = p.amount < 0 ? fmt(L.pays, { player: p.name, amount: -p.amount }) : fmt(L.takes, { player: p.name, amount: p.amount });
+        payments.append(element("li", "", text));
       }
     }
     $("standings-title").textContent = s.phase === "over" ? L.final : L.standings;
     const standings = $("standings");
     standings.replaceChildren();
     for (const p of s.standings) {
-      const item = document.createElement("li");
+      const item = element("li", "", p.name + " " + p.total);
       item.value = p.place;
-      item.textContent = p.name + " " + p.total;
       standings.append(item);
     }
     $("result-ok").textContent = L.ok;
@@ -254,14 +231,10 @@
     const leads = $("leads");
     leads.replaceChildren();
     if (mine && lead) {
-      const title = document.createElement("p");
-      title.className = "leads-title";
-      title.textContent = L.lead;
-      leads.append(title);
+      leads.append(element("p", "leads-title", L.lead));
       for (const rank of s.leads) {
-        const button = document.createElement("button");
+        const button = element("button", "", rank);
         button.type = "button";
-        button.textContent = rank;
         button.setAttribute("aria-label", L.lead + " " + L.ranks[rank]);
         button.addEventListener("click", () => tap("lead", rank));
         leads.append(button);
