@@ -32,7 +32,6 @@ if TYPE_CHECKING:
     from voice_earl.table.session_events import TableSettings
 
 
-
 class Newest(enum.Enum):
     """``--resume`` without an ID (not a string: argparse would pass a string through the type)."""
 

@@ -118,7 +118,6 @@ def _players(value: object) -> object:
     return names
 
 
-
 def _whole_number(value: object) -> int | None:
     """An int from the file, or a text of ASCII digits (``str.isdigit`` takes "²", which ``int`` refuses)."""
     if isinstance(value, int) and not isinstance(value, bool):
@@ -253,8 +252,11 @@ def read_text(path: Path) -> str | None:
 def read_table(path: Path) -> dict[str, object]:
     """The file's TOML table ({} when there is no file), or a VoiceEarlError naming the line."""
     text = read_text(path)
-    if text is None:
-        return {}
+    return {} if text is None else table_of(path, text)
+
+
+def table_of(path: Path, text: str) -> dict[str, object]:
+    """``text``, read from ``path``, as a TOML table, or a VoiceEarlError naming the line."""
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:

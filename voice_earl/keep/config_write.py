@@ -11,6 +11,7 @@ import os
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from voice_earl.errors import UsageError, VoiceEarlError
 from voice_earl.keep.config import (
@@ -19,12 +20,15 @@ from voice_earl.keep.config import (
     config_path,
     find_key,
     parse_value,
-    read_table,
     read_text,
+    table_of,
     unknown_key_message,
 )
 from voice_earl.keep.file_lock import held
 from voice_earl.keep.toml_text import new_document, parse_document, remove_from, set_in
+
+if TYPE_CHECKING:
+    from tomlkit.toml_document import TOMLDocument
 
 LIST_KEYS = frozenset({"players"})  # the keys that take several values
 
@@ -72,12 +76,7 @@ def _update_file(path: Path | None, dotted: tuple[str, ...], value: object | Non
     except OSError as error:
         raise VoiceEarlError(f"{path}: cannot write the config file ({error.strerror})") from None
     with held(path.with_name(f".{path.name}.lock")):
-        read_table(path)  # a file that is not valid TOML is refused (naming its line), never overwritten
-        text = read_text(path)
-        try:
-            document = parse_document(text) if text is not None else new_document()
-        except ValueError as error:
-            raise VoiceEarlError(f"{path}: not valid TOML: {error}") from None
+        document = _document(path)
         if value is None:
             if not remove_from(document, dotted):
                 return False
@@ -87,10 +86,22 @@ def _update_file(path: Path | None, dotted: tuple[str, ...], value: object | Non
     return True
 
 
-def write_atomically(path: Path, text: str) -> None:
-    """Replace ``path`` with ``text`` so that a reader sees the old file or the new one, never half."""
+def _document(path: Path) -> TOMLDocument:
+    """The file as a document that keeps its comments; a file that is not valid TOML is refused (naming its
+    line), never overwritten."""
+    text = read_text(path)
+    if text is None:
+        return new_document()
+    table_of(path, text)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        return parse_document(text)
+    except ValueError as error:
+        raise VoiceEarlError(f"{path}: not valid TOML: {error}") from None
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Replace ``path`` (in a folder that exists) with ``text``: a reader sees the old file or the new one."""
+    try:
         mode = path.stat().st_mode & 0o777 if path.exists() else 0o644
         fd, temp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
         try:

@@ -20,10 +20,7 @@ WAIT_S = 10.0  # how long a short write (``config set``) waits for another one
 @contextmanager
 def held(path: Path, timeout: float = WAIT_S) -> Iterator[None]:
     """Hold the lock on ``path`` (created if need be) while inside, waiting up to ``timeout`` seconds for it."""
-    try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-    except OSError as error:
-        raise VoiceEarlError(f"cannot open the lock file {path}: {error.strerror}") from None
+    fd = open_lock_file(path)
     try:
         deadline = time.monotonic() + timeout
         while not try_lock(fd):
@@ -33,6 +30,14 @@ def held(path: Path, timeout: float = WAIT_S) -> Iterator[None]:
         yield
     finally:
         os.close(fd)  # closing the descriptor releases the lock
+
+
+def open_lock_file(path: Path) -> int:
+    """A descriptor of the lock file ``path``, created if need be (not locked yet: see :func:`try_lock`)."""
+    try:
+        return os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as error:
+        raise VoiceEarlError(f"cannot open the lock file {path}: {error.strerror}") from None
 
 
 if sys.platform == "win32":  # pragma: no cover - exercised on Windows only

@@ -12,7 +12,7 @@ from datetime import datetime
 from pathlib import Path
 
 from voice_earl.errors import VoiceEarlError
-from voice_earl.keep.file_lock import try_lock
+from voice_earl.keep.file_lock import open_lock_file, try_lock
 from voice_earl.keep.storage_schema import MIGRATIONS, SCHEMA_VERSION
 from voice_earl.paths import data_dir
 
@@ -208,10 +208,7 @@ class WriterLock:
     @classmethod
     def acquire(cls, database: Path) -> WriterLock:
         path = database.with_name(database.name + ".lock")
-        try:
-            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-        except OSError as error:
-            raise VoiceEarlError(f"cannot open the lock file {path}: {error.strerror}") from None
+        fd = open_lock_file(path)
         if not try_lock(fd):
             holder = os.read(fd, 200).decode("utf-8", "replace").strip()
             os.close(fd)
