@@ -201,8 +201,9 @@ def bench(args: argparse.Namespace) -> int:
     )
     print(HEADER)
     print("-" * len(HEADER))
-    rng = np.random.default_rng(args.seed)
-    noisy = {(t, c): degrade(clean[t][0], c, babble, rng) for t in trials for c in conditions}
+    # One noise stream per condition, so that a condition's figures do not depend on which others run.
+    rngs = {c: np.random.default_rng([args.seed, CONDITIONS.index(c)]) for c in conditions}
+    noisy = {(t, c): degrade(clean[t][0], c, babble, rngs[c]) for c in conditions for t in trials}
     for name, hear in listeners(args.systems, args.set):
         for condition in conditions:
             outcomes = [hear(t, noisy[(t, condition)], clean[t][1]) for t in trials]
