@@ -6,6 +6,8 @@ human recordings from packages; see scripts/listening_corpus.py) is heard throug
 listener in every condition (clean, babble at 12 and 6 dB, white noise, echo), by the first
 pass alone and with the whisper judge. Latency is measured from the true end of the speech
 (the end of the clean synthesized speech) to the verdict, on the listener's real-time clock.
+"chatter" is the table talk that moved the game; "w/ pass" the same for the talk with "pass" in it
+("pass me the crisps", "my password is on the fridge"), the talk most likely to pass for a pass.
 
     .venv/bin/python scripts/bench_listening.py                 # held-out voices, every condition
     .venv/bin/python scripts/bench_listening.py --split tune --quick
@@ -99,8 +101,9 @@ def run_whole(first_pass: Listener, judge: Judge, trial: Trial, audio: np.ndarra
     return Outcome(trial, verdict, result.phrase, None, None, round(result.compute_s * 1000), 0)
 
 
-def share(outcomes: Sequence[Outcome], expect: str, right: Callable[[Outcome], bool]) -> str:
-    chosen = [o for o in outcomes if o.trial.expect == expect]
+def share(outcomes: Sequence[Outcome], expect: str, right: Callable[[Outcome], bool], word: str = "") -> str:
+    """The share of the outcomes of one kind (and, with ``word``, whose text holds it) that are right."""
+    chosen = [o for o in outcomes if o.trial.expect == expect and word in o.trial.text.lower()]
     if not chosen:
         return "-"
     return f"{100 * sum(right(o) for o in chosen) / len(chosen):.1f}%"
@@ -120,7 +123,8 @@ def median(values: Sequence[int | None]) -> str:
 
 HEADER = (
     f"{'listener':22} {'condition':13} {'n':>4} {'correct':>8} {'wrong ln':>8} {'wrong rk':>8} {'pass':>7} "
-    f"{'command':>8} {'chatter':>8} {'human':>7} {'p50 ms':>7} {'p90 ms':>7} {'wait':>5} {'judge':>6} {'1st':>5}"
+    f"{'command':>8} {'chatter':>8} {'w/ pass':>8} {'human':>7} "
+    f"{'p50 ms':>7} {'p90 ms':>7} {'wait':>5} {'judge':>6} {'1st':>5}"
 )
 
 
@@ -135,6 +139,7 @@ def row(name: str, condition: str, outcomes: Sequence[Outcome]) -> str:
         f"{share(outcomes, Expect.PASS, lambda o: o.verdict is Verdict.PASS):>7} "
         f"{share(outcomes, Expect.COMMAND, lambda o: o.heard == o.trial.text):>8} "
         f"{share(outcomes, Expect.CHATTER, lambda o: moved_the_game(o.verdict, o.heard)):>8} "
+        f"{share(outcomes, Expect.CHATTER, lambda o: moved_the_game(o.verdict, o.heard), 'pass'):>8} "
         f"{share(outcomes, Expect.HUMAN, lambda o: moved_the_game(o.verdict, o.heard)):>7} "
         f"{percentile(timed, 0.5):>7} {percentile(timed, 0.9):>7} "
         f"{median([o.wait_ms for o in decided]):>5} {median([o.judge_ms for o in decided]):>6} "
