@@ -310,8 +310,7 @@ class ListenRun:
         if not self.done and self.speech_start is not None:
             with self._processing(self.audio_t):
                 if self.pending:
-                    self.recognizer.accept(self.pending)
-                    self.audio.append(self.pending)
+                    self._accept(self.pending)
                     self.watch.feed(self.pending)
                 self.emit(SpeechStopped(self.audio_t))
                 self._decide(early=False)

@@ -14,6 +14,7 @@ from voice_earl.listening.audio import Pcm16
 from voice_earl.listening.context import ListenContext
 from voice_earl.listening.judge_choice import JudgeResult
 from voice_earl.listening.recognizer import ListenEvent
+from voice_earl.listening.speech_end import PEAK_RANGE_DB
 from voice_earl.listening.verdicts import Judgement, Strictness, Verdict, judge
 
 EventHandler = Callable[[ListenEvent], None]
@@ -44,7 +45,7 @@ class ListenSettings:
     mute_tail_s: float = 0.25  # also dropped after unmuting: room echo and the audio device's buffer
     likely_end_s: float = 0.09  # with a judge: this much quiet after loud speech starts it
     confirm_s: float = 0.15  # ... and its verdict stands when this much more audio has no more speech
-    loud_range_db: float = 35.0  # with a judge: frames this far below the speech's peak count as quiet
+    loud_range_db: float = PEAK_RANGE_DB  # with a judge: frames this far below the speech's peak count as quiet
 
 
 @dataclass(frozen=True)
