@@ -48,6 +48,7 @@ from listening_corpus import (
     human_trials,
     mistaken,
     moved_the_game,
+    noise_stream,
     synthetic_trials,
     trial_speech,
     voices,
@@ -206,8 +207,7 @@ def bench(args: argparse.Namespace) -> int:
     )
     print(HEADER)
     print("-" * len(HEADER))
-    # One noise stream per condition, so that a condition's figures do not depend on which others run.
-    rngs = {c: np.random.default_rng([args.seed, CONDITIONS.index(c)]) for c in conditions}
+    rngs = {c: noise_stream(args.seed, c) for c in conditions}
     noisy = {(t, c): degrade(clean[t][0], c, babble, rngs[c]) for c in conditions for t in trials}
     for name, hear in listeners(args.systems, args.set):
         for condition in conditions:

@@ -276,6 +276,11 @@ def framed(speech: Pcm16) -> tuple[np.ndarray, float]:
     return audio, LEAD_IN_S + (end if end is not None else len(speech) / SAMPLE_RATE)
 
 
+def noise_stream(seed: int, condition: str) -> np.random.Generator:
+    """One noise stream per condition, so that a condition's figures do not depend on which others run."""
+    return np.random.default_rng([seed, CONDITIONS.index(condition)])
+
+
 def degrade(audio: np.ndarray, condition: str, babble: Pcm16, rng: np.random.Generator) -> Pcm16:
     """The recording in a condition: noise levels are relative to the speech's own power."""
     loud = np.abs(audio) > 300

@@ -26,6 +26,7 @@ from listening_corpus import (
     human_trials,
     mistaken,
     moved_the_game,
+    noise_stream,
     synthetic_trials,
     trial_speech,
 )
@@ -46,6 +47,7 @@ GRID = {
     "pass_gain_floor": (-6.0, -5.0),
     "alone_margin": (2.0, 2.5, 3.0),
     "sure_floor": (0.0, -1.5, -2.0),
+    "stop_floor": (-99.0, -5.0, -4.5, -4.0),
 }
 
 
@@ -59,16 +61,16 @@ def tune(args: argparse.Namespace, cache: Path) -> int:
     trials = list(synthetic_trials("tune", args.seed)) + list(human_trials(args.humans, args.seed))
     conditions = tuple(args.conditions or CONDITIONS)
     babble = babble_track(cache)
-    rng = np.random.default_rng(args.seed)
-    kept_scores = cache / f"tune-scores-{args.seed}-{args.humans}-{args.trim}-{'-'.join(conditions)}.pickle"
+    kept_scores = cache / f"tune-scores-v2-{args.seed}-{args.humans}-{args.trim}-{'-'.join(conditions)}.pickle"
     results: dict[str, list[tuple[Trial, JudgeResult]]] = {}
     if kept_scores.exists() and not args.rescore:
         results = pickle.loads(kept_scores.read_bytes())
+    rngs = {c: noise_stream(args.seed, c) for c in conditions}
     for condition in [c for c in conditions if c not in results]:
         kept = []
         for trial in trials:
             audio, end = framed(trial_speech(trial, cache))
-            noisy = degrade(audio, condition, babble, rng)
+            noisy = degrade(audio, condition, babble, rngs[condition])
             if args.trim is not None:
                 noisy = noisy[: int((end + args.trim) * SAMPLE_RATE)]
             heard = first_pass.listen(pcm_chunks(noisy), trial.context).text
