@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from listening_audio import needs_espeak, needs_festival, padded, speak, speak_kdl
-from listening_corpus import CHATTER, HUMAN_DIRS, moved_the_game
+from listening_corpus import CHATTER, HUMAN_DIRS, babble_track, degrade, framed, moved_the_game
 
 from voice_earl.game.cards import RANKS, Rank
 from voice_earl.listening.audio import SAMPLE_RATE, Pcm16, pcm_chunks, read_wav
@@ -169,6 +169,39 @@ def test_a_speaker_who_goes_on_is_not_cut_short(listener: Listener, voice_dir: P
     samples = padded(np.concatenate([said[: int(end * SAMPLE_RATE)], gap, rest]), 0.4, 1.2)
     utterance, verdict = hear(listener, samples, KINGS_SECOND)
     assert verdict is not Verdict.PASS, utterance.text
+
+
+@pytest.fixture(scope="module")
+def babble(voice_dir: Path) -> Pcm16:
+    return babble_track(voice_dir / "babble")
+
+
+def over_talk(
+    listener: Listener, voice_dir: Path, babble: Pcm16, saying: str, draws: int
+) -> tuple[list[Utterance], float]:
+    """``saying`` with four people talking 12 dB below it, in ``draws`` stretches of their talk, and
+    where the saying ends."""
+    audio, true_end = framed(speak_kdl(saying, voice_dir / f"kdl-{abs(hash(saying))}.wav"))
+    draws_ = [degrade(audio, "babble 12 dB", babble, np.random.default_rng(seed)) for seed in range(draws)]
+    return [hear(listener, samples, KINGS_SECOND)[0] for samples in draws_], true_end
+
+
+@pytest.mark.parametrize("saying", ["I pass", "pass please"])
+def test_a_pass_said_over_table_talk_is_heard(listener: Listener, voice_dir: Path, babble: Pcm16, saying: str) -> None:
+    """The room never falls quiet, so some passes are decided on what the first pass heard and
+    what followed it, long before the talk stops."""
+    heard, true_end = over_talk(listener, voice_dir, babble, saying, draws=8)
+    passes = [u for u in heard if judge_utterance(u, KINGS_SECOND).verdict is Verdict.PASS]
+    assert len(passes) >= 6, [u.text for u in heard]
+    assert any(u.early and u.decided_at - true_end < 0.5 for u in passes)
+
+
+def test_talk_that_starts_with_pass_is_no_pass_over_table_talk(
+    listener: Listener, voice_dir: Path, babble: Pcm16
+) -> None:
+    for sentence in ("pass me the crisps would you", "pass it to the left"):
+        heard, _end = over_talk(listener, voice_dir, babble, sentence, draws=4)
+        assert all(judge_utterance(u, KINGS_SECOND).verdict is not Verdict.PASS for u in heard), sentence
 
 
 class SlowJudge:

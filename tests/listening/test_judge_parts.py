@@ -31,7 +31,7 @@ from voice_earl.listening.speech_end import EndWatch, speech_end_s
 
 SETTINGS = JudgeSettings(token_bonus=3.0, line_floor=-3.0, pass_floor=-3.0, command_floor=-2.0,
                          agreed_line_floor=-5.0, agree_margin=8.0, rank_margin=1.0,
-                         line_gain=99.0, pass_gain=99.0, alone_margin=99.0)  # the floors alone
+                         line_gain=99.0, pass_gain=99.0, alone_margin=99.0, stop_floor=-99.0)  # the floors alone
 
 
 # --- candidates ------------------------------------------------------------------------------------
@@ -179,6 +179,24 @@ def test_a_pass_or_a_command_is_heard_only_when_said_alone() -> None:
     assert decide([scored(PASS, -2.0, 3)], {}, sure, babble)[0] == ""
 
 
+def test_a_pass_or_a_command_must_end_where_its_full_stop_is() -> None:
+    """A word after "pass" ("Pass it to the left", "my password is ...") makes the full stop that
+    ends the pass phrase unlikely, however well "pass" itself scored; a line has no full stop."""
+    stop = replace(SETTINGS, stop_floor=-4.0)
+    went_on = Scored(PASS, -1.0 - 5.0, 2, last_logprob=-5.0)
+    stopped = Scored(PASS, -3.0 - 3.0, 2, last_logprob=-3.0)
+    assert choose([went_on], {}, replace(SETTINGS, pass_floor=-3.5))[0] == "pass"  # its mean: -3.0
+    assert choose([went_on], {}, replace(stop, pass_floor=-3.5))[0] == ""
+    assert choose([stopped], {}, stop)[0] == "pass"
+    assert choose([Scored(UNDO, -1.0 - 5.0, 2, last_logprob=-5.0)], {}, replace(stop, command_floor=-3.5))[0] == ""
+    line = Scored(LINE, -1.0 * 8, 8, last_logprob=-6.0)
+    assert choose([line], {}, stop)[0] == LINE.phrase
+    # A pass on its gain over a quiet room must end there too.
+    gains = replace(stop, pass_gain=1.0, pass_gain_floor=-6.0)
+    assert choose([Scored(PASS, -5.0 * 2, 2, -8.0 * 2, last_logprob=-3.5)], {}, gains)[0] == "pass"
+    assert choose([Scored(PASS, -5.0 * 2, 2, -8.0 * 2, last_logprob=-6.0)], {}, gains)[0] == ""
+
+
 # --- the front end ---------------------------------------------------------------------------------
 
 
@@ -232,6 +250,20 @@ def test_the_watch_says_when_the_end_is_likely() -> None:
     assert not watch.likely_end()
     watch.feed(np.clip(quiet[800:2000], -32768, 32767).astype(np.int16).tobytes())
     assert watch.likely_end() and watch.loud_since_end
+
+
+@pytest.mark.parametrize(("room_level", "loud"), [(3.0, False), (50.0, False), (1500.0, True)])
+def test_the_watch_tells_a_loud_room_from_a_quiet_one(room_level: float, loud: bool) -> None:
+    """Speech at about -15 dBFS over a room at -80 dBFS, at -56 dBFS, and over talk 12 dB below it."""
+    watch = EndWatch(gap_s=0.1)
+    room = np.random.default_rng(3).normal(0.0, room_level, 2 * SAMPLE_RATE)
+    room[SAMPLE_RATE // 2 : SAMPLE_RATE] += burst(0.5)
+    samples = np.clip(room, -32768, 32767).astype(np.int16)
+    watch.feed(samples[: SAMPLE_RATE // 2].tobytes())
+    assert not watch.room_loud()  # no speech yet
+    watch.speech_began(0.0)
+    watch.feed(samples[SAMPLE_RATE // 2 :].tobytes())
+    assert watch.room_loud() is loud
 
 
 # --- finding the model -----------------------------------------------------------------------------

@@ -35,6 +35,8 @@ class JudgeSettings:
     alone_margin: float = 2.5  # a pass or a command: its mean at most this below the free transcript's
     sure_floor: float = -1.5  # ... unless its own mean is at least this (0: always checked): babble
     # around a clear "I pass" must not make it look like a sentence
+    stop_floor: float = -4.5  # a pass or a command: its full stop at least this likely (a word that
+    # follows "pass" makes the stop unlikely: "Pass it to the left", "my password is ...")
     rank_margin: float = 2.0  # a number that is no rank this much likelier than any rank at the slot: no rank
     min_window_s: float = 3.0  # audio is encoded in a window of whole seconds, at least this long
     threads: int = 1  # one thread was faster than two on a 2-core machine
@@ -46,6 +48,7 @@ class Scored:
     logprob: float  # sum over the candidate's tokens
     tokens: int
     quiet_logprob: float | None = None  # the same sum on a quiet room's audio (no speech)
+    last_logprob: float = 0.0  # its last token's (a pass's or a command's full stop)
 
     @property
     def mean(self) -> float:
@@ -137,8 +140,10 @@ def clears(item: Scored, settings: JudgeSettings, due_position: int | None = Non
     """Whether a candidate has the evidence to be heard: its mean clears its kind's floor, or (the
     line due, a pass) its gain over a quiet room clears its kind's bar and its mean a lower floor;
     a line taken on its gain must also have its rank clearly the likeliest in the slot, and no
-    number that is no rank likelier."""
+    number that is no rank likelier. A pass or a command must also end where its full stop is."""
     kind = item.candidate.kind
+    if kind is not Kind.LINE and item.last_logprob < settings.stop_floor:
+        return False
     if kind is Kind.LINE and due_position is not None and item.candidate.position != due_position:
         return item.mean >= settings.other_line_floor
     floor = {Kind.LINE: settings.line_floor, Kind.PASS: settings.pass_floor, Kind.COMMAND: settings.command_floor}

@@ -15,7 +15,7 @@ from typing import TypeVar
 
 import numpy as np
 
-from voice_earl.listening.audio import BYTES_PER_SAMPLE, SAMPLE_RATE, AudioChunk
+from voice_earl.listening.audio import BYTES_PER_SAMPLE, SAMPLE_RATE, AudioChunk, Pcm16
 from voice_earl.listening.context import ListenContext
 from voice_earl.listening.judge_choice import JudgeResult
 from voice_earl.listening.recognizer import Final, ListenEvent, Partial, Recognizer, SpeechStarted, SpeechStopped
@@ -87,9 +87,10 @@ class ListenRun:
         self.partial_checked_at = 0.0
         self.stable_since: float | None = None
         self.verdict_pending: Pending | None = None
-        # Whole lines the first pass may settle on; a pass or a command is too short to tell from the
-        # start of a longer sentence ("pass me the crisps"), so those wait for a quiet.
+        # Whole lines the first pass may settle on. A pass or a command is too short to tell from the
+        # start of a longer sentence ("pass me the crisps"): the judge weighs it on what followed too.
         self.whole_lines = frozenset(p for p in phrases if len(p.split()) >= MIN_LINE_WORDS)
+        self.short_phrases = frozenset(phrases) - self.whole_lines
         self.judged_partial = ""
         self.last_judged: Pending | None = None  # the latest judge run on this speech
         self.deciding: Pending | None = None
@@ -190,9 +191,10 @@ class ListenRun:
         self.emit(Partial(text, self.audio_t))
         return True
 
-    def _partial_stable(self) -> bool:
-        """The first pass's partial has stayed unchanged for ``early_stable_s``."""
-        return self.stable_since is not None and self.audio_t - self.stable_since >= self.settings.early_stable_s
+    def _partial_stable(self, more_s: float = 0.0) -> bool:
+        """The first pass's partial has stayed unchanged for ``early_stable_s`` (and ``more_s``)."""
+        held = self.settings.early_stable_s + more_s
+        return self.stable_since is not None and self.audio_t - self.stable_since >= held
 
     def _check_partial(self) -> None:
         self._take_partial()
@@ -228,28 +230,47 @@ class ListenRun:
             self._decided(pending.result.phrase, early=True, by=pending)
 
     def _follow_partial(self) -> None:
+        """A whole line the first pass has held is judged on the speech so far, and its verdict waits
+        for ``confirm_s`` of audio in which the first pass heard nothing more. A pass or a command,
+        which the first pass holds even when the speaker goes on, only in a loud room (in a quiet one
+        its end is heard): it is judged on ``confirm_s`` more audio than that, what followed it
+        included, and decided then."""
         changed = self._take_partial()
         text = self.partial
         if changed and self.verdict_pending is not None and self.verdict_pending.partial is not None:
             self.verdict_pending = None  # the first pass heard more: the speaker went on
-        whole = normalise(text) in self.whole_lines
-        if self._partial_stable() and whole and self.verdict_pending is None and self.judged_partial != text:
+        if self.verdict_pending is not None or self.judged_partial == text or not self._partial_stable():
+            return
+        said = normalise(text)
+        if said in self.whole_lines:
             self.judged_partial = text
             run = self._run_judge(text)
             if run.result.heard:
                 self.verdict_pending = replace(run, partial=text)
+        elif said in self.short_phrases and self.watch.room_loud() and self._partial_stable(self.settings.confirm_s):
+            self.judged_partial = text
+            run = self._judged(self._samples(), text)  # not the speech's last judgement: it may go on
+            if run.result.phrase in self.short_phrases:  # a line on part of the speech waits for its end
+                self._decided(run.result.phrase, early=True, by=run)
+
+    def _samples(self) -> Pcm16:
+        return np.frombuffer(b"".join(self.audio), dtype=np.int16)
+
+    def _judged(self, samples: Pcm16, first_pass: str) -> Pending:
+        assert self.judge is not None
+        started = self.now()
+        result = self.judge.judge(samples, self.context, first_pass)
+        return Pending(result, started, self.now(), self.audio_t)
 
     def _run_judge(self, first_pass: str) -> Pending:
-        assert self.judge is not None
+        """The judge on the speech up to the end of its last loud frame."""
         self.watch.loud_since_end = False
-        started = self.now()
-        samples = np.frombuffer(b"".join(self.audio), dtype=np.int16)
+        samples = self._samples()
         if self.watch.last_loud is not None:
             # The speech and the quiet that marked its end, not what came after (more quiet, talk).
             spoken = self.watch.last_loud + self.settings.likely_end_s - self.audio_from
             samples = samples[: max(0, round(spoken * SAMPLE_RATE))]
-        result = self.judge.judge(samples, self.context, first_pass)
-        self.last_judged = Pending(result, started, self.now(), self.audio_t)
+        self.last_judged = self._judged(samples, first_pass)
         return self.last_judged
 
     def _latest_judgement(self, first_pass: str) -> Pending:

@@ -41,6 +41,7 @@ def frame_db(samples: Pcm16) -> np.ndarray:
     return energies
 
 
+LOUD_ROOM_DB = 30.0  # a room whose floor is less than this below the speech's peak is loud (talk, babble)
 NOISE_MARGIN_DB = 3.0  # loud frames stand this far above the loudest tenth of the noise alone
 NOISE_SAMPLE_S = 0.3  # how much of a recording's start and end is taken as its noise
 
@@ -143,6 +144,10 @@ class EndWatch:
 
     def speech_ended(self) -> None:
         self._in_speech = False
+
+    def room_loud(self) -> bool:
+        """Talk or noise around the speech: its peak stands less than ``LOUD_ROOM_DB`` above the floor."""
+        return self._in_speech and self._peak - self.floor < LOUD_ROOM_DB
 
     def likely_end(self) -> bool:
         """Quiet for ``gap_s`` after loud speech."""

@@ -21,6 +21,10 @@ A pass said in babble is unlikely but much likelier than without it; table talk 
 turn's candidates hardly likelier at all. A line due or a pass below its floor is still heard
 when its gain clears its kind's bar and its mean a lower floor.
 
+A pass or a command is scored with its full stop, and that one token tells whether the speaker
+stopped there: after "Pass it to the left" or "my password is ..." the stop is unlikely however
+likely "pass" was, so it must clear a floor of its own.
+
 The floors, the bars and the bonus were tuned on the tune split of ``scripts/bench_listening.py``.
 """
 
@@ -200,18 +204,18 @@ class WhisperJudge:
 
     def _score(self, encoded: Any, frames: int, candidates: Sequence[Candidate]) -> list[Scored]:
         texts = [c.text for c in candidates]
-        logprobs, counts = self._logprobs(encoded, frames, texts)
+        per_token = self._token_logprobs(encoded, frames, texts)
         quiet = self._quiet_scores(texts)
         return [
-            Scored(c, logprob, count, quiet[c.text])
-            for c, logprob, count in zip(candidates, logprobs, counts, strict=True)
+            Scored(c, float(logprobs.sum()), len(logprobs), quiet[c.text], float(logprobs[-1]))
+            for c, logprobs in zip(candidates, per_token, strict=True)
         ]
 
-    def _logprobs(self, encoded: Any, frames: int, texts: Sequence[str]) -> tuple[list[float], list[int]]:
+    def _token_logprobs(self, encoded: Any, frames: int, texts: Sequence[str]) -> list[np.ndarray]:
+        """Each text's tokens' log-probabilities given the audio (one batch)."""
         tokens = [self.tokens(text) for text in texts]
         results = self._model.align(self._batch(encoded, len(texts)), self._start, tokens, frames)
-        sums = [float(np.log(np.maximum(r.text_token_probs, 1e-30)).sum()) for r in results]
-        return sums, [len(t) for t in tokens]
+        return [np.log(np.maximum(np.asarray(r.text_token_probs, dtype=np.float64), 1e-30)) for r in results]
 
     def _quiet_scores(self, texts: Sequence[str]) -> dict[str, float]:
         """Each wording's log-probability on a quiet room's audio, scored the first time it is met."""
@@ -220,8 +224,10 @@ class WhisperJudge:
             if self._quiet is None:
                 room = np.random.default_rng(0).normal(0.0, QUIET_ROOM_LEVEL, 2 * SAMPLE_RATE)
                 self._quiet = self._encode(room.astype(np.int16))
-            sums, _counts = self._logprobs(*self._quiet, missing)
-            self._quiet_logprobs.update(zip(missing, sums, strict=True))
+            per_token = self._token_logprobs(*self._quiet, missing)
+            self._quiet_logprobs.update(
+                (text, float(logprobs.sum())) for text, logprobs in zip(missing, per_token, strict=True)
+            )
         return {t: self._quiet_logprobs[t] for t in texts}
 
 
