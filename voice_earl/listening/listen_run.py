@@ -87,8 +87,7 @@ class ListenRun:
         self.partial_checked_at = 0.0
         self.stable_since: float | None = None
         self.verdict_pending: Pending | None = None
-        # Whole lines the first pass may settle on. A pass or a command is too short to tell from the
-        # start of a longer sentence ("pass me the crisps"): the judge weighs it on what followed too.
+        # What the first pass may settle on: whole lines, and passes and commands (see _follow_partial).
         self.whole_lines = frozenset(p for p in phrases if len(p.split()) >= MIN_LINE_WORDS)
         self.short_phrases = frozenset(phrases) - self.whole_lines
         self.judged_partial = ""
@@ -232,9 +231,9 @@ class ListenRun:
     def _follow_partial(self) -> None:
         """A whole line the first pass has held is judged on the speech so far, and its verdict waits
         for ``confirm_s`` of audio in which the first pass heard nothing more. A pass or a command,
-        which the first pass holds even when the speaker goes on, only in a loud room (in a quiet one
-        its end is heard): it is judged on ``confirm_s`` more audio than that, what followed it
-        included, and decided then."""
+        which the first pass holds even when the speaker goes on ("pass me the crisps"), only in a loud
+        room (in a quiet one its end is heard): it is judged on ``confirm_s`` more audio than that,
+        what followed it included, and decided then."""
         changed = self._take_partial()
         text = self.partial
         if changed and self.verdict_pending is not None and self.verdict_pending.partial is not None:
@@ -247,7 +246,7 @@ class ListenRun:
             run = self._run_judge(text)
             if run.result.heard:
                 self.verdict_pending = replace(run, partial=text)
-        elif said in self.short_phrases and self.watch.room_loud() and self._partial_stable(self.settings.confirm_s):
+        elif said in self.short_phrases and self._partial_stable(self.settings.confirm_s) and self.watch.room_loud():
             self.judged_partial = text
             run = self._judged(self._samples(), text)  # not the speech's last judgement: it may go on
             if run.result.phrase in self.short_phrases:  # a line on part of the speech waits for its end
