@@ -61,7 +61,7 @@ def tune(args: argparse.Namespace, cache: Path) -> int:
     trials = list(synthetic_trials("tune", args.seed)) + list(human_trials(args.humans, args.seed))
     conditions = tuple(args.conditions or CONDITIONS)
     babble = babble_track(cache)
-    kept_scores = cache / f"tune-scores-v2-{args.seed}-{args.humans}-{args.trim}-{'-'.join(conditions)}.pickle"
+    kept_scores = cache / f"tune-scores-v3-{args.seed}-{args.humans}-{args.trim}-{'-'.join(conditions)}.pickle"
     results: dict[str, list[tuple[Trial, JudgeResult]]] = {}
     if kept_scores.exists() and not args.rescore:
         results = pickle.loads(kept_scores.read_bytes())

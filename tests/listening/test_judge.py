@@ -204,6 +204,29 @@ def test_talk_that_starts_with_pass_is_no_pass_over_table_talk(
         assert all(judge_utterance(u, KINGS_SECOND).verdict is not Verdict.PASS for u in heard), sentence
 
 
+def test_over_table_talk_the_judge_hears_where_the_speakers_voice_fell_away(
+    listener: Listener, voice_dir: Path, babble: Pcm16
+) -> None:
+    """The talk goes on after a pass, the speaker does not: the judge finds where the pass ends,
+    weighs the audio up to there, and marks it so that the listener takes it at once. Talk that
+    starts with "pass" goes on at the speaker's own level, so it never is."""
+    judge = listener.judge
+    assert isinstance(judge, WhisperJudge)
+
+    def judged(saying: str, draws: int) -> list[JudgeResult]:
+        audio, _end = framed(speak_kdl(saying, voice_dir / f"kdl-{abs(hash(saying))}.wav"))
+        noisy = (degrade(audio, "babble 12 dB", babble, np.random.default_rng(seed)) for seed in range(draws))
+        return [judge.judge(samples, KINGS_SECOND) for samples in noisy]
+
+    said = [(saying, result) for saying in ("I pass", "pass please", "repeat") for result in judged(saying, 8)]
+    stopped = [saying for saying, result in said if result.voice_stopped]
+    assert len(stopped) >= 18, [(saying, result.phrase, result.voice_stopped) for saying, result in said]
+    assert all(result.phrase == ("pass" if "pass" in saying else saying) for saying, result in said
+               if result.voice_stopped)
+    for sentence in ("pass me the crisps would you", "pass it to the left", "my password is on the fridge"):
+        assert not any(result.heard for result in judged(sentence, 4)), sentence
+
+
 class SlowJudge:
     """The real judge on a slower computer: every answer comes ``delay_s`` later."""
 

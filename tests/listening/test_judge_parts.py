@@ -17,7 +17,7 @@ from voice_earl.game.chants import ChantSet
 from voice_earl.listening.audio import SAMPLE_RATE
 from voice_earl.listening.candidates import Candidate, Kind, Template, turn_candidates
 from voice_earl.listening.context import ListenContext
-from voice_earl.listening.judge_choice import JudgeSettings, Scored, Slot, Transcript, choose, decide
+from voice_earl.listening.judge_choice import JudgeSettings, Scored, Slot, Transcript, choose, decide, voice_stopped
 from voice_earl.listening.judge_models import (
     JUDGE_ENV_VAR,
     JUDGE_MODEL,
@@ -118,6 +118,13 @@ def test_what_the_first_pass_heard_needs_less_evidence() -> None:
     assert choose(options, ranks, SETTINGS, first_pass=LINE.phrase)[0] == LINE.phrase
     zero = {KING: Slot(" There's a", " king", -4.0, "zero", 0.5, Rank.KING, 0)}
     assert choose(options, zero, SETTINGS, first_pass=KING.phrase)[0] == ""
+    # The same rank after "an" that scored better is no other rank.
+    a_ace = Candidate(Kind.LINE, " There's a ace as good as he", "there is a ace as good as he", 2)
+    an_ace = Candidate(Kind.LINE, " There's an ace as good as he", "there is an ace as good as he", 2)
+    aces = {a_ace: Slot(" There's a", " ace", -3.0, "zero", -2.0, Rank.ACE, 0),
+            an_ace: Slot(" There's an", " ace", -3.0, "zero", -2.0, Rank.ACE, 0)}
+    both = [scored(an_ace, -4.0, 8), scored(a_ace, -4.3, 8), scored(PASS, -7.0, 2)]
+    assert choose(both, aces, SETTINGS, first_pass=a_ace.phrase)[0] == a_ace.phrase
     # A command is never taken on the first pass's word.
     assert choose([scored(UNDO, -2.5, 2)], {}, SETTINGS, first_pass="undo")[0] == ""
 
@@ -195,6 +202,28 @@ def test_a_pass_or_a_command_must_end_where_its_full_stop_is() -> None:
     gains = replace(stop, pass_gain=1.0, pass_gain_floor=-6.0)
     assert choose([Scored(PASS, -5.0 * 2, 2, -8.0 * 2, last_logprob=-3.5)], {}, gains)[0] == "pass"
     assert choose([Scored(PASS, -5.0 * 2, 2, -8.0 * 2, last_logprob=-6.0)], {}, gains)[0] == ""
+
+
+def test_in_a_loud_room_the_voice_falling_away_after_a_pass_says_the_speaker_stopped_there() -> None:
+    """Babble goes on after a pass, the speaker does not: the judge looks again at the audio up to
+    the likeliest pass or command after which the voice fell away ("pass me the crisps" goes on at
+    the speaker's own level), and ended where its full stop is."""
+    loud = replace(SETTINGS, voice_drop_db=5.0, stop_floor=-4.5)
+
+    def said(mean: float, drop: float | None, stop: float = -2.0, candidate: Candidate = PASS) -> Scored:
+        return Scored(candidate, mean * 2, 2, last_logprob=stop, voice_drop_db=drop, end_s=0.9)
+
+    def stopped(*items: Scored) -> str | None:
+        found = voice_stopped(items, loud)
+        return None if found is None else found.candidate.phrase
+
+    assert stopped(said(-5.0, 8.0)) == "pass"
+    assert stopped(said(-5.0, 1.0)) is None  # the voice went on
+    assert stopped(said(-5.0, None)) is None  # a quiet room (its end is heard anyway), or the end too near
+    assert stopped(said(-5.0, 8.0, stop=-6.0)) is None  # a word followed it
+    assert stopped(said(-3.8, 8.0, candidate=UNDO), said(-4.0, 8.0)) == "undo"  # the likeliest
+    assert stopped(said(-3.8, 1.0, candidate=UNDO), said(-4.0, 8.0)) == "pass"
+    assert stopped(Scored(LINE, -8.0, 8, voice_drop_db=9.0)) is None  # a line's end is found otherwise
 
 
 # --- the front end ---------------------------------------------------------------------------------

@@ -37,6 +37,9 @@ class JudgeSettings:
     # around a clear "I pass" must not make it look like a sentence
     stop_floor: float = -4.5  # a pass or a command: its full stop at least this likely (a word that
     # follows "pass" makes the stop unlikely: "Pass it to the left", "my password is ...")
+    voice_drop_db: float = 5.0  # in a loud room, the voice falls this much where a pass or a command
+    # ends when the speaker stopped there (babble goes on, the speaker does not; "pass me the
+    # crisps" goes on at the speaker's level): the judge weighs the audio up to there again
     rank_margin: float = 2.0  # a number that is no rank this much likelier than any rank at the slot: no rank
     min_window_s: float = 3.0  # audio is encoded in a window of whole seconds, at least this long
     threads: int = 1  # one thread was faster than two on a 2-core machine
@@ -49,6 +52,9 @@ class Scored:
     tokens: int
     quiet_logprob: float | None = None  # the same sum on a quiet room's audio (no speech)
     last_logprob: float = 0.0  # its last token's (a pass's or a command's full stop)
+    voice_drop_db: float | None = None  # a pass or a command in a loud room: how much quieter the
+    # audio just after its end_s is than just before (None: a quiet room, a line, too near an edge)
+    end_s: float = 0.0  # where Whisper aligns the end of its last word in the audio
 
     @property
     def mean(self) -> float:
@@ -94,6 +100,7 @@ class JudgeResult:
     first_pass: str = ""  # what the first pass heard, normalised
     position: int | None = None  # the position due
     free: Transcript | None = None  # the free transcript, when a short phrase was to be heard
+    voice_stopped: bool = False  # a pass or a command heard, after which the voice fell away (a loud room)
 
     @property
     def heard(self) -> bool:
@@ -119,6 +126,20 @@ def decide(
     if best.mean < free.mean - settings.alone_margin or goes_on(best.candidate.text, free.text):
         return "", best
     return phrase, best
+
+
+def voice_stopped(scored: Sequence[Scored], settings: JudgeSettings) -> Scored | None:
+    """The likeliest pass or command (with the bonus per token) after which the voice fell away in
+    a loud room, and which ends where its full stop is."""
+    stopped = [
+        item
+        for item in scored
+        if item.candidate.kind is not Kind.LINE
+        and item.voice_drop_db is not None
+        and item.voice_drop_db >= settings.voice_drop_db
+        and item.last_logprob >= settings.stop_floor
+    ]
+    return max(stopped, key=lambda item: item.logprob + settings.token_bonus * item.tokens, default=None)
 
 
 def goes_on(phrase: str, transcript: str) -> bool:
@@ -193,11 +214,13 @@ def choose(
 
 def _outscored(line: Scored, scored: Sequence[Scored], slots: Mapping[Candidate, Slot],
                total: Callable[[Scored], float]) -> bool:
-    """Whether the same line with another rank scored better."""
+    """Whether the same line with another rank scored better (the same rank after "a" or "an" is
+    the same rank)."""
+    rank = slots[line.candidate].rank
     return any(
         total(other) > total(line)
         for other in scored
         if other.candidate in slots
         and other.candidate.position == line.candidate.position
-        and other.candidate.phrase != line.candidate.phrase
+        and slots[other.candidate].rank is not rank
     )

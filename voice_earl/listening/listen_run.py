@@ -217,7 +217,9 @@ class ListenRun:
             pending = self.verdict_pending
         if pending is None and self.watch.likely_end() and self.watch.loud_since_end:
             run = self._run_judge(self._first_pass(self.recognizer.partial))
-            if run.result.heard:
+            if run.result.voice_stopped:  # the talk that goes on around the table is not the speaker's
+                self._decided(run.result.phrase, early=True, by=run)
+            elif run.result.heard:
                 self.verdict_pending = run
 
     def _confirm_pending(self) -> None:

@@ -59,6 +59,36 @@ def loud_threshold(
     )
 
 
+def room_is_loud(samples: Pcm16) -> bool:
+    """Whether talk or noise fills the room around ``samples``' speech: its peak (the 99th
+    percentile of the frames' energy) stands less than ``LOUD_ROOM_DB`` above its floor (the 10th).
+
+    >>> tone = (8000 * np.sin(np.arange(SAMPLE_RATE) * 0.2)).astype(np.int16)
+    >>> room = np.random.default_rng(0).normal(0, 300, 2 * SAMPLE_RATE)
+    >>> quiet = np.concatenate([room / 100, tone, room / 100]).astype(np.int16)
+    >>> loud = np.concatenate([room, tone, room]).astype(np.int16)
+    >>> room_is_loud(quiet), room_is_loud(loud)
+    (False, True)
+    """
+    energies = frame_db(samples)
+    return len(energies) > 0 and float(np.percentile(energies, 99) - np.percentile(energies, 10)) < LOUD_ROOM_DB
+
+
+def level_drop_db(samples: Pcm16, at_s: float, span_s: float = 0.3) -> float | None:
+    """How much quieter the ``span_s`` after ``at_s`` is than the ``span_s`` before it, in dB;
+    None when either side is not wholly in ``samples``.
+
+    >>> tone = (8000 * np.sin(np.arange(SAMPLE_RATE) * 0.2)).astype(np.int16)
+    >>> round(level_drop_db(np.concatenate([tone, tone // 10]), 1.0), 1), level_drop_db(tone, 0.9)
+    (20.0, None)
+    """
+    at, span = round(at_s * SAMPLE_RATE), round(span_s * SAMPLE_RATE)
+    if at - span < 0 or at + span > len(samples):
+        return None
+    before, after = (samples[a : a + span].astype(np.float64) for a in (at - span, at))
+    return 10.0 * float(np.log10((np.mean(before**2) + 1.0) / (np.mean(after**2) + 1.0)))
+
+
 def speech_end_s(samples: Pcm16, before_s: float | None = None) -> float | None:
     """Seconds from the start of ``samples`` to the end of the last loud frame (before ``before_s``).
 

@@ -33,6 +33,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -40,12 +41,21 @@ import numpy as np
 
 from voice_earl.game.cards import Rank
 from voice_earl.listening.audio import SAMPLE_RATE, Pcm16
-from voice_earl.listening.candidates import Candidate, Template, rank_spellings, turn_candidates
+from voice_earl.listening.candidates import Candidate, Kind, Template, rank_spellings, turn_candidates
 from voice_earl.listening.context import ListenContext
-from voice_earl.listening.judge_choice import JudgeResult, JudgeSettings, Scored, Slot, Transcript, decide
+from voice_earl.listening.judge_choice import (
+    JudgeResult,
+    JudgeSettings,
+    Scored,
+    Slot,
+    Transcript,
+    decide,
+    voice_stopped,
+)
 from voice_earl.listening.judge_models import MODEL_FILES
 from voice_earl.listening.logmel import FRAMES_PER_SECOND, log_mel
 from voice_earl.listening.recognizer import RecognizerError
+from voice_earl.listening.speech_end import level_drop_db, room_is_loud
 from voice_earl.listening.text import RANK_BY_WORD, normalise
 
 logger = logging.getLogger(__name__)
@@ -106,7 +116,29 @@ class WhisperJudge:
         """Which of the turn's candidates ``samples`` (16 kHz int16, one utterance) holds, if any.
 
         ``first_pass``: what the first pass heard; when it is one of the candidates, the judge
-        accepts it on weaker evidence than a candidate the first pass did not hear."""
+        accepts it on weaker evidence than a candidate the first pass did not hear.
+
+        When nothing is heard in a loud room, but the voice fell away after a pass or a command
+        (:func:`voice_stopped`), the audio up to there is weighed again: the talk that went on
+        around the table after it no longer counts against it. Only that phrase is taken from the
+        second look. A pass or a command heard where the voice fell away is marked
+        ``voice_stopped``: the speaker has finished, whatever the room goes on saying."""
+        started = time.perf_counter()
+        result = self._judge(samples, context, first_pass)
+        stopped = voice_stopped(result.scored, self.settings)
+        short = result.heard and result.best.candidate.kind is not Kind.LINE
+        fell_away = short and stopped is not None and stopped.candidate.phrase == result.phrase
+        if not result.heard and stopped is not None:
+            again = self._judge(samples[: round((stopped.end_s + VOICE_SPAN_S) * SAMPLE_RATE)], context, first_pass)
+            if again.phrase == stopped.candidate.phrase:
+                result, fell_away = again, True
+        result = replace(result, compute_s=time.perf_counter() - started, voice_stopped=fell_away)
+        best = result.best
+        logger.debug("judge: %r (best %r, mean %.2f) in %.0f ms",
+                     result.phrase, best.candidate.text, best.mean, result.compute_s * 1000)
+        return result
+
+    def _judge(self, samples: Pcm16, context: ListenContext, first_pass: str) -> JudgeResult:
         started = time.perf_counter()
         encoded, frames = self._encode(samples)
         turn = turn_candidates(context)
@@ -115,7 +147,7 @@ class WhisperJudge:
         candidates = [*filled, *turn.fixed]
         if heard and all(c.phrase != heard for c in candidates):
             candidates += _spelled_out(heard, turn.templates)[:1]
-        scored = self._score(encoded, frames, candidates)
+        scored = self._score(encoded, frames, candidates, samples)
         free: list[Transcript] = []
 
         def transcript() -> Transcript:
@@ -124,12 +156,8 @@ class WhisperJudge:
             return free[0]
 
         phrase, best = decide(scored, slots, self.settings, transcript, heard, context.position)
-        result = JudgeResult(phrase, best, time.perf_counter() - started, tuple(scored), slots, heard, context.position,
-                             free[0] if free else None)
-        logger.debug(
-            "judge: %r (best %r, mean %.2f) in %.0f ms", phrase, best.candidate.text, best.mean, result.compute_s * 1000
-        )
-        return result
+        return JudgeResult(phrase, best, time.perf_counter() - started, tuple(scored), slots, heard, context.position,
+                           free[0] if free else None)
 
     def _encode(self, samples: Pcm16) -> tuple[Any, int]:
         seconds = len(samples) / SAMPLE_RATE
@@ -202,20 +230,34 @@ class WhisperJudge:
             at_slot[before] = logits - _logsumexp(logits)
         return at_slot
 
-    def _score(self, encoded: Any, frames: int, candidates: Sequence[Candidate]) -> list[Scored]:
+    def _score(self, encoded: Any, frames: int, candidates: Sequence[Candidate], samples: Pcm16) -> list[Scored]:
         texts = [c.text for c in candidates]
-        per_token = self._token_logprobs(encoded, frames, texts)
+        aligned = self._align(encoded, frames, texts)
         quiet = self._quiet_scores(texts)
+        loud = room_is_loud(samples)
+
+        def voice_drop(candidate: Candidate, end_s: float) -> float | None:
+            return level_drop_db(samples, end_s, VOICE_SPAN_S) if loud and candidate.kind is not Kind.LINE else None
+
         return [
-            Scored(c, float(logprobs.sum()), len(logprobs), quiet[c.text], float(logprobs[-1]))
-            for c, logprobs in zip(candidates, per_token, strict=True)
+            Scored(c, float(logprobs.sum()), len(logprobs), quiet[c.text], float(logprobs[-1]), voice_drop(c, end_s),
+                   end_s)
+            for c, (logprobs, end_s) in zip(candidates, aligned, strict=True)
         ]
 
-    def _token_logprobs(self, encoded: Any, frames: int, texts: Sequence[str]) -> list[np.ndarray]:
-        """Each text's tokens' log-probabilities given the audio (one batch)."""
+    def _align(self, encoded: Any, frames: int, texts: Sequence[str]) -> list[tuple[np.ndarray, float]]:
+        """Each text's tokens' log-probabilities given the audio (one batch), and where in the audio
+        its last word ends (from Whisper's cross-attention alignment; a full stop is no word)."""
         tokens = [self.tokens(text) for text in texts]
         results = self._model.align(self._batch(encoded, len(texts)), self._start, tokens, frames)
-        return [np.log(np.maximum(np.asarray(r.text_token_probs, dtype=np.float64), 1e-30)) for r in results]
+        aligned = []
+        for text, text_tokens, result in zip(texts, tokens, results, strict=True):
+            last_word = len(text_tokens) - (2 if text.endswith(".") and len(text_tokens) > 1 else 1)
+            steps = [step for index, step in result.alignments if index == last_word]
+            end_s = (max(steps) + 1) * SECONDS_PER_STEP if steps else 0.0
+            logprobs = np.log(np.maximum(np.asarray(result.text_token_probs, dtype=np.float64), 1e-30))
+            aligned.append((logprobs, end_s))
+        return aligned
 
     def _quiet_scores(self, texts: Sequence[str]) -> dict[str, float]:
         """Each wording's log-probability on a quiet room's audio, scored the first time it is met."""
@@ -224,12 +266,18 @@ class WhisperJudge:
             if self._quiet is None:
                 room = np.random.default_rng(0).normal(0.0, QUIET_ROOM_LEVEL, 2 * SAMPLE_RATE)
                 self._quiet = self._encode(room.astype(np.int16))
-            per_token = self._token_logprobs(*self._quiet, missing)
+            aligned = self._align(*self._quiet, missing)
             self._quiet_logprobs.update(
-                (text, float(logprobs.sum())) for text, logprobs in zip(missing, per_token, strict=True)
+                (text, float(logprobs.sum())) for text, (logprobs, _end) in zip(missing, aligned, strict=True)
             )
         return {t: self._quiet_logprobs[t] for t in texts}
 
+
+# Whisper's encoder gives one step of the alignment per 20 ms of audio.
+SECONDS_PER_STEP = 0.02
+
+# The voice's level is compared over this much audio before and after where a phrase ends.
+VOICE_SPAN_S = 0.3
 
 # The free transcript: enough tokens to tell "Pass." from "Pass me the crisps".
 FREE_TOKENS = 12
