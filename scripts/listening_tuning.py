@@ -3,6 +3,9 @@
 Each recording of the tune voices is judged once per condition, straight from its audio; then
 every combination of settings is replayed on the kept scores (cheap), and the table shows how
 each would do. Only the tune split is looked at: the held-out voices are for reporting.
+The judge's second look in a loud room (up to where the voice fell away after a pass) is not
+replayed: a result it gave is kept with the scores of the audio it weighed. ``voice_drop_db`` is
+tried through the listener instead (``bench_listening.py --set voice_drop_db=4``).
 """
 
 from __future__ import annotations

@@ -37,7 +37,7 @@ class JudgeSettings:
     # around a clear "I pass" must not make it look like a sentence
     stop_floor: float = -4.5  # a pass or a command: its full stop at least this likely (a word that
     # follows "pass" makes the stop unlikely: "Pass it to the left", "my password is ...")
-    voice_drop_db: float = 5.0  # in a loud room, the voice falls this much where a pass or a command
+    voice_drop_db: float = 4.0  # in a loud room, the voice falls this much where a pass or a command
     # ends when the speaker stopped there (babble goes on, the speaker does not; "pass me the
     # crisps" goes on at the speaker's level): the judge weighs the audio up to there again
     rank_margin: float = 2.0  # a number that is no rank this much likelier than any rank at the slot: no rank

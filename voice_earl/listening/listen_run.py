@@ -205,7 +205,8 @@ class ListenRun:
     def _judge_if_likely_end(self) -> None:
         """Judge when the end of speech is likely: after a short quiet, or (when talk around the
         table keeps it loud) once the first pass has held a whole phrase for a moment. A waiting
-        verdict is dropped when the speaker goes on."""
+        verdict is dropped when the speaker goes on; a pass or a command after which the voice fell
+        away needs no wait (the room's talk that goes on is not the speaker's)."""
         pending = self.verdict_pending
         if pending is not None and pending.partial is None and self.watch.loud_since_end:
             logger.debug("speech went on at %.2fs: the early verdict is dropped", self.audio_t)
@@ -217,7 +218,7 @@ class ListenRun:
             pending = self.verdict_pending
         if pending is None and self.watch.likely_end() and self.watch.loud_since_end:
             run = self._run_judge(self._first_pass(self.recognizer.partial))
-            if run.result.voice_stopped:  # the talk that goes on around the table is not the speaker's
+            if run.result.voice_stopped:
                 self._decided(run.result.phrase, early=True, by=run)
             elif run.result.heard:
                 self.verdict_pending = run

@@ -25,6 +25,12 @@ A pass or a command is scored with its full stop, and that one token tells wheth
 stopped there: after "Pass it to the left" or "my password is ..." the stop is unlikely however
 likely "pass" was, so it must clear a floor of its own.
 
+In a loud room (talk around the table) the free transcript writes that talk too, so a pass said
+alone looks like the start of a sentence. Whisper's alignment says where each pass and command
+ends in the audio; when the voice falls away there (babble goes on, the speaker does not), the
+judge weighs the audio up to there again, and a phrase heard where the voice fell away is marked
+so the listener takes it at once.
+
 The floors, the bars and the bonus were tuned on the tune split of ``scripts/bench_listening.py``.
 """
 
