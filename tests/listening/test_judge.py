@@ -194,6 +194,8 @@ def test_a_pass_said_over_table_talk_is_heard(listener: Listener, voice_dir: Pat
     passes = [u for u in heard if judge_utterance(u, KINGS_SECOND).verdict is Verdict.PASS]
     assert len(passes) >= 6, [u.text for u in heard]
     assert any(u.early and u.decided_at - true_end < 0.5 for u in passes)
+    # ... and some on the judge's word that the speaker's voice fell away, though the talk went on.
+    assert any(u.early and u.judge_result is not None and u.judge_result.voice_stopped for u in passes)
 
 
 def test_talk_that_starts_with_pass_is_no_pass_over_table_talk(

@@ -74,12 +74,12 @@ def room_is_loud(samples: Pcm16) -> bool:
     return len(energies) > 0 and float(np.percentile(energies, 99) - np.percentile(energies, 10)) < LOUD_ROOM_DB
 
 
-def level_drop_db(samples: Pcm16, at_s: float, span_s: float = 0.3) -> float | None:
+def level_drop_db(samples: Pcm16, at_s: float, span_s: float) -> float | None:
     """How much quieter the ``span_s`` after ``at_s`` is than the ``span_s`` before it, in dB;
     None when either side is not wholly in ``samples``.
 
     >>> tone = (8000 * np.sin(np.arange(SAMPLE_RATE) * 0.2)).astype(np.int16)
-    >>> round(level_drop_db(np.concatenate([tone, tone // 10]), 1.0), 1), level_drop_db(tone, 0.9)
+    >>> round(level_drop_db(np.concatenate([tone, tone // 10]), 1.0, 0.3), 1), level_drop_db(tone, 0.9, 0.3)
     (20.0, None)
     """
     at, span = round(at_s * SAMPLE_RATE), round(span_s * SAMPLE_RATE)
