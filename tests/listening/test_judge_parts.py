@@ -129,6 +129,26 @@ def test_what_the_first_pass_heard_needs_less_evidence() -> None:
     assert choose([scored(UNDO, -2.5, 2)], {}, SETTINGS, first_pass="undo")[0] == ""
 
 
+def test_a_nine_is_not_an_eight_when_the_first_pass_heard_a_nine() -> None:
+    """ "a nine" sounds like "an ine": the judge may find "There's an eight" a little likelier."""
+    nine = Candidate(Kind.LINE, " There's a 9 as good as he", "there is a nine as good as he", 2)
+    an_eight = Candidate(Kind.LINE, " There's an eight as good as he", "there is an eight as good as he", 2)
+    a_two = Candidate(Kind.LINE, " There's a two as good as he", "there is a two as good as he", 2)
+    ranks = {nine: Slot(" There's a", " 9", -2.0, "zero", -3.0, Rank.NINE, 1),
+             an_eight: Slot(" There's an", " eight", -1.5, "zero", -3.0, Rank.EIGHT, 0),
+             a_two: Slot(" There's a", " two", -2.5, "zero", -3.0, Rank.TWO, 2)}
+    close = [scored(an_eight, -2.0, 8), scored(nine, -2.2, 8), scored(a_two, -2.3, 8)]
+    liaison = replace(SETTINGS, liaison_margin=3.0)
+    assert choose(close, ranks, liaison, first_pass=nine.phrase)[0] == nine.phrase
+    assert choose(close, ranks, liaison)[0] == an_eight.phrase  # the first pass heard nothing
+    assert choose(close, ranks, liaison, first_pass=a_two.phrase)[0] == a_two.phrase
+    far = [scored(an_eight, -1.0, 8), scored(nine, -2.2, 8)]  # 9.6 apart
+    assert choose(far, ranks, liaison, first_pass=nine.phrase)[0] == an_eight.phrase
+    # Only "an" against "a": a line with "a" that wins keeps its rank.
+    a_won = [scored(nine, -2.0, 8), scored(a_two, -2.2, 8)]
+    assert choose(a_won, ranks, liaison, first_pass=a_two.phrase)[0] == nine.phrase
+
+
 def test_a_number_that_is_no_rank_is_heard_as_itself() -> None:
     seven = Candidate(Kind.LINE, " There's as good as 7 can be", "there is as good as seven can be", 1)
     slot = Slot(" There's as good as", " 7", -3.0, "eleven", 2.0, Rank.SEVEN, 0)

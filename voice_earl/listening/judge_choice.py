@@ -40,6 +40,8 @@ class JudgeSettings:
     voice_drop_db: float = 4.0  # in a loud room, the voice falls this much where a pass or a command
     # ends when the speaker stopped there (babble goes on, the speaker does not; "pass me the
     # crisps" goes on at the speaker's level): the judge weighs the audio up to there again
+    liaison_margin: float = 3.0  # "a nine" sounds like "an ine": the first pass's "a" line is taken
+    # over the same line with "an" and another rank when this close to it
     rank_margin: float = 2.0  # a number that is no rank this much likelier than any rank at the slot: no rank
     min_window_s: float = 3.0  # audio is encoded in a window of whole seconds, at least this long
     threads: int = 1  # one thread was faster than two on a 2-core machine
@@ -187,15 +189,18 @@ def choose(
 
     Of the candidates that :func:`clears` its kind's bar, the best (log-probability sum plus the
     bonus per token) is heard: a short phrase that scores well only for being short never hides
-    a line that clears its bar. When none clears, the candidate the first pass heard may still be,
-    when it is nearly as good as the best, clears the lower floor for agreement, and no other rank
-    in its line scored better."""
+    a line that clears its bar, and the line the first pass heard with "a" wins over the same line
+    with "an" and another rank when nearly as likely ("a nine" sounds like "an ine"). When none
+    clears, the candidate the first pass heard may still be, when it is nearly as good as the
+    best, clears the lower floor for agreement, and no other rank in its line scored better."""
     def total(item: Scored) -> float:
         return item.logprob + settings.token_bonus * item.tokens
 
     heard = [item for item in scored if clears(item, settings, due_position, slots.get(item.candidate))]
     best = max(heard or scored, key=total)
-    if not heard:
+    if heard:
+        best = _unless_liaison(best, scored, slots, first_pass, total, settings.liaison_margin)
+    else:
         agreed = next((s for s in scored if s.candidate.phrase == first_pass), None)
         if agreed is None or total(best) - total(agreed) > settings.agree_margin:
             return "", best
@@ -210,6 +215,22 @@ def choose(
         # The line was said with a word that is no rank where the rank goes ("eleven"): say so.
         return best.candidate.phrase.replace(normalise(slot.spelling), slot.other_word, 1), best
     return best.candidate.phrase, best
+
+
+def _unless_liaison(best: Scored, scored: Sequence[Scored], slots: Mapping[Candidate, Slot], first_pass: str,
+                    total: Callable[[Scored], float], margin: float) -> Scored:
+    """The line the first pass heard with "a" and one rank, rather than the best, the same line with
+    "an" and another rank, when nearly as likely: "a nine" sounds like "an ine" ("an eight")."""
+    slot = slots.get(best.candidate)
+    if slot is None or not slot.before.endswith(" an"):
+        return best
+    said = next((s for s in scored if s.candidate.phrase == first_pass and s.candidate in slots), None)
+    if said is None or said.candidate.position != best.candidate.position:
+        return best
+    said_slot = slots[said.candidate]
+    if said_slot.before.endswith(" an") or said_slot.rank is slot.rank or total(best) - total(said) > margin:
+        return best
+    return said
 
 
 def _outscored(line: Scored, scored: Sequence[Scored], slots: Mapping[Candidate, Slot],
