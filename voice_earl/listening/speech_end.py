@@ -59,9 +59,15 @@ def loud_threshold(
     )
 
 
+def loud_room(peak_db: float, floor_db: float) -> bool:
+    """Whether talk or noise fills the room: the speech's peak stands less than ``LOUD_ROOM_DB``
+    above the room's floor."""
+    return peak_db - floor_db < LOUD_ROOM_DB
+
+
 def room_is_loud(samples: Pcm16) -> bool:
-    """Whether talk or noise fills the room around ``samples``' speech: its peak (the 99th
-    percentile of the frames' energy) stands less than ``LOUD_ROOM_DB`` above its floor (the 10th).
+    """:func:`loud_room` for a whole recording: its peak is the 99th percentile of the frames'
+    energy, its floor the 10th.
 
     >>> tone = (8000 * np.sin(np.arange(SAMPLE_RATE) * 0.2)).astype(np.int16)
     >>> room = np.random.default_rng(0).normal(0, 300, 2 * SAMPLE_RATE)
@@ -71,7 +77,7 @@ def room_is_loud(samples: Pcm16) -> bool:
     (False, True)
     """
     energies = frame_db(samples)
-    return len(energies) > 0 and float(np.percentile(energies, 99) - np.percentile(energies, 10)) < LOUD_ROOM_DB
+    return len(energies) > 0 and loud_room(float(np.percentile(energies, 99)), float(np.percentile(energies, 10)))
 
 
 def level_drop_db(samples: Pcm16, at_s: float, span_s: float) -> float | None:
@@ -176,8 +182,8 @@ class EndWatch:
         self._in_speech = False
 
     def room_loud(self) -> bool:
-        """Talk or noise around the speech: its peak stands less than ``LOUD_ROOM_DB`` above the floor."""
-        return self._in_speech and self._peak - self.floor < LOUD_ROOM_DB
+        """:func:`loud_room` for the speech so far: its loudest frame against the recent floor."""
+        return self._in_speech and loud_room(self._peak, self.floor)
 
     def likely_end(self) -> bool:
         """Quiet for ``gap_s`` after loud speech."""
