@@ -39,6 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from listening_corpus import (
     CONDITIONS,
+    TAIL_S,
     Expect,
     Trial,
     babble_track,
@@ -192,18 +193,19 @@ def listeners(systems: Sequence[str], pairs: Sequence[str] = ()) -> list[tuple[s
     return made
 
 
-def synthetic_audio(trials: Sequence[Trial]) -> dict[Trial, tuple[np.ndarray, float]]:
-    return {trial: framed(trial_speech(trial, CACHE)) for trial in trials}
+def synthetic_audio(trials: Sequence[Trial], tail_s: float = TAIL_S) -> dict[Trial, tuple[np.ndarray, float]]:
+    return {trial: framed(trial_speech(trial, CACHE), tail_s) for trial in trials}
 
 
 def bench(args: argparse.Namespace) -> int:
     trials = list(synthetic_trials(args.split, args.seed)) + list(human_trials(args.humans, args.seed))
     conditions = ("clean", "babble 6 dB") if args.quick else tuple(args.conditions or CONDITIONS)
-    clean = synthetic_audio(trials)
+    clean = synthetic_audio(trials, args.tail)
     babble = babble_track(CACHE)
     print(
         f"split {args.split}: {len(voices(args.split))} voices, {len(trials)} recordings per condition "
-        f"({sum(t.expect == Expect.HUMAN for t in trials)} of them real human speech)\n"
+        f"({sum(t.expect == Expect.HUMAN for t in trials)} of them real human speech), "
+        f"each followed by {args.tail:g} s of the condition's room\n"
     )
     print(HEADER)
     print("-" * len(HEADER))
@@ -267,6 +269,9 @@ def main() -> int:
     parser.add_argument("--tune", action="store_true", help="sweep the judge's floors on the tune split")
     parser.add_argument("--rescore", action="store_true", help="with --tune: judge again instead of reusing scores")
     parser.add_argument("--trim", type=float, metavar="S", help="with --tune: judge up to S after the true end")
+    parser.add_argument("--tail", type=float, default=TAIL_S, metavar="S",
+                        help=f"the room kept after each utterance (default {TAIL_S:g} s); talk that goes on "
+                             "longer shows what waiting for a quiet that never comes costs")
     parser.add_argument("--show-errors", action="store_true")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--set", nargs="+", default=[], metavar="NAME=VALUE",

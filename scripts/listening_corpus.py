@@ -267,11 +267,11 @@ def babble_track(cache: Path) -> Pcm16:
     return np.asarray(mixed, dtype=np.int16)
 
 
-def framed(speech: Pcm16) -> tuple[np.ndarray, float]:
-    """The speech with quiet before and after, and where the speech itself ends."""
+def framed(speech: Pcm16, tail_s: float = TAIL_S) -> tuple[np.ndarray, float]:
+    """The speech with quiet before and ``tail_s`` after, and where the speech itself ends."""
     end = speech_end_s(speech)
     quiet_before = np.zeros(int(LEAD_IN_S * SAMPLE_RATE))
-    quiet_after = np.zeros(int(TAIL_S * SAMPLE_RATE))
+    quiet_after = np.zeros(int(tail_s * SAMPLE_RATE))
     audio = np.concatenate([quiet_before, speech.astype(np.float64), quiet_after])
     return audio, LEAD_IN_S + (end if end is not None else len(speech) / SAMPLE_RATE)
 

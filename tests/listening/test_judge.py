@@ -177,13 +177,14 @@ def babble(voice_dir: Path) -> Pcm16:
 
 
 def over_talk(
-    listener: Listener, voice_dir: Path, babble: Pcm16, saying: str, draws: int
+    listener: Listener, voice_dir: Path, babble: Pcm16, saying: str, draws: int,
+    context: ListenContext = KINGS_SECOND,
 ) -> tuple[list[Utterance], float]:
     """``saying`` with four people talking 12 dB below it, in ``draws`` stretches of their talk, and
     where the saying ends."""
     audio, true_end = framed(speak_kdl(saying, voice_dir / f"kdl-{abs(hash(saying))}.wav"))
     draws_ = [degrade(audio, "babble 12 dB", babble, np.random.default_rng(seed)) for seed in range(draws)]
-    return [hear(listener, samples, KINGS_SECOND)[0] for samples in draws_], true_end
+    return [hear(listener, samples, context)[0] for samples in draws_], true_end
 
 
 @pytest.mark.parametrize("saying", ["I pass", "pass please"])
@@ -196,6 +197,29 @@ def test_a_pass_said_over_table_talk_is_heard(listener: Listener, voice_dir: Pat
     assert any(u.early and u.decided_at - true_end < 0.5 for u in passes)
     # ... and some on the judge's word that the speaker's voice fell away, though the talk went on.
     assert any(u.early and u.judge_result is not None and u.judge_result.voice_stopped for u in passes)
+
+
+def test_a_line_said_over_table_talk_is_taken_where_the_speakers_voice_fell_away(
+    listener: Listener, voice_dir: Path, babble: Pcm16
+) -> None:
+    """The room never falls quiet, so the end of a line may never be heard: a line the judge hears
+    where the speaker's voice fell away is taken at once, long before the talk stops."""
+    said = [
+        ("There's the best of all the three", ListenContext(3, (Rank.KING,), commands=COMMANDS)),
+        ("There's as good as Seven can be", SEVEN_LEAD),
+    ]
+    stopped = []
+    for saying, context in said:
+        heard, true_end = over_talk(listener, voice_dir, babble, saying, draws=8, context=context)
+        verdicts = [judge_utterance(u, context).verdict for u in heard]
+        assert verdicts.count(Verdict.CORRECT) >= 7, (saying, [u.text for u in heard])
+        stopped += [
+            (saying, verdict, round(u.decided_at - true_end, 2))
+            for u, verdict in zip(heard, verdicts, strict=True)
+            if u.early and u.judge_result is not None and u.judge_result.voice_stopped
+        ]
+    assert len(stopped) >= 2, stopped
+    assert all(verdict is Verdict.CORRECT and waited < 1.0 for _saying, verdict, waited in stopped), stopped
 
 
 def test_talk_that_starts_with_pass_is_no_pass_over_table_talk(

@@ -17,7 +17,16 @@ from voice_earl.game.chants import ChantSet
 from voice_earl.listening.audio import SAMPLE_RATE
 from voice_earl.listening.candidates import Candidate, Kind, Template, turn_candidates
 from voice_earl.listening.context import ListenContext
-from voice_earl.listening.judge_choice import JudgeSettings, Scored, Slot, Transcript, choose, decide, voice_stopped
+from voice_earl.listening.judge_choice import (
+    JudgeSettings,
+    Scored,
+    Slot,
+    Transcript,
+    choose,
+    decide,
+    fell_away,
+    voice_stopped,
+)
 from voice_earl.listening.judge_models import (
     JUDGE_ENV_VAR,
     JUDGE_MODEL,
@@ -243,7 +252,16 @@ def test_in_a_loud_room_the_voice_falling_away_after_a_pass_says_the_speaker_sto
     assert stopped(said(-5.0, 8.0, stop=-6.0)) is None  # a word followed it
     assert stopped(said(-3.8, 8.0, candidate=UNDO), said(-4.0, 8.0)) == "undo"  # the likeliest
     assert stopped(said(-3.8, 1.0, candidate=UNDO), said(-4.0, 8.0)) == "pass"
-    assert stopped(Scored(LINE, -8.0, 8, voice_drop_db=9.0)) is None  # a line's end is found otherwise
+    assert stopped(Scored(LINE, -8.0, 8, voice_drop_db=9.0)) is None  # a line is never looked at again
+
+
+def test_the_voice_falls_away_where_a_line_ends_whatever_its_last_token() -> None:
+    """A line has no full stop to score: the drop alone says the speaker stopped where it ends."""
+    loud = replace(SETTINGS, voice_drop_db=4.0, stop_floor=-4.5)
+    assert fell_away(Scored(LINE, -24.0, 8, last_logprob=-9.0, voice_drop_db=4.5), loud)
+    assert not fell_away(Scored(LINE, -24.0, 8, voice_drop_db=3.5), loud)  # the voice went on
+    assert not fell_away(Scored(LINE, -24.0, 8, voice_drop_db=None), loud)  # a quiet room
+    assert not fell_away(Scored(PASS, -6.0, 2, last_logprob=-6.0, voice_drop_db=9.0), loud)  # "pass it ..."
 
 
 # --- the front end ---------------------------------------------------------------------------------

@@ -37,9 +37,10 @@ class JudgeSettings:
     # around a clear "I pass" must not make it look like a sentence
     stop_floor: float = -4.5  # a pass or a command: its full stop at least this likely (a word that
     # follows "pass" makes the stop unlikely: "Pass it to the left", "my password is ...")
-    voice_drop_db: float = 4.0  # in a loud room, the voice falls this much where a pass or a command
-    # ends when the speaker stopped there (babble goes on, the speaker does not; "pass me the
-    # crisps" goes on at the speaker's level): the judge weighs the audio up to there again
+    voice_drop_db: float = 4.0  # in a loud room, the voice falls this much where a phrase ends when
+    # the speaker stopped there (babble goes on, the speaker does not; "pass me the crisps" goes on
+    # at the speaker's level): the listener takes it at once, and a pass or a command not heard on
+    # the whole audio is weighed again up to there
     liaison_margin: float = 3.0  # "a nine" sounds like "an ine": the first pass's "a" line is taken
     # over the same line with "an" and another rank when this close to it
     rank_margin: float = 2.0  # a number that is no rank this much likelier than any rank at the slot: no rank
@@ -54,8 +55,8 @@ class Scored:
     tokens: int
     quiet_logprob: float | None = None  # the same sum on a quiet room's audio (no speech)
     last_logprob: float = 0.0  # its last token's (a pass's or a command's full stop)
-    voice_drop_db: float | None = None  # a pass or a command in a loud room: how much quieter the
-    # audio just after its end_s is than just before (None: a quiet room, a line, too near an edge)
+    voice_drop_db: float | None = None  # in a loud room: how much quieter the audio just after its
+    # end_s is than just before (None: a quiet room, or too near an edge of the audio)
     end_s: float = 0.0  # where Whisper aligns the end of its last word in the audio
 
     @property
@@ -102,7 +103,7 @@ class JudgeResult:
     first_pass: str = ""  # what the first pass heard, normalised
     position: int | None = None  # the position due
     free: Transcript | None = None  # the free transcript, when a short phrase was to be heard
-    voice_stopped: bool = False  # a pass or a command heard, after which the voice fell away (a loud room)
+    voice_stopped: bool = False  # the phrase heard ends where the voice fell away (a loud room)
 
     @property
     def heard(self) -> bool:
@@ -130,17 +131,16 @@ def decide(
     return phrase, best
 
 
+def fell_away(item: Scored, settings: JudgeSettings) -> bool:
+    """Whether, in a loud room, the voice fell away where the candidate ends (and a pass or a
+    command ends where its full stop is): the speaker stopped there, whatever the room goes on saying."""
+    stop_likely = item.candidate.kind is Kind.LINE or item.last_logprob >= settings.stop_floor
+    return item.voice_drop_db is not None and item.voice_drop_db >= settings.voice_drop_db and stop_likely
+
+
 def voice_stopped(scored: Sequence[Scored], settings: JudgeSettings) -> Scored | None:
-    """The likeliest pass or command (with the bonus per token) after which the voice fell away in
-    a loud room, and which ends where its full stop is."""
-    stopped = [
-        item
-        for item in scored
-        if item.candidate.kind is not Kind.LINE
-        and item.voice_drop_db is not None
-        and item.voice_drop_db >= settings.voice_drop_db
-        and item.last_logprob >= settings.stop_floor
-    ]
+    """The likeliest pass or command (with the bonus per token) after which the voice fell away."""
+    stopped = [item for item in scored if item.candidate.kind is not Kind.LINE and fell_away(item, settings)]
     return max(stopped, key=lambda item: item.logprob + settings.token_bonus * item.tokens, default=None)
 
 

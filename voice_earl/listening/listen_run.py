@@ -205,8 +205,8 @@ class ListenRun:
     def _judge_if_likely_end(self) -> None:
         """Judge when the end of speech is likely: after a short quiet, or (when talk around the
         table keeps it loud) once the first pass has held a whole phrase for a moment. A waiting
-        verdict is dropped when the speaker goes on; a pass or a command after which the voice fell
-        away needs no wait (the room's talk that goes on is not the speaker's)."""
+        verdict is dropped when the speaker goes on; a phrase after which the voice fell away
+        needs no wait (the room's talk that goes on is not the speaker's)."""
         pending = self.verdict_pending
         if pending is not None and pending.partial is None and self.watch.loud_since_end:
             logger.debug("speech went on at %.2fs: the early verdict is dropped", self.audio_t)
@@ -233,7 +233,8 @@ class ListenRun:
 
     def _follow_partial(self) -> None:
         """A whole line the first pass has held is judged on the speech so far, and its verdict waits
-        for ``confirm_s`` of audio in which the first pass heard nothing more. A pass or a command,
+        for ``confirm_s`` of audio in which the first pass heard nothing more (none, when the judge
+        heard the speaker's voice fall away after it). A pass or a command,
         which the first pass holds even when the speaker goes on ("pass me the crisps"), only in a loud
         room (in a quiet one its end is heard): it is judged on ``confirm_s`` more audio than that,
         what followed it included, and decided then."""
@@ -247,7 +248,9 @@ class ListenRun:
         if said in self.whole_lines:
             self.judged_partial = text
             run = self._run_judge(text)
-            if run.result.heard:
+            if run.result.voice_stopped:
+                self._decided(run.result.phrase, early=True, by=run)
+            elif run.result.heard:
                 self.verdict_pending = replace(run, partial=text)
         elif said in self.short_phrases and self._partial_stable(self.settings.confirm_s) and self.watch.room_loud():
             self.judged_partial = text

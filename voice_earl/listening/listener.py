@@ -22,8 +22,8 @@ once the first pass has held a whole line for ``early_stable_s``. Its verdict st
 ``confirm_s`` more of audio shows that the speaker did not go on (no loud frame after the quiet,
 or the first pass's phrase unchanged); otherwise the endpointer's end of speech decides. In a loud
 room a pass or a command the first pass has held for both spans is judged on all of that audio,
-so that the judge hears whether the speaker went on, and decided at once; so is a pass or a
-command the judge marks as said where the speaker's voice fell away. The verdict is thus a
+so that the judge hears whether the speaker went on, and decided at once; so is any phrase, a
+line too, that the judge marks as said where the speaker's voice fell away. The verdict is thus a
 function of the audio alone, never of how fast the judge ran: only the time of the decision
 depends on that (the later of the end of that span and the judge being ready). The frames
 themselves are handled in :mod:`voice_earl.listening.listen_run`.

@@ -26,10 +26,10 @@ stopped there: after "Pass it to the left" or "my password is ..." the stop is u
 likely "pass" was, so it must clear a floor of its own.
 
 In a loud room (talk around the table) the free transcript writes that talk too, so a pass said
-alone looks like the start of a sentence. Whisper's alignment says where each pass and command
-ends in the audio; when the voice falls away there (babble goes on, the speaker does not), the
-judge weighs the audio up to there again, and a phrase heard where the voice fell away is marked
-so the listener takes it at once.
+alone looks like the start of a sentence. Whisper's alignment says where each candidate ends in
+the audio, and the judge measures whether the voice falls away there (babble goes on, the speaker
+does not). After a pass or a command it weighs the audio up to there again; and a phrase heard
+where the voice fell away, a line too, is marked so the listener takes it at once.
 
 The floors, the bars and the bonus were tuned on the tune split of ``scripts/bench_listening.py``.
 """
@@ -47,7 +47,7 @@ import numpy as np
 
 from voice_earl.game.cards import Rank
 from voice_earl.listening.audio import SAMPLE_RATE, Pcm16
-from voice_earl.listening.candidates import Candidate, Kind, Template, rank_spellings, turn_candidates
+from voice_earl.listening.candidates import Candidate, Template, rank_spellings, turn_candidates
 from voice_earl.listening.context import ListenContext
 from voice_earl.listening.judge_choice import (
     JudgeResult,
@@ -55,7 +55,9 @@ from voice_earl.listening.judge_choice import (
     Scored,
     Slot,
     Transcript,
+    clears,
     decide,
+    fell_away,
     voice_stopped,
 )
 from voice_earl.listening.judge_models import MODEL_FILES
@@ -127,18 +129,22 @@ class WhisperJudge:
         When nothing is heard in a loud room, but the voice fell away after a pass or a command
         (:func:`voice_stopped`), the audio up to there is weighed again: the talk that went on
         around the table after it no longer counts against it. Only that phrase is taken from the
-        second look. A pass or a command heard where the voice fell away is marked
-        ``voice_stopped``: the speaker has finished, whatever the room goes on saying."""
+        second look. A phrase heard on the judge's own evidence (not only because the first pass
+        heard it too) where the voice fell away (:func:`fell_away`) is marked ``voice_stopped``: the
+        speaker has finished, whatever the room goes on saying."""
         started = time.perf_counter()
         result = self._judge(samples, context, first_pass)
         stopped = voice_stopped(result.scored, self.settings)
-        short = result.heard and result.best.candidate.kind is not Kind.LINE
-        fell_away = short and stopped is not None and stopped.candidate.phrase == result.phrase
+        ended = any(
+            fell_away(s, self.settings) and clears(s, self.settings, context.position, result.slots.get(s.candidate))
+            for s in result.scored
+            if result.heard and s.candidate.phrase == result.phrase
+        )
         if not result.heard and stopped is not None:
             again = self._judge(samples[: round((stopped.end_s + VOICE_SPAN_S) * SAMPLE_RATE)], context, first_pass)
             if again.phrase == stopped.candidate.phrase:
-                result, fell_away = again, True
-        result = replace(result, compute_s=time.perf_counter() - started, voice_stopped=fell_away)
+                result, ended = again, True
+        result = replace(result, compute_s=time.perf_counter() - started, voice_stopped=ended)
         best = result.best
         logger.debug("judge: %r (best %r, mean %.2f) in %.0f ms",
                      result.phrase, best.candidate.text, best.mean, result.compute_s * 1000)
@@ -242,11 +248,11 @@ class WhisperJudge:
         quiet = self._quiet_scores(texts)
         loud = room_is_loud(samples)
 
-        def voice_drop(candidate: Candidate, end_s: float) -> float | None:
-            return level_drop_db(samples, end_s, VOICE_SPAN_S) if loud and candidate.kind is not Kind.LINE else None
+        def voice_drop(end_s: float) -> float | None:
+            return level_drop_db(samples, end_s, VOICE_SPAN_S) if loud else None
 
         return [
-            Scored(c, float(logprobs.sum()), len(logprobs), quiet[c.text], float(logprobs[-1]), voice_drop(c, end_s),
+            Scored(c, float(logprobs.sum()), len(logprobs), quiet[c.text], float(logprobs[-1]), voice_drop(end_s),
                    end_s)
             for c, (logprobs, end_s) in zip(candidates, aligned, strict=True)
         ]
