@@ -233,11 +233,11 @@ class ListenRun:
 
     def _follow_partial(self) -> None:
         """A whole line the first pass has held is judged on the speech so far, and its verdict waits
-        for ``confirm_s`` of audio in which the first pass heard nothing more (none, when the judge
-        heard the speaker's voice fall away after it). A pass or a command,
-        which the first pass holds even when the speaker goes on ("pass me the crisps"), only in a loud
-        room (in a quiet one its end is heard): it is judged on ``confirm_s`` more audio than that,
-        what followed it included, and decided then."""
+        for ``confirm_s`` of audio in which the first pass heard nothing more (no wait when the judge
+        heard the speaker's voice fall away after it). A pass or a command, which the first pass
+        holds even when the speaker goes on ("pass me the crisps"), only in a loud room (in a quiet
+        one its end is heard): it is judged on ``confirm_s`` more audio than that, what followed it
+        included, and decided then."""
         changed = self._take_partial()
         text = self.partial
         if changed and self.verdict_pending is not None and self.verdict_pending.partial is not None:
