@@ -138,6 +138,16 @@ def fell_away(item: Scored, settings: JudgeSettings) -> bool:
     return item.voice_drop_db is not None and item.voice_drop_db >= settings.voice_drop_db and stop_likely
 
 
+def heard_where_voice_fell_away(result: JudgeResult, settings: JudgeSettings) -> bool:
+    """Whether the phrase heard was heard on the judge's own evidence (it :func:`clears`, not only
+    because the first pass heard it too) and the voice fell away where it ends."""
+    return result.heard and any(
+        fell_away(item, settings) and clears(item, settings, result.position, result.slots.get(item.candidate))
+        for item in result.scored
+        if item.candidate.phrase == result.phrase
+    )
+
+
 def voice_stopped(scored: Sequence[Scored], settings: JudgeSettings) -> Scored | None:
     """The likeliest pass or command (with the bonus per token) after which the voice fell away."""
     stopped = [item for item in scored if item.candidate.kind is not Kind.LINE and fell_away(item, settings)]

@@ -217,11 +217,15 @@ class ListenRun:
             self._follow_partial()
             pending = self.verdict_pending
         if pending is None and self.watch.likely_end() and self.watch.loud_since_end:
-            run = self._run_judge(self._first_pass(self.recognizer.partial))
-            if run.result.voice_stopped:
-                self._decided(run.result.phrase, early=True, by=run)
-            elif run.result.heard:
-                self.verdict_pending = run
+            self._take_or_wait(self._run_judge(self._first_pass(self.recognizer.partial)))
+
+    def _take_or_wait(self, run: Pending, partial: str | None = None) -> None:
+        """A phrase heard where the speaker's voice fell away is taken at once; another phrase heard
+        waits for :meth:`_confirm_pending`."""
+        if run.result.voice_stopped:
+            self._decided(run.result.phrase, early=True, by=run)
+        elif run.result.heard:
+            self.verdict_pending = replace(run, partial=partial)
 
     def _confirm_pending(self) -> None:
         """A waiting verdict stands once ``confirm_s`` of audio after what was judged shows that the
@@ -247,11 +251,7 @@ class ListenRun:
         said = normalise(text)
         if said in self.whole_lines:
             self.judged_partial = text
-            run = self._run_judge(text)
-            if run.result.voice_stopped:
-                self._decided(run.result.phrase, early=True, by=run)
-            elif run.result.heard:
-                self.verdict_pending = replace(run, partial=text)
+            self._take_or_wait(self._run_judge(text), partial=text)
         elif said in self.short_phrases and self._partial_stable(self.settings.confirm_s) and self.watch.room_loud():
             self.judged_partial = text
             run = self._judged(self._samples(), text)  # not the speech's last judgement: it may go on

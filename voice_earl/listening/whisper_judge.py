@@ -55,9 +55,8 @@ from voice_earl.listening.judge_choice import (
     Scored,
     Slot,
     Transcript,
-    clears,
     decide,
-    fell_away,
+    heard_where_voice_fell_away,
     voice_stopped,
 )
 from voice_earl.listening.judge_models import MODEL_FILES
@@ -129,17 +128,13 @@ class WhisperJudge:
         When nothing is heard in a loud room, but the voice fell away after a pass or a command
         (:func:`voice_stopped`), the audio up to there is weighed again: the talk that went on
         around the table after it no longer counts against it. Only that phrase is taken from the
-        second look. A phrase heard on the judge's own evidence (not only because the first pass
-        heard it too) where the voice fell away (:func:`fell_away`) is marked ``voice_stopped``: the
-        speaker has finished, whatever the room goes on saying."""
+        second look. A phrase heard on the judge's own evidence where the voice fell away
+        (:func:`heard_where_voice_fell_away`) is marked ``voice_stopped``: the speaker has finished,
+        whatever the room goes on saying."""
         started = time.perf_counter()
         result = self._judge(samples, context, first_pass)
         stopped = voice_stopped(result.scored, self.settings)
-        ended = any(
-            fell_away(s, self.settings) and clears(s, self.settings, context.position, result.slots.get(s.candidate))
-            for s in result.scored
-            if result.heard and s.candidate.phrase == result.phrase
-        )
+        ended = heard_where_voice_fell_away(result, self.settings)
         if not result.heard and stopped is not None:
             again = self._judge(samples[: round((stopped.end_s + VOICE_SPAN_S) * SAMPLE_RATE)], context, first_pass)
             if again.phrase == stopped.candidate.phrase:
