@@ -230,6 +230,24 @@ def test_talk_that_starts_with_pass_is_no_pass_over_table_talk(
         assert all(judge_utterance(u, KINGS_SECOND).verdict is not Verdict.PASS for u in heard), sentence
 
 
+def test_the_first_pass_never_makes_talk_a_wrong_line_over_table_talk(
+    listener: Listener, voice_dir: Path, babble: Pcm16
+) -> None:
+    """Over table talk the first pass's grammar, which has no garbage path, turns "the best of all
+    the cakes was the lemon one" into "There's the best of all the three". Its word helps only the
+    line due, so talk never becomes a wrong line on it."""
+    judge = listener.judge
+    assert isinstance(judge, WhisperJudge)
+    fourth = ListenContext(4, (Rank.KING,), commands=COMMANDS)
+    for sentence, context in (("the best of all the cakes was the lemon one", fourth),
+                              ("she is the best of the lot", KINGS_SECOND)):
+        audio, _end = framed(speak_kdl(sentence, voice_dir / f"kdl-{abs(hash(sentence))}.wav"))
+        for seed in range(4):
+            noisy = degrade(audio, "babble 12 dB", babble, np.random.default_rng(seed))
+            result = judge.judge(noisy, context, first_pass="there is the best of all the three")
+            assert not result.heard, (sentence, seed, result.phrase, result.best.mean, result.best.gain)
+
+
 def test_over_table_talk_the_judge_hears_where_the_speakers_voice_fell_away(
     listener: Listener, voice_dir: Path, babble: Pcm16
 ) -> None:

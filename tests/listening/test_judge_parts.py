@@ -39,7 +39,7 @@ from voice_earl.listening.logmel import log_mel, mel_filters
 from voice_earl.listening.speech_end import EndWatch, speech_end_s
 
 SETTINGS = JudgeSettings(token_bonus=3.0, line_floor=-3.0, pass_floor=-3.0, command_floor=-2.0,
-                         agreed_line_floor=-5.0, agree_margin=8.0, rank_margin=1.0,
+                         agreed_line_floor=-5.0, agreed_line_gain=float("-inf"), agree_margin=8.0, rank_margin=1.0,
                          line_gain=99.0, pass_gain=99.0, alone_margin=99.0, stop_floor=-99.0)  # the floors alone
 
 
@@ -138,6 +138,21 @@ def test_what_the_first_pass_heard_needs_less_evidence() -> None:
     assert choose([scored(UNDO, -2.5, 2)], {}, SETTINGS, first_pass="undo")[0] == ""
 
 
+def test_the_first_pass_never_makes_talk_a_wrong_line_or_a_wrong_rank() -> None:
+    """Its grammar forces talk onto a line ("the best of all the cakes"): agreement is for the line
+    due, with a rank due, that the audio makes likelier than a quiet room does."""
+    gained = replace(SETTINGS, agreed_line_gain=0.5)
+    heard = Scored(KING, -4.0 * 8, 8, quiet_logprob=-5.0 * 8)  # gain 1.0
+    flat = Scored(KING, -4.0 * 8, 8, quiet_logprob=-4.25 * 8)  # gain 0.25
+    assert choose([heard], {}, gained, first_pass=KING.phrase, due_position=2)[0] == KING.phrase
+    assert choose([flat], {}, gained, first_pass=KING.phrase, due_position=2)[0] == ""
+    assert choose([heard], {}, gained, first_pass=KING.phrase, due_position=3)[0] == ""  # a wrong line
+    due = {KING: Slot(" There's a", " king", -2.0, "zero", -3.0, Rank.KING, 0)}
+    not_due = {KING: replace(due[KING], due=False)}
+    assert choose([heard], due, gained, first_pass=KING.phrase, due_position=2)[0] == KING.phrase
+    assert choose([heard], not_due, gained, first_pass=KING.phrase, due_position=2)[0] == ""  # a wrong rank
+
+
 def test_a_nine_is_not_an_eight_when_the_first_pass_heard_a_nine() -> None:
     """ "a nine" sounds like "an ine": the judge may find "There's an eight" a little likelier."""
     nine = Candidate(Kind.LINE, " There's a 9 as good as he", "there is a nine as good as he", 2)
@@ -184,6 +199,10 @@ def test_below_its_floor_a_line_or_a_pass_is_heard_on_its_gain_over_a_quiet_room
     close = {LINE: Slot(" There's a", " queen", -4.0, "zero", -3.0, Rank.QUEEN, 0, lead=0.2)}
     clear = {LINE: Slot(" There's a", " queen", -4.0, "zero", -3.0, Rank.QUEEN, 0, lead=2.0)}
     assert choose([noisy_line], close, gains)[0] == "" and choose([noisy_line], clear, gains)[0] == LINE.phrase
+    # ... and a rank due: talk names ranks ("I had two aces"), so a wrong rank needs its mean.
+    assert choose([noisy_line], {LINE: replace(clear[LINE], due=False)}, gains)[0] == ""
+    clearly_said = Scored(LINE, -2.5 * 8, 8, quiet_logprob=-6.0 * 8)
+    assert choose([clearly_said], {LINE: replace(clear[LINE], due=False)}, gains)[0] == LINE.phrase
 
 
 def test_a_pass_or_a_command_is_heard_only_when_said_alone() -> None:
@@ -262,6 +281,9 @@ def test_the_voice_falls_away_where_a_line_ends_whatever_its_last_token() -> Non
     assert not fell_away(Scored(LINE, -24.0, 8, voice_drop_db=3.5), loud)  # the voice went on
     assert not fell_away(Scored(LINE, -24.0, 8, voice_drop_db=None), loud)  # a quiet room
     assert not fell_away(Scored(PASS, -6.0, 2, last_logprob=-6.0, voice_drop_db=9.0), loud)  # "pass it ..."
+    # The voice fell away for a breath and came back: "pass ... it to the left".
+    assert not fell_away(Scored(PASS, -6.0, 2, last_logprob=-1.0, voice_drop_db=9.0, voice_back_db=1.5), loud)
+    assert fell_away(Scored(PASS, -6.0, 2, last_logprob=-1.0, voice_drop_db=9.0, voice_back_db=-6.0), loud)
 
 
 # --- the front end ---------------------------------------------------------------------------------

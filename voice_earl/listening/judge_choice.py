@@ -26,6 +26,8 @@ class JudgeSettings:
     command_floor: float = -3.5  # commands only when said alone (their full stop is scored too)
     agreed_line_floor: float = -4.5  # ... for the line the first pass heard too (never a pass or a command:
     # the first pass's grammar turns "pass me the crisps" into "pass")
+    agreed_line_gain: float = 0.5  # ... and its gain over a quiet room at least this (talk the first
+    # pass forces onto a line, "the best of all the cakes", is hardly likelier than a quiet room)
     agree_margin: float = 8.0  # the first pass's candidate may score this much below the best
     line_gain: float = 1.0  # the line due below its floor: heard when its gain clears this ...
     line_gain_floor: float = -4.5  # ... and its mean this, and its rank leads the next likeliest by this:
@@ -41,6 +43,8 @@ class JudgeSettings:
     # the speaker stopped there (babble goes on, the speaker does not; "pass me the crisps" goes on
     # at the speaker's level): the listener takes it at once, and a pass or a command not heard on
     # the whole audio is weighed again up to there
+    voice_back_db: float = 0.0  # ... and within a second after, it never comes back louder than
+    # this against its level before the end ("pass it to the left" goes on after a breath)
     liaison_margin: float = 3.0  # "a nine" sounds like "an ine": the first pass's "a" line is taken
     # over the same line with "an" and another rank when this close to it
     rank_margin: float = 2.0  # a number that is no rank this much likelier than any rank at the slot: no rank
@@ -58,6 +62,8 @@ class Scored:
     voice_drop_db: float | None = None  # in a loud room: how much quieter the audio just after its
     # end_s is than just before (None: a quiet room, or too near an edge of the audio)
     end_s: float = 0.0  # where Whisper aligns the end of its last word in the audio
+    voice_back_db: float | None = None  # in a loud room: the loudest moment in the second after the
+    # voice fell away, against the voice before end_s (None: no audio after it yet)
 
     @property
     def mean(self) -> float:
@@ -89,6 +95,7 @@ class Slot:
     rank: Rank
     place: int  # 0: the likeliest rank in the slot
     lead: float = float("inf")  # how much likelier this rank is than the next likeliest (none: infinite)
+    due: bool = True  # a rank due: the line with another is a wrong rank, heard only on its mean
 
 
 @dataclass(frozen=True)
@@ -132,10 +139,13 @@ def decide(
 
 
 def fell_away(item: Scored, settings: JudgeSettings) -> bool:
-    """Whether, in a loud room, the voice fell away where the candidate ends (and a pass or a
-    command ends where its full stop is): the speaker stopped there, whatever the room goes on saying."""
+    """Whether, in a loud room, the voice fell away where the candidate ends and did not come back
+    (and a pass or a command ends where its full stop is): the speaker stopped there, whatever the
+    room goes on saying."""
     stop_likely = item.candidate.kind is Kind.LINE or item.last_logprob >= settings.stop_floor
-    return item.voice_drop_db is not None and item.voice_drop_db >= settings.voice_drop_db and stop_likely
+    came_back = item.voice_back_db is not None and item.voice_back_db > settings.voice_back_db
+    dropped = item.voice_drop_db is not None and item.voice_drop_db >= settings.voice_drop_db
+    return dropped and stop_likely and not came_back
 
 
 def heard_where_voice_fell_away(result: JudgeResult, settings: JudgeSettings) -> bool:
@@ -172,8 +182,9 @@ def goes_on(phrase: str, transcript: str) -> bool:
 def clears(item: Scored, settings: JudgeSettings, due_position: int | None = None, slot: Slot | None = None) -> bool:
     """Whether a candidate has the evidence to be heard: its mean clears its kind's floor, or (the
     line due, a pass) its gain over a quiet room clears its kind's bar and its mean a lower floor;
-    a line taken on its gain must also have its rank clearly the likeliest in the slot, and no
-    number that is no rank likelier. A pass or a command must also end where its full stop is."""
+    a line taken on its gain must also have a rank due, clearly the likeliest in the slot, and no
+    number that is no rank likelier (talk names ranks: a wrong rank needs the stronger evidence).
+    A pass or a command must also end where its full stop is."""
     kind = item.candidate.kind
     if kind is not Kind.LINE and item.last_logprob < settings.stop_floor:
         return False
@@ -183,7 +194,7 @@ def clears(item: Scored, settings: JudgeSettings, due_position: int | None = Non
     if item.mean >= floor[kind]:
         return True
     if kind is Kind.LINE:
-        rank_clear = slot is None or (slot.margin <= 0 and slot.lead >= settings.line_gain_rank_lead)
+        rank_clear = slot is None or (slot.due and slot.margin <= 0 and slot.lead >= settings.line_gain_rank_lead)
         return rank_clear and item.gain >= settings.line_gain and item.mean >= settings.line_gain_floor
     return kind is Kind.PASS and item.gain >= settings.pass_gain and item.mean >= settings.pass_gain_floor
 
@@ -201,8 +212,10 @@ def choose(
     bonus per token) is heard: a short phrase that scores well only for being short never hides
     a line that clears its bar, and the line the first pass heard with "a" wins over the same line
     with "an" and another rank when nearly as likely ("a nine" sounds like "an ine"). When none
-    clears, the candidate the first pass heard may still be, when it is nearly as good as the
-    best, clears the lower floor for agreement, and no other rank in its line scored better."""
+    clears, the line the first pass heard may still be, when it is the line due with a rank due,
+    nearly as good as the best, clears the lower floor and the gain for agreement, and no other
+    rank in its line scored better. The first pass's grammar forces talk onto a line, so agreement
+    never makes a wrong line or a wrong rank."""
     def total(item: Scored) -> float:
         return item.logprob + settings.token_bonus * item.tokens
 
@@ -214,17 +227,30 @@ def choose(
         agreed = next((s for s in scored if s.candidate.phrase == first_pass), None)
         if agreed is None or total(best) - total(agreed) > settings.agree_margin:
             return "", best
-        if agreed.candidate.kind is not Kind.LINE or agreed.mean < settings.agreed_line_floor:
+        if not _agrees(agreed, settings, due_position):
             return "", best
         heard_rank = slots.get(agreed.candidate)
-        if heard_rank is not None and (heard_rank.margin > 0 or _outscored(agreed, scored, slots, total)):
-            return "", best  # the judge heard another rank there, or a number that is none
+        if heard_rank is not None and (
+            not heard_rank.due or heard_rank.margin > 0 or _outscored(agreed, scored, slots, total)
+        ):
+            return "", best  # a rank not due, another rank heard there, or a number that is none
         best = agreed
     slot = slots.get(best.candidate)
     if slot is not None and slot.other_word and slot.margin >= settings.rank_margin:
         # The line was said with a word that is no rank where the rank goes ("eleven"): say so.
         return best.candidate.phrase.replace(normalise(slot.spelling), slot.other_word, 1), best
     return best.candidate.phrase, best
+
+
+def _agrees(agreed: Scored, settings: JudgeSettings, due_position: int | None) -> bool:
+    """Whether the candidate the first pass heard is the line due, with the evidence for agreement."""
+    candidate = agreed.candidate
+    return (
+        candidate.kind is Kind.LINE
+        and (due_position is None or candidate.position == due_position)
+        and agreed.mean >= settings.agreed_line_floor
+        and agreed.gain >= settings.agreed_line_gain
+    )
 
 
 def _unless_liaison(best: Scored, scored: Sequence[Scored], slots: Mapping[Candidate, Slot], first_pass: str,

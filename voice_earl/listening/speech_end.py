@@ -95,6 +95,26 @@ def level_drop_db(samples: Pcm16, at_s: float, span_s: float) -> float | None:
     return 10.0 * float(np.log10((np.mean(before**2) + 1.0) / (np.mean(after**2) + 1.0)))
 
 
+def level_back_db(samples: Pcm16, at_s: float, span_s: float, until_s: float) -> float | None:
+    """How loud the loudest 0.1 s is between ``span_s`` and ``until_s`` after ``at_s``, against the
+    ``span_s`` before ``at_s``, in dB (0: as loud); None when there is no such audio.
+
+    >>> tone = (8000 * np.sin(np.arange(SAMPLE_RATE) * 0.2)).astype(np.int16)
+    >>> gap = np.zeros(SAMPLE_RATE // 2, dtype=np.int16)
+    >>> round(level_back_db(np.concatenate([tone, gap, tone // 10]), 1.0, 0.3, 1.0), 1)
+    -20.0
+    >>> round(level_back_db(np.concatenate([tone, gap, tone]), 1.0, 0.3, 1.0), 1), level_back_db(tone, 0.9, 0.3, 1.0)
+    (0.0, None)
+    """
+    at, span, window = round(at_s * SAMPLE_RATE), round(span_s * SAMPLE_RATE), round(0.1 * SAMPLE_RATE)
+    after = samples[at + span : at + round(until_s * SAMPLE_RATE)].astype(np.float64)
+    if at - span < 0 or len(after) < window:
+        return None
+    before = np.mean(samples[at - span : at].astype(np.float64) ** 2)
+    loudest = max(np.mean(after[i : i + window] ** 2) for i in range(0, len(after) - window + 1, window // 2))
+    return 10.0 * float(np.log10((loudest + 1.0) / (before + 1.0)))
+
+
 def speech_end_s(samples: Pcm16, before_s: float | None = None) -> float | None:
     """Seconds from the start of ``samples`` to the end of the last loud frame (before ``before_s``).
 

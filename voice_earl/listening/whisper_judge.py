@@ -27,9 +27,10 @@ likely "pass" was, so it must clear a floor of its own.
 
 In a loud room (talk around the table) the free transcript writes that talk too, so a pass said
 alone looks like the start of a sentence. Whisper's alignment says where each candidate ends in
-the audio, and the judge measures whether the voice falls away there (babble goes on, the speaker
-does not). After a pass or a command it weighs the audio up to there again; and a phrase heard
-where the voice fell away, a line too, is marked so the listener takes it at once.
+the audio, and the judge measures whether the voice falls away there and stays away for a second
+(babble goes on, the speaker does not; "pass ... it to the left" comes back after a breath).
+After a pass or a command it weighs the audio up to there again; and a phrase heard where the
+voice fell away, a line too, is marked so the listener takes it at once.
 
 The floors, the bars and the bonus were tuned on the tune split of ``scripts/bench_listening.py``.
 """
@@ -62,7 +63,7 @@ from voice_earl.listening.judge_choice import (
 from voice_earl.listening.judge_models import MODEL_FILES
 from voice_earl.listening.logmel import FRAMES_PER_SECOND, log_mel
 from voice_earl.listening.recognizer import RecognizerError
-from voice_earl.listening.speech_end import level_drop_db, room_is_loud
+from voice_earl.listening.speech_end import level_back_db, level_drop_db, room_is_loud
 from voice_earl.listening.text import RANK_BY_WORD, normalise
 
 logger = logging.getLogger(__name__)
@@ -202,7 +203,7 @@ class WhisperJudge:
         filled: list[Candidate] = []
         slots: dict[Candidate, Slot] = {}
         for template in slotted:
-            for slot in self._rank_tokens.ranked(at_slot, template):
+            for slot in self._rank_tokens.ranked(at_slot, template, due_ranks):
                 candidate = template.fill(slot.spelling, slot.before)
                 if slot.place < template.keep or (template.keep > 1 and due_ranks == (slot.rank,)):
                     filled.append(candidate)
@@ -246,9 +247,12 @@ class WhisperJudge:
         def voice_drop(end_s: float) -> float | None:
             return level_drop_db(samples, end_s, VOICE_SPAN_S) if loud else None
 
+        def voice_back(end_s: float) -> float | None:
+            return level_back_db(samples, end_s, VOICE_SPAN_S, VOICE_BACK_S) if loud else None
+
         return [
             Scored(c, float(logprobs.sum()), len(logprobs), quiet[c.text], float(logprobs[-1]), voice_drop(end_s),
-                   end_s)
+                   end_s, voice_back(end_s))
             for c, (logprobs, end_s) in zip(candidates, aligned, strict=True)
         ]
 
@@ -283,8 +287,10 @@ class WhisperJudge:
 # Whisper's encoder gives one step of the alignment per 20 ms of audio.
 SECONDS_PER_STEP = 0.02
 
-# The voice's level is compared over this much audio before and after where a phrase ends.
+# The voice's level is compared over this much audio before and after where a phrase ends ...
 VOICE_SPAN_S = 0.3
+# ... and, for a voice that comes back, up to this long after it.
+VOICE_BACK_S = 1.0
 
 # The free transcript: enough tokens to tell "Pass." from "Pass me the crisps".
 FREE_TOKENS = 12
@@ -306,8 +312,9 @@ class _RankTokens:
                 self._first[spelling] = judge.tokens(spelling)[0]
         self._others = {spelling: judge.tokens(spelling)[0] for spelling in NOT_RANKS}
 
-    def ranked(self, at_slot: Mapping[str, Any], template: Template) -> list[Slot]:
-        """Every rank the slot may take, likeliest first, each in its likeliest spelling."""
+    def ranked(self, at_slot: Mapping[str, Any], template: Template, due_ranks: tuple[Rank, ...] = ()) -> list[Slot]:
+        """Every rank the slot may take, likeliest first, each in its likeliest spelling (and whether
+        it is due: any is, when none is named)."""
         befores = _articles(template.before)
         best: dict[Rank, tuple[float, str, str]] = {}
         for rank in template.ranks:
@@ -325,7 +332,7 @@ class _RankTokens:
         runner_up = order[1][1][0] if len(order) > 1 else float("-inf")
         return [
             Slot(before, spelling, logprob, normalise(other), other_logprob - logprob, rank, place,
-                 logprob - (runner_up if place == 0 else top))
+                 logprob - (runner_up if place == 0 else top), not due_ranks or rank in due_ranks)
             for place, (rank, (logprob, spelling, before)) in enumerate(order)
         ]
 
