@@ -38,8 +38,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from listening_corpus import (
+    CHATTER,
     CONDITIONS,
     TAIL_S,
+    TALK_PER_VOICE,
     Expect,
     Trial,
     babble_track,
@@ -198,7 +200,8 @@ def synthetic_audio(trials: Sequence[Trial], tail_s: float = TAIL_S) -> dict[Tri
 
 
 def bench(args: argparse.Namespace) -> int:
-    trials = list(synthetic_trials(args.split, args.seed)) + list(human_trials(args.humans, args.seed))
+    talk = len(CHATTER) if args.all_talk else TALK_PER_VOICE
+    trials = list(synthetic_trials(args.split, args.seed, talk)) + list(human_trials(args.humans, args.seed))
     conditions = ("clean", "babble 6 dB") if args.quick else tuple(args.conditions or CONDITIONS)
     clean = synthetic_audio(trials, args.tail)
     babble = babble_track(CACHE)
@@ -265,6 +268,8 @@ def main() -> int:
                         choices=("pocketsphinx", "judge", "whole"),
                         help="whole: the judge alone on each utterance cut at its true end (no listener)")
     parser.add_argument("--humans", type=int, default=80, help="how many real recordings to add (default 80)")
+    parser.add_argument("--all-talk", action="store_true",
+                        help=f"every voice says every sentence of table talk ({len(CHATTER)}), not {TALK_PER_VOICE}")
     parser.add_argument("--recordings", type=Path, metavar="DIR", help="utterances kept with --keep-audio")
     parser.add_argument("--tune", action="store_true", help="sweep the judge's floors on the tune split")
     parser.add_argument("--rescore", action="store_true", help="with --tune: judge again instead of reusing scores")

@@ -120,6 +120,7 @@ BABBLE: tuple[str, ...] = (
     "I will be there at seven if the traffic is not too bad",
     "she told me the whole story about the holiday in spain",
 )
+TALK_PER_VOICE = 16  # sentences of table talk each voice says (all of them: len(CHATTER))
 PASS_SAYINGS = ("pass", "I pass", "pass please")
 COMMAND_SAYINGS = ("undo", "repeat")
 LEAD_IN_S = 0.4  # quiet before the speech in every recording
@@ -188,9 +189,9 @@ def commands_context(position: int, ranks: tuple[Rank, ...]) -> ListenContext:
     return ListenContext(position, ranks, EARL, COMMAND_SAYINGS)
 
 
-def synthetic_trials(split: str, seed: int) -> Iterator[Trial]:
+def synthetic_trials(split: str, seed: int, talk: int = TALK_PER_VOICE) -> Iterator[Trial]:
     """Per voice: 15 due lines, 4 wrong lines, 6 wrong ranks (2 of them no rank at all), 6 passes,
-    2 commands and 16 sentences of table talk."""
+    2 commands and ``talk`` sentences of table talk (each voice starts at another one)."""
     rng = random.Random(seed)
     chatter = list(CHATTER)
     rng.shuffle(chatter)
@@ -222,8 +223,8 @@ def synthetic_trials(split: str, seed: int) -> Iterator[Trial]:
                 yield Trial(saying, context, Expect.PASS, voice)
         for saying in COMMAND_SAYINGS:
             yield Trial(saying, rng.choice(list(follows.values())), Expect.COMMAND, voice)
-        for index in range(16):
-            sentence = chatter[(number * 16 + index) % len(chatter)]
+        for index in range(talk):
+            sentence = chatter[(number * talk + index) % len(chatter)]
             context = rng.choice([*follows.values(), commands_context(1, RANKS)])
             yield Trial(sentence, context, Expect.CHATTER, voice)
 
