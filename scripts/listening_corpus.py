@@ -12,6 +12,7 @@ woman reading ordinary telephone prompts) and ALSA's channel test recordings (al
 from __future__ import annotations
 
 import hashlib
+import os
 import random
 import shutil
 import subprocess
@@ -155,7 +156,7 @@ def synthesize(text: str, voice: Voice, cache: Path) -> Pcm16:
     path = cache / f"{key}.wav"
     if not path.exists():
         cache.mkdir(parents=True, exist_ok=True)
-        partial = path.with_suffix(".part.wav")
+        partial = path.with_suffix(f".{os.getpid()}.part.wav")  # two runs at once may make the same file
         if voice.engine == "festival":
             stretch = 100.0 / voice.speed
             command = ["text2wave", "-eval", f"(voice_{voice.name})", "-eval",
