@@ -180,11 +180,17 @@ def over_talk(
     listener: Listener, voice_dir: Path, babble: Pcm16, saying: str, draws: int,
     context: ListenContext = KINGS_SECOND,
 ) -> tuple[list[Utterance], float]:
-    """``saying`` with four people talking 12 dB below it, in ``draws`` stretches of their talk, and
-    where the saying ends."""
-    audio, true_end = framed(speak_kdl(saying, voice_dir / f"kdl-{abs(hash(saying))}.wav"))
-    draws_ = [degrade(audio, "babble 12 dB", babble, np.random.default_rng(seed)) for seed in range(draws)]
+    """``saying`` heard with four people talking 12 dB below it (:func:`talked_over`), and where the
+    saying ends."""
+    draws_, true_end = talked_over(voice_dir, babble, saying, draws)
     return [hear(listener, samples, context)[0] for samples in draws_], true_end
+
+
+def talked_over(voice_dir: Path, babble: Pcm16, saying: str, draws: int) -> tuple[list[Pcm16], float]:
+    """kdl saying ``saying`` with four people talking 12 dB below it, in ``draws`` stretches of their
+    talk, and where the saying ends."""
+    audio, true_end = framed(speak_kdl(saying, voice_dir / f"kdl-{abs(hash(saying))}.wav"))
+    return [degrade(audio, "babble 12 dB", babble, np.random.default_rng(seed)) for seed in range(draws)], true_end
 
 
 @pytest.mark.parametrize("saying", ["I pass", "pass please"])
@@ -241,9 +247,7 @@ def test_the_first_pass_never_makes_talk_a_wrong_line_over_table_talk(
     fourth = ListenContext(4, (Rank.KING,), commands=COMMANDS)
     for sentence, context in (("the best of all the cakes was the lemon one", fourth),
                               ("she is the best of the lot", KINGS_SECOND)):
-        audio, _end = framed(speak_kdl(sentence, voice_dir / f"kdl-{abs(hash(sentence))}.wav"))
-        for seed in range(4):
-            noisy = degrade(audio, "babble 12 dB", babble, np.random.default_rng(seed))
+        for seed, noisy in enumerate(talked_over(voice_dir, babble, sentence, 4)[0]):
             result = judge.judge(noisy, context, first_pass="there is the best of all the three")
             assert not result.heard, (sentence, seed, result.phrase, result.best.mean, result.best.gain)
 
@@ -258,9 +262,7 @@ def test_over_table_talk_the_judge_hears_where_the_speakers_voice_fell_away(
     assert isinstance(judge, WhisperJudge)
 
     def judged(saying: str, draws: int) -> list[JudgeResult]:
-        audio, _end = framed(speak_kdl(saying, voice_dir / f"kdl-{abs(hash(saying))}.wav"))
-        noisy = (degrade(audio, "babble 12 dB", babble, np.random.default_rng(seed)) for seed in range(draws))
-        return [judge.judge(samples, KINGS_SECOND) for samples in noisy]
+        return [judge.judge(samples, KINGS_SECOND) for samples in talked_over(voice_dir, babble, saying, draws)[0]]
 
     said = [(saying, result) for saying in ("I pass", "pass please", "repeat") for result in judged(saying, 8)]
     stopped = [saying for saying, result in said if result.voice_stopped]

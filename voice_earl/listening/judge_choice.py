@@ -188,7 +188,7 @@ def clears(item: Scored, settings: JudgeSettings, due_position: int | None = Non
     kind = item.candidate.kind
     if kind is not Kind.LINE and item.last_logprob < settings.stop_floor:
         return False
-    if kind is Kind.LINE and due_position is not None and item.candidate.position != due_position:
+    if kind is Kind.LINE and not _at_position_due(item.candidate, due_position):
         return item.mean >= settings.other_line_floor
     floor = {Kind.LINE: settings.line_floor, Kind.PASS: settings.pass_floor, Kind.COMMAND: settings.command_floor}
     if item.mean >= floor[kind]:
@@ -247,10 +247,15 @@ def _agrees(agreed: Scored, settings: JudgeSettings, due_position: int | None) -
     candidate = agreed.candidate
     return (
         candidate.kind is Kind.LINE
-        and (due_position is None or candidate.position == due_position)
+        and _at_position_due(candidate, due_position)
         and agreed.mean >= settings.agreed_line_floor
         and agreed.gain >= settings.agreed_line_gain
     )
+
+
+def _at_position_due(line: Candidate, due_position: int | None) -> bool:
+    """Whether a line is the position due's (any is, when none is named); another is a wrong line."""
+    return due_position is None or line.position == due_position
 
 
 def _unless_liaison(best: Scored, scored: Sequence[Scored], slots: Mapping[Candidate, Slot], first_pass: str,

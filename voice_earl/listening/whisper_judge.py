@@ -243,18 +243,14 @@ class WhisperJudge:
         aligned = self._align(encoded, frames, texts)
         quiet = self._quiet_scores(texts)
         loud = room_is_loud(samples)
-
-        def voice_drop(end_s: float) -> float | None:
-            return level_drop_db(samples, end_s, VOICE_SPAN_S) if loud else None
-
-        def voice_back(end_s: float) -> float | None:
-            return level_back_db(samples, end_s, VOICE_SPAN_S, VOICE_BACK_S) if loud else None
-
-        return [
-            Scored(c, float(logprobs.sum()), len(logprobs), quiet[c.text], float(logprobs[-1]), voice_drop(end_s),
-                   end_s, voice_back(end_s))
-            for c, (logprobs, end_s) in zip(candidates, aligned, strict=True)
-        ]
+        scored = []
+        for c, (logprobs, end_s) in zip(candidates, aligned, strict=True):
+            # Only a loud room has talk that goes on after the speaker stops.
+            drop = level_drop_db(samples, end_s, VOICE_SPAN_S) if loud else None
+            back = level_back_db(samples, end_s, VOICE_SPAN_S, VOICE_BACK_S) if loud else None
+            scored.append(Scored(c, float(logprobs.sum()), len(logprobs), quiet[c.text], float(logprobs[-1]),
+                                 voice_drop_db=drop, end_s=end_s, voice_back_db=back))
+        return scored
 
     def _align(self, encoded: Any, frames: int, texts: Sequence[str]) -> list[tuple[np.ndarray, float]]:
         """Each text's tokens' log-probabilities given the audio (one batch), and where in the audio
