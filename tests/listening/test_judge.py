@@ -228,6 +228,28 @@ def test_a_line_said_over_table_talk_is_taken_where_the_speakers_voice_fell_away
     assert all(verdict is Verdict.CORRECT and waited < 1.0 for _saying, verdict, waited in stopped), stopped
 
 
+def test_over_table_talk_the_judge_finds_where_a_line_ends(listener: Listener, voice_dir: Path, babble: Pcm16) -> None:
+    """Whisper puts the end of a line's last word up to half a second late, where the talk around
+    the table is all there is: the judge looks near there for where the speaker's voice fell away."""
+    judge = listener.judge
+    assert isinstance(judge, WhisperJudge)
+    said = [
+        ("There's a King as good as he", KINGS_SECOND),
+        ("There's the best of all the three", ListenContext(3, (Rank.KING,), commands=COMMANDS)),
+        ("And there's the Earl of Coventry", ListenContext(4, (Rank.KING,), commands=COMMANDS)),
+    ]
+    found = []
+    for saying, context in said:
+        draws, true_end = talked_over(voice_dir, babble, saying, 4)
+        for samples in draws:
+            result = judge.judge(samples, context)
+            ends = [item.end_s for item in result.scored if item.candidate.phrase == result.phrase]
+            found.append((saying, result.phrase, result.voice_stopped, round(ends[0] - true_end, 2) if ends else None))
+    assert all(phrase for _saying, phrase, _stopped, _off in found), found
+    assert sum(stopped for _saying, _phrase, stopped, _off in found) >= 10, found
+    assert all(off is not None and abs(off) <= 0.15 for _saying, _phrase, _stopped, off in found), found
+
+
 def test_talk_that_starts_with_pass_is_no_pass_over_table_talk(
     listener: Listener, voice_dir: Path, babble: Pcm16
 ) -> None:

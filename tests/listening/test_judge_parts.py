@@ -259,7 +259,7 @@ def test_in_a_loud_room_the_voice_falling_away_after_a_pass_says_the_speaker_sto
     loud = replace(SETTINGS, voice_drop_db=5.0, stop_floor=-4.5)
 
     def said(mean: float, drop: float | None, stop: float = -2.0, candidate: Candidate = PASS) -> Scored:
-        return Scored(candidate, mean * 2, 2, last_logprob=stop, voice_drop_db=drop, end_s=0.9)
+        return Scored(candidate, mean * 2, 2, last_logprob=stop, voice_drop_db=drop, end_s=0.9, voice_back_db=-5.0)
 
     def stopped(*items: Scored) -> str | None:
         found = voice_stopped(items, loud)
@@ -277,7 +277,8 @@ def test_in_a_loud_room_the_voice_falling_away_after_a_pass_says_the_speaker_sto
 def test_the_voice_falls_away_where_a_line_ends_whatever_its_last_token() -> None:
     """A line has no full stop to score: the drop alone says the speaker stopped where it ends."""
     loud = replace(SETTINGS, voice_drop_db=4.0, stop_floor=-4.5)
-    assert fell_away(Scored(LINE, -24.0, 8, last_logprob=-9.0, voice_drop_db=4.5), loud)
+    assert fell_away(Scored(LINE, -24.0, 8, last_logprob=-9.0, voice_drop_db=4.5, voice_back_db=-3.0), loud)
+    assert not fell_away(Scored(LINE, -24.0, 8, voice_drop_db=4.5), loud)  # no audio after it yet: a pause?
     assert not fell_away(Scored(LINE, -24.0, 8, voice_drop_db=3.5), loud)  # the voice went on
     assert not fell_away(Scored(LINE, -24.0, 8, voice_drop_db=None), loud)  # a quiet room
     assert not fell_away(Scored(PASS, -6.0, 2, last_logprob=-6.0, voice_drop_db=9.0), loud)  # "pass it ..."

@@ -45,6 +45,8 @@ class JudgeSettings:
     # the whole audio is weighed again up to there
     voice_back_db: float = 0.0  # ... and within a second after, it never comes back louder than
     # this against its level before the end ("pass it to the left" goes on after a breath)
+    fall_search_s: float = 0.5  # ... where it falls the most this close to where Whisper aligns the
+    # phrase's end (Whisper puts it up to half a second early or late; 0: there exactly)
     liaison_margin: float = 3.0  # "a nine" sounds like "an ine": the first pass's "a" line is taken
     # over the same line with "an" and another rank when this close to it
     rank_margin: float = 2.0  # a number that is no rank this much likelier than any rank at the slot: no rank
@@ -61,7 +63,8 @@ class Scored:
     last_logprob: float = 0.0  # its last token's (a pass's or a command's full stop)
     voice_drop_db: float | None = None  # in a loud room: how much quieter the audio just after its
     # end_s is than just before (None: a quiet room, or too near an edge of the audio)
-    end_s: float = 0.0  # where Whisper aligns the end of its last word in the audio
+    end_s: float = 0.0  # where it ends in the audio: where Whisper aligns the end of its last word,
+    # or in a loud room where the voice fell away the most near there
     voice_back_db: float | None = None  # in a loud room: the loudest moment in the second after the
     # voice fell away, against the voice before end_s (None: no audio after it yet)
 
@@ -143,7 +146,8 @@ def fell_away(item: Scored, settings: JudgeSettings) -> bool:
     (and a pass or a command ends where its full stop is): the speaker stopped there, whatever the
     room goes on saying."""
     stop_likely = item.candidate.kind is Kind.LINE or item.last_logprob >= settings.stop_floor
-    came_back = item.voice_back_db is not None and item.voice_back_db > settings.voice_back_db
+    # No audio after it yet is no evidence that the voice stayed away: the speaker may only pause.
+    came_back = item.voice_back_db is None or item.voice_back_db > settings.voice_back_db
     dropped = item.voice_drop_db is not None and item.voice_drop_db >= settings.voice_drop_db
     return dropped and stop_likely and not came_back
 

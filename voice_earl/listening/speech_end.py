@@ -80,19 +80,29 @@ def room_is_loud(samples: Pcm16) -> bool:
     return len(energies) > 0 and loud_room(float(np.percentile(energies, 99)), float(np.percentile(energies, 10)))
 
 
-def level_drop_db(samples: Pcm16, at_s: float, span_s: float) -> float | None:
-    """How much quieter the ``span_s`` after ``at_s`` is than the ``span_s`` before it, in dB;
-    None when either side is not wholly in ``samples``.
+def voice_fall(samples: Pcm16, near_s: float, span_s: float, search_s: float) -> tuple[float, float] | None:
+    """Where, within ``search_s`` of ``near_s``, the level falls the most: the ``span_s`` after that
+    moment against the ``span_s`` before it, in dB; None when no such moment has both spans wholly in
+    ``samples``. Looked for every 10 ms (and at ``near_s`` itself).
 
     >>> tone = (8000 * np.sin(np.arange(SAMPLE_RATE) * 0.2)).astype(np.int16)
-    >>> round(level_drop_db(np.concatenate([tone, tone // 10]), 1.0, 0.3), 1), level_drop_db(tone, 0.9, 0.3)
-    (20.0, None)
+    >>> speech = np.concatenate([tone, tone // 10])
+    >>> [round(value, 1) for value in voice_fall(speech, 1.0, 0.3, 0.0)], voice_fall(tone, 0.9, 0.3, 0.0)
+    ([1.0, 20.0], None)
+    >>> [round(value, 1) for value in voice_fall(speech, 0.8, 0.3, 0.3)]
+    [1.0, 20.0]
     """
-    at, span = round(at_s * SAMPLE_RATE), round(span_s * SAMPLE_RATE)
-    if at - span < 0 or at + span > len(samples):
+    span, near, reach = (round(seconds * SAMPLE_RATE) for seconds in (span_s, near_s, search_s))
+    offsets = np.arange(-(reach // FRAME_SAMPLES), reach // FRAME_SAMPLES + 1) * FRAME_SAMPLES
+    ats = near + offsets
+    ats = ats[(ats >= span) & (ats + span <= len(samples))]
+    if len(ats) == 0:
         return None
-    before, after = (samples[a : a + span].astype(np.float64) for a in (at - span, at))
-    return 10.0 * float(np.log10((np.mean(before**2) + 1.0) / (np.mean(after**2) + 1.0)))
+    energy = np.concatenate([[0.0], np.cumsum(samples.astype(np.float64) ** 2)])
+    before, after = (energy[ats] - energy[ats - span]) / span, (energy[ats + span] - energy[ats]) / span
+    drops = 10.0 * np.log10((before + 1.0) / (after + 1.0))
+    best = int(np.argmax(drops))
+    return float(ats[best]) / SAMPLE_RATE, float(drops[best])
 
 
 def level_back_db(samples: Pcm16, at_s: float, span_s: float, until_s: float) -> float | None:

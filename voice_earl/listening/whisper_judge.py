@@ -26,9 +26,10 @@ stopped there: after "Pass it to the left" or "my password is ..." the stop is u
 likely "pass" was, so it must clear a floor of its own.
 
 In a loud room (talk around the table) the free transcript writes that talk too, so a pass said
-alone looks like the start of a sentence. Whisper's alignment says where each candidate ends in
-the audio, and the judge measures whether the voice falls away there and stays away for a second
-(babble goes on, the speaker does not; "pass ... it to the left" comes back after a breath).
+alone looks like the start of a sentence. Whisper's alignment says roughly where each candidate
+ends in the audio (up to half a second early or late); the judge finds where near there the voice
+falls away the most, and whether it stays away for a second (babble goes on, the speaker does not;
+"pass ... it to the left" comes back after a breath).
 After a pass or a command it weighs the audio up to there again; and a phrase heard where the
 voice fell away, a line too, is marked so the listener takes it at once.
 
@@ -63,7 +64,7 @@ from voice_earl.listening.judge_choice import (
 from voice_earl.listening.judge_models import MODEL_FILES
 from voice_earl.listening.logmel import FRAMES_PER_SECOND, log_mel
 from voice_earl.listening.recognizer import RecognizerError
-from voice_earl.listening.speech_end import level_back_db, level_drop_db, room_is_loud
+from voice_earl.listening.speech_end import level_back_db, room_is_loud, voice_fall
 from voice_earl.listening.text import RANK_BY_WORD, normalise
 
 logger = logging.getLogger(__name__)
@@ -245,9 +246,12 @@ class WhisperJudge:
         loud = room_is_loud(samples)
         scored = []
         for c, (logprobs, end_s) in zip(candidates, aligned, strict=True):
+            drop = back = None
             # Only a loud room has talk that goes on after the speaker stops.
-            drop = level_drop_db(samples, end_s, VOICE_SPAN_S) if loud else None
-            back = level_back_db(samples, end_s, VOICE_SPAN_S, VOICE_BACK_S) if loud else None
+            fall = voice_fall(samples, end_s, VOICE_SPAN_S, self.settings.fall_search_s) if loud else None
+            if fall is not None:
+                end_s, drop = fall
+                back = level_back_db(samples, end_s, VOICE_SPAN_S, VOICE_BACK_S)
             scored.append(Scored(c, float(logprobs.sum()), len(logprobs), quiet[c.text], float(logprobs[-1]),
                                  voice_drop_db=drop, end_s=end_s, voice_back_db=back))
         return scored
