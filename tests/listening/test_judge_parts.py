@@ -18,6 +18,7 @@ from voice_earl.listening.audio import SAMPLE_RATE
 from voice_earl.listening.candidates import Candidate, Kind, Template, turn_candidates
 from voice_earl.listening.context import ListenContext
 from voice_earl.listening.judge_choice import (
+    JudgeResult,
     JudgeSettings,
     Scored,
     Slot,
@@ -25,6 +26,7 @@ from voice_earl.listening.judge_choice import (
     choose,
     decide,
     fell_away,
+    heard_where_voice_fell_away,
     voice_stopped,
 )
 from voice_earl.listening.judge_models import (
@@ -285,6 +287,19 @@ def test_the_voice_falls_away_where_a_line_ends_whatever_its_last_token() -> Non
     # The voice fell away for a breath and came back: "pass ... it to the left".
     assert not fell_away(Scored(PASS, -6.0, 2, last_logprob=-1.0, voice_drop_db=9.0, voice_back_db=1.5), loud)
     assert fell_away(Scored(PASS, -6.0, 2, last_logprob=-1.0, voice_drop_db=9.0, voice_back_db=-6.0), loud)
+
+
+def test_a_line_is_taken_where_the_voice_fell_away_only_when_clearly_likelier_than_in_a_quiet_room() -> None:
+    """Talk ends too: "as good as new" scored "There's the best of all the three" just above the
+    line's floor, hardly likelier than in a quiet room. Such a line waits for the whole speech."""
+    loud = replace(SETTINGS, voice_drop_db=4.0, line_gain=1.0)
+
+    def heard_line(gain: float) -> JudgeResult:
+        line = Scored(LINE, -2.5 * 8, 8, quiet_logprob=(-2.5 - gain) * 8, voice_drop_db=9.0, voice_back_db=-6.0)
+        return JudgeResult(LINE.phrase, line, 0.05, (line,), position=2)
+
+    assert heard_where_voice_fell_away(heard_line(gain=1.5), loud)
+    assert not heard_where_voice_fell_away(heard_line(gain=0.7), loud)
 
 
 # --- the front end ---------------------------------------------------------------------------------

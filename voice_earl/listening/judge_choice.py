@@ -154,9 +154,13 @@ def fell_away(item: Scored, settings: JudgeSettings) -> bool:
 
 def heard_where_voice_fell_away(result: JudgeResult, settings: JudgeSettings) -> bool:
     """Whether the phrase heard was heard on the judge's own evidence (it :func:`clears`, not only
-    because the first pass heard it too) and the voice fell away where it ends."""
+    because the first pass heard it too) and the voice fell away where it ends. A line must also be
+    clearly likelier than in a quiet room (its gain clears ``line_gain``): talk ends too ("as good as
+    new"), and a line it scores near the floor must wait for the whole of it."""
     return result.heard and any(
-        fell_away(item, settings) and clears(item, settings, result.position, result.slots.get(item.candidate))
+        fell_away(item, settings)
+        and clears(item, settings, result.position, result.slots.get(item.candidate))
+        and (item.candidate.kind is not Kind.LINE or item.gain >= settings.line_gain)
         for item in result.scored
         if item.candidate.phrase == result.phrase
     )
