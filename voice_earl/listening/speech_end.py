@@ -80,49 +80,54 @@ def room_is_loud(samples: Pcm16) -> bool:
     return len(energies) > 0 and loud_room(float(np.percentile(energies, 99)), float(np.percentile(energies, 10)))
 
 
-def voice_fall(samples: Pcm16, near_s: float, span_s: float, search_s: float) -> tuple[float, float] | None:
-    """Where, within ``search_s`` of ``near_s``, the level falls the most: the ``span_s`` after that
-    moment against the ``span_s`` before it, in dB; None when no such moment has both spans wholly in
-    ``samples``. Looked for every 10 ms (and at ``near_s`` itself).
+class Levels:
+    """A recording's running energy, summed once, so that its level around many moments is
+    compared without going over the samples again (one per candidate the judge scores).
 
     >>> tone = (8000 * np.sin(np.arange(SAMPLE_RATE) * 0.2)).astype(np.int16)
-    >>> speech = np.concatenate([tone, tone // 10])
-    >>> [round(value, 1) for value in voice_fall(speech, 1.0, 0.3, 0.0)], voice_fall(tone, 0.9, 0.3, 0.0)
+    >>> speech, gap = Levels(np.concatenate([tone, tone // 10])), np.zeros(SAMPLE_RATE // 2, dtype=np.int16)
+    >>> [round(value, 1) for value in speech.fall(1.0, 0.3, 0.0)], Levels(tone).fall(0.9, 0.3, 0.0)
     ([1.0, 20.0], None)
-    >>> [round(value, 1) for value in voice_fall(speech, 0.8, 0.3, 0.3)]
+    >>> [round(value, 1) for value in speech.fall(0.8, 0.3, 0.3)]
     [1.0, 20.0]
-    """
-    span, near, reach = (round(seconds * SAMPLE_RATE) for seconds in (span_s, near_s, search_s))
-    offsets = np.arange(-(reach // FRAME_SAMPLES), reach // FRAME_SAMPLES + 1) * FRAME_SAMPLES
-    ats = near + offsets
-    ats = ats[(ats >= span) & (ats + span <= len(samples))]
-    if len(ats) == 0:
-        return None
-    energy = np.concatenate([[0.0], np.cumsum(samples.astype(np.float64) ** 2)])
-    before, after = (energy[ats] - energy[ats - span]) / span, (energy[ats + span] - energy[ats]) / span
-    drops = 10.0 * np.log10((before + 1.0) / (after + 1.0))
-    best = int(np.argmax(drops))
-    return float(ats[best]) / SAMPLE_RATE, float(drops[best])
-
-
-def level_back_db(samples: Pcm16, at_s: float, span_s: float, until_s: float) -> float | None:
-    """How loud the loudest 0.1 s is between ``span_s`` and ``until_s`` after ``at_s``, against the
-    ``span_s`` before ``at_s``, in dB (0: as loud); None when there is no such audio.
-
-    >>> tone = (8000 * np.sin(np.arange(SAMPLE_RATE) * 0.2)).astype(np.int16)
-    >>> gap = np.zeros(SAMPLE_RATE // 2, dtype=np.int16)
-    >>> round(level_back_db(np.concatenate([tone, gap, tone // 10]), 1.0, 0.3, 1.0), 1)
+    >>> round(Levels(np.concatenate([tone, gap, tone // 10])).back(1.0, 0.3, 1.0), 1)
     -20.0
-    >>> round(level_back_db(np.concatenate([tone, gap, tone]), 1.0, 0.3, 1.0), 1), level_back_db(tone, 0.9, 0.3, 1.0)
+    >>> round(Levels(np.concatenate([tone, gap, tone])).back(1.0, 0.3, 1.0), 1), Levels(tone).back(0.9, 0.3, 1.0)
     (0.0, None)
     """
-    at, span, window = round(at_s * SAMPLE_RATE), round(span_s * SAMPLE_RATE), round(0.1 * SAMPLE_RATE)
-    after = samples[at + span : at + round(until_s * SAMPLE_RATE)].astype(np.float64)
-    if at - span < 0 or len(after) < window:
-        return None
-    before = np.mean(samples[at - span : at].astype(np.float64) ** 2)
-    loudest = max(np.mean(after[i : i + window] ** 2) for i in range(0, len(after) - window + 1, window // 2))
-    return 10.0 * float(np.log10((loudest + 1.0) / (before + 1.0)))
+
+    def __init__(self, samples: Pcm16) -> None:
+        self._energy = np.concatenate([[0.0], np.cumsum(samples.astype(np.float64) ** 2)])
+        self._length = len(samples)
+
+    def _mean(self, starts: np.ndarray, width: int) -> np.ndarray:
+        """The mean power of the ``width`` samples from each of ``starts``."""
+        mean: np.ndarray = (self._energy[starts + width] - self._energy[starts]) / width
+        return mean
+
+    def fall(self, near_s: float, span_s: float, search_s: float) -> tuple[float, float] | None:
+        """Where, within ``search_s`` of ``near_s``, the level falls the most: the ``span_s`` after
+        that moment against the ``span_s`` before it, in dB; None when no such moment has both spans
+        wholly in the recording. Looked for every 10 ms (and at ``near_s`` itself)."""
+        span, near, reach = (round(seconds * SAMPLE_RATE) for seconds in (span_s, near_s, search_s))
+        ats = near + np.arange(-(reach // FRAME_SAMPLES), reach // FRAME_SAMPLES + 1) * FRAME_SAMPLES
+        ats = ats[(ats >= span) & (ats + span <= self._length)]
+        if len(ats) == 0:
+            return None
+        drops = 10.0 * np.log10((self._mean(ats - span, span) + 1.0) / (self._mean(ats, span) + 1.0))
+        best = int(np.argmax(drops))
+        return float(ats[best]) / SAMPLE_RATE, float(drops[best])
+
+    def back(self, at_s: float, span_s: float, until_s: float) -> float | None:
+        """How loud the loudest 0.1 s is between ``span_s`` and ``until_s`` after ``at_s``, against
+        the ``span_s`` before ``at_s``, in dB (0: as loud); None when there is no such audio."""
+        at, span, window = round(at_s * SAMPLE_RATE), round(span_s * SAMPLE_RATE), round(0.1 * SAMPLE_RATE)
+        first, last = at + span, min(at + round(until_s * SAMPLE_RATE), self._length) - window
+        if at - span < 0 or last < first:
+            return None
+        before = self._mean(np.array([at - span]), span)[0]
+        loudest = float(np.max(self._mean(np.arange(first, last + 1, window // 2), window)))
+        return 10.0 * float(np.log10((loudest + 1.0) / (before + 1.0)))
 
 
 def speech_end_s(samples: Pcm16, before_s: float | None = None) -> float | None:

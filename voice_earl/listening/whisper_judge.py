@@ -64,7 +64,7 @@ from voice_earl.listening.judge_choice import (
 from voice_earl.listening.judge_models import MODEL_FILES
 from voice_earl.listening.logmel import FRAMES_PER_SECOND, log_mel
 from voice_earl.listening.recognizer import RecognizerError
-from voice_earl.listening.speech_end import level_back_db, room_is_loud, voice_fall
+from voice_earl.listening.speech_end import Levels, room_is_loud
 from voice_earl.listening.text import RANK_BY_WORD, normalise
 
 logger = logging.getLogger(__name__)
@@ -243,15 +243,15 @@ class WhisperJudge:
         texts = [c.text for c in candidates]
         aligned = self._align(encoded, frames, texts)
         quiet = self._quiet_scores(texts)
-        loud = room_is_loud(samples)
+        # Only a loud room has talk that goes on after the speaker stops.
+        levels = Levels(samples) if room_is_loud(samples) else None
         scored = []
         for c, (logprobs, end_s) in zip(candidates, aligned, strict=True):
             drop = back = None
-            # Only a loud room has talk that goes on after the speaker stops.
-            fall = voice_fall(samples, end_s, VOICE_SPAN_S, self.settings.fall_search_s) if loud else None
-            if fall is not None:
+            fall = levels.fall(end_s, VOICE_SPAN_S, self.settings.fall_search_s) if levels is not None else None
+            if levels is not None and fall is not None:
                 end_s, drop = fall
-                back = level_back_db(samples, end_s, VOICE_SPAN_S, VOICE_BACK_S)
+                back = levels.back(end_s, VOICE_SPAN_S, VOICE_BACK_S)
             scored.append(Scored(c, float(logprobs.sum()), len(logprobs), quiet[c.text], float(logprobs[-1]),
                                  voice_drop_db=drop, end_s=end_s, voice_back_db=back))
         return scored
