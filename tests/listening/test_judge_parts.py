@@ -357,6 +357,24 @@ def test_the_watch_says_when_the_end_is_likely() -> None:
     assert watch.likely_end() and watch.loud_since_end
 
 
+def test_a_blip_too_short_for_any_phrase_is_no_likely_end() -> None:
+    """A loud room's blip of talk as listening begins: 0.08 s loud, then quiet. Its quiet is no
+    phrase's end; after 0.3 s of speech the same quiet is."""
+    def pcm(samples: np.ndarray) -> bytes:
+        return np.clip(samples, -32768, 32767).astype(np.int16).tobytes()
+
+    watch = EndWatch(gap_s=0.1)
+    quiet = np.random.default_rng(2).normal(0.0, 50.0, SAMPLE_RATE // 2)
+    watch.feed(pcm(quiet))
+    watch.speech_began(0.0)
+    watch.feed(pcm(burst(0.08)))
+    watch.feed(pcm(quiet))
+    assert watch.last_loud is not None and not watch.likely_end()
+    watch.feed(pcm(burst(0.3, seed=1)))
+    watch.feed(pcm(quiet))
+    assert watch.likely_end()
+
+
 @pytest.mark.parametrize(("room_level", "loud"), [(3.0, False), (50.0, False), (1500.0, True)])
 def test_the_watch_tells_a_loud_room_from_a_quiet_one(room_level: float, loud: bool) -> None:
     """Speech at about -15 dBFS over a room at -80 dBFS, at -56 dBFS, and over talk 12 dB below it."""

@@ -151,12 +151,18 @@ def speech_end_s(samples: Pcm16, before_s: float | None = None) -> float | None:
     return None if len(loud) == 0 else round(float(loud[-1] + 1) * FRAME_S, 3)
 
 
+# No phrase is shorter than this from its first loud frame to its last (the shortest "pass" of the
+# benchmark's voices is 0.32 s): a blip of talk at the start of a loud room is no phrase's end.
+MIN_SPEECH_S = 0.15
+
+
 class EndWatch:
     """Follows the energy of a live stream, frame by frame.
 
     ``floor`` is a low percentile of the last few seconds; ``peak`` the loudest frame since the
     current speech began. After :meth:`speech_began`, :meth:`likely_end` is true once
-    ``gap_s`` of quiet has followed the last loud frame.
+    ``gap_s`` of quiet has followed the last loud frame, and the speech was loud for at least
+    ``MIN_SPEECH_S`` before.
     """
 
     def __init__(self, gap_s: float, history_s: float = 4.0, peak_range_db: float = PEAK_RANGE_DB) -> None:
@@ -168,6 +174,7 @@ class EndWatch:
         self._noise_top = SILENCE_DB
         self._in_speech = False
         self.audio_t = 0.0  # seconds of audio seen
+        self.first_loud: float | None = None  # end of the first loud frame of the current speech
         self.last_loud: float | None = None  # end of the last loud frame of the current speech
         self.loud_since_end = False  # a loud frame came after the last likely end was reported
 
@@ -189,8 +196,13 @@ class EndWatch:
             return
         self._peak = max(self._peak, energy)
         if energy > loud_threshold(self.floor, self._peak, self._noise_top, self.peak_range_db):
-            self.last_loud = self.audio_t
-            self.loud_since_end = True
+            self._loud(self.audio_t)
+
+    def _loud(self, at: float) -> None:
+        """A loud frame ended at ``at``."""
+        self.first_loud = at if self.first_loud is None else self.first_loud
+        self.last_loud = at
+        self.loud_since_end = True
 
     @property
     def floor(self) -> float:
@@ -200,7 +212,7 @@ class EndWatch:
         """The endpointer heard speech begin: judge loudness from then on (including the pre-roll)."""
         self._in_speech = True
         self._peak = SILENCE_DB
-        self.last_loud = None
+        self.first_loud = self.last_loud = None
         self.loud_since_end = False
         history = list(self._history)
         count = max(1, int(frames_before_s / FRAME_S))
@@ -210,8 +222,7 @@ class EndWatch:
         for offset, energy in enumerate(recent):
             self._peak = max(self._peak, energy)
             if energy > loud_threshold(floor, self._peak, self._noise_top, self.peak_range_db):
-                self.last_loud = self.audio_t - (len(recent) - offset - 1) * FRAME_S
-                self.loud_since_end = True
+                self._loud(self.audio_t - (len(recent) - offset - 1) * FRAME_S)
 
     def speech_ended(self) -> None:
         self._in_speech = False
@@ -221,5 +232,7 @@ class EndWatch:
         return self._in_speech and loud_room(self._peak, self.floor)
 
     def likely_end(self) -> bool:
-        """Quiet for ``gap_s`` after loud speech."""
-        return self.last_loud is not None and self.audio_t - self.last_loud >= self.gap_s
+        """Quiet for ``gap_s`` after loud speech long enough to be a phrase."""
+        if self.first_loud is None or self.last_loud is None:
+            return False
+        return self.audio_t - self.last_loud >= self.gap_s and self.last_loud - self.first_loud >= MIN_SPEECH_S - 1e-9
