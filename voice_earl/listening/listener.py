@@ -16,7 +16,8 @@ the listening: the recognizer starts afresh and the listener waits for the next 
 With a judge (:mod:`voice_earl.listening.whisper_judge`), the judge and not the first pass
 decides what was said, and may decide that it was none of the turn's phrases (then the speech
 is set aside like a cough). It starts as soon as the end of speech is likely: ``likely_end_s``
-of quiet after the last loud frame (:class:`~voice_earl.listening.speech_end.EndWatch`), long
+of quiet after the last loud frame of speech long enough to be a phrase
+(:class:`~voice_earl.listening.speech_end.EndWatch`), long
 before the endpointer's window has passed, or, when talk around the table keeps the room loud,
 once the first pass has held a whole line for ``early_stable_s``. Its verdict stands once
 ``confirm_s`` more of audio shows that the speaker did not go on (no loud frame after the quiet,
