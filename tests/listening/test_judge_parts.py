@@ -332,6 +332,11 @@ def burst(seconds: float, level: float = 6000.0, seed: int = 0) -> np.ndarray:
     return np.random.default_rng(seed).normal(0.0, level, int(seconds * SAMPLE_RATE))
 
 
+def pcm(samples: np.ndarray) -> bytes:
+    """As a microphone delivers it: 16-bit samples."""
+    return np.clip(samples, -32768, 32767).astype(np.int16).tobytes()
+
+
 def test_the_end_of_speech_is_found_in_noise() -> None:
     noise = np.random.default_rng(1).normal(0.0, 60.0, 3 * SAMPLE_RATE)
     noise[SAMPLE_RATE : 2 * SAMPLE_RATE] += burst(1.0)
@@ -345,24 +350,21 @@ def test_the_end_of_speech_is_found_in_noise() -> None:
 def test_the_watch_says_when_the_end_is_likely() -> None:
     watch = EndWatch(gap_s=0.1)
     quiet = np.random.default_rng(2).normal(0.0, 50.0, SAMPLE_RATE // 2)
-    watch.feed(np.clip(quiet, -32768, 32767).astype(np.int16).tobytes())
-    loud = np.clip(burst(0.5), -32768, 32767).astype(np.int16)
-    watch.feed(loud[:1600].tobytes())
+    watch.feed(pcm(quiet))
+    loud = burst(0.5)
+    watch.feed(pcm(loud[:1600]))
     watch.speech_began(0.1)
-    watch.feed(loud[1600:].tobytes())
+    watch.feed(pcm(loud[1600:]))
     assert watch.last_loud == pytest.approx(1.0, abs=0.011) and not watch.likely_end()
-    watch.feed(np.clip(quiet[:800], -32768, 32767).astype(np.int16).tobytes())
+    watch.feed(pcm(quiet[:800]))
     assert not watch.likely_end()
-    watch.feed(np.clip(quiet[800:2000], -32768, 32767).astype(np.int16).tobytes())
+    watch.feed(pcm(quiet[800:2000]))
     assert watch.likely_end() and watch.loud_since_end
 
 
 def test_a_blip_too_short_for_any_phrase_is_no_likely_end() -> None:
     """A loud room's blip of talk as listening begins: 0.08 s loud, then quiet. Its quiet is no
     phrase's end; after 0.3 s of speech the same quiet is."""
-    def pcm(samples: np.ndarray) -> bytes:
-        return np.clip(samples, -32768, 32767).astype(np.int16).tobytes()
-
     watch = EndWatch(gap_s=0.1)
     quiet = np.random.default_rng(2).normal(0.0, 50.0, SAMPLE_RATE // 2)
     watch.feed(pcm(quiet))

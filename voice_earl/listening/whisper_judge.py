@@ -245,11 +245,11 @@ class WhisperJudge:
         quiet = self._quiet_scores(texts)
         # Only a loud room has talk that goes on after the speaker stops.
         levels = Levels(samples) if room_is_loud(samples) else None
+        search_s = self.settings.fall_search_s
         scored = []
         for c, (logprobs, end_s) in zip(candidates, aligned, strict=True):
             drop = back = None
-            fall = levels.fall(end_s, VOICE_SPAN_S, self.settings.fall_search_s) if levels is not None else None
-            if levels is not None and fall is not None:
+            if levels is not None and (fall := levels.fall(end_s, VOICE_SPAN_S, search_s)) is not None:
                 end_s, drop = fall
                 back = levels.back(end_s, VOICE_SPAN_S, VOICE_BACK_S)
             scored.append(Scored(c, float(logprobs.sum()), len(logprobs), quiet[c.text], float(logprobs[-1]),
