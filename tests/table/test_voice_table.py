@@ -69,7 +69,8 @@ def test_demo_plays_a_deal_through_the_listener(capsys: pytest.CaptureFixture[st
     kinds = [r["event"] for r in records]
     assert kinds[0] == "deal" and "win" in kinds and kinds[-1] == "series"
     spoken = [r for r in records if r["event"] in ("lead", "play", "pass")]
-    assert spoken and all({"heard", "verdict", "score", "latency_ms"} <= set(r) for r in spoken)
+    fields = {"heard", "verdict", "score", "latency_ms"}
+    assert spoken and all(fields <= set(r) for r in spoken), [r for r in spoken if not fields <= set(r)]
     correct = sum(r["verdict"] in ("correct", "pass") for r in spoken)
     assert correct >= len(spoken) // 2, "most synthesized formulas are recognised"
 
