@@ -205,6 +205,19 @@ def test_a_pass_said_over_table_talk_is_heard(listener: Listener, voice_dir: Pat
     assert any(u.early and u.judge_result is not None and u.judge_result.voice_stopped for u in passes)
 
 
+def test_a_pass_said_just_after_the_rooms_talk_is_weighed_from_the_speakers_voice(
+    listener: Listener, voice_dir: Path, babble: Pcm16
+) -> None:
+    """The room talks before the speaker says "pass": weighed with it, Whisper writes that talk too
+    ("in all the past") and the pass looks like the end of a sentence. The judge weighs the sound
+    from just before the voice stands out of the talk (with the talk, 2 of these 8 were heard)."""
+    judge = listener.judge
+    assert isinstance(judge, WhisperJudge)
+    draws, true_end = talked_over(voice_dir, babble, "pass", 8)
+    heard = [judge.judge(samples[: round((true_end + 0.1) * SAMPLE_RATE)], KINGS_SECOND).phrase for samples in draws]
+    assert heard.count("pass") >= 4, heard
+
+
 def test_a_line_said_over_table_talk_is_taken_where_the_speakers_voice_fell_away(
     listener: Listener, voice_dir: Path, babble: Pcm16
 ) -> None:

@@ -236,6 +236,16 @@ def test_a_pass_or_a_command_is_heard_only_when_said_alone() -> None:
     assert decide([scored(PASS, -2.0, 3)], {}, sure, babble)[0] == ""
 
 
+def test_talk_that_starts_with_any_pass_is_no_pass_whichever_pass_scored_best() -> None:
+    """"Pass me the crisps" cut short scores "Pass, please." best: the free transcript starts with
+    another pass, "Pass.", and goes on, so it is talk. A transcript that is only passes is a pass."""
+    alone = replace(SETTINGS, alone_margin=3.0, sure_floor=0.0)
+    pass_please = Candidate(Kind.PASS, " Pass, please.", "pass")
+    options = [scored(pass_please, -2.0, 4), scored(PASS, -3.0, 2)]
+    assert decide(options, {}, alone, lambda: Transcript(" Pass me the...", -1.0))[0] == ""
+    assert decide(options, {}, alone, lambda: Transcript(" Pass. Pass, please.", -1.0))[0] == "pass"
+
+
 def test_a_pass_or_a_command_must_end_where_its_full_stop_is() -> None:
     """A word after "pass" ("Pass it to the left", "my password is ...") makes the full stop that
     ends the pass phrase unlikely, however well "pass" itself scored; a line has no full stop."""

@@ -50,6 +50,8 @@ class JudgeSettings:
     liaison_margin: float = 3.0  # "a nine" sounds like "an ine": the first pass's "a" line is taken
     # over the same line with "an" and another rank when this close to it
     rank_margin: float = 2.0  # a number that is no rank this much likelier than any rank at the slot: no rank
+    voice_lead_s: float = 0.1  # in a loud room, the audio is weighed from this long before the voice is
+    # first loud (the room's talk before the speaker began is not the speaker's)
     min_window_s: float = 3.0  # audio is encoded in a window of whole seconds, at least this long
     threads: int = 1  # one thread was faster than two on a 2-core machine
 
@@ -136,7 +138,8 @@ def decide(
     if not phrase or best.candidate.kind is Kind.LINE or best.mean >= settings.sure_floor:
         return phrase, best
     free = transcript()
-    if best.mean < free.mean - settings.alone_margin or goes_on(best.candidate.text, free.text):
+    sayings = [item.candidate.text for item in scored if item.candidate.kind is best.candidate.kind]
+    if best.mean < free.mean - settings.alone_margin or goes_on(sayings, free.text):
         return "", best
     return phrase, best
 
@@ -172,19 +175,24 @@ def voice_stopped(scored: Sequence[Scored], settings: JudgeSettings) -> Scored |
     return max(stopped, key=lambda item: item.logprob + settings.token_bonus * item.tokens, default=None)
 
 
-def goes_on(phrase: str, transcript: str) -> bool:
-    """Whether ``transcript`` starts with ``phrase`` and then says more than the phrase again.
+def goes_on(sayings: Sequence[str], transcript: str) -> bool:
+    """Whether ``transcript`` starts with one of ``sayings`` and then says more than them.
 
-    >>> goes_on(" Pass.", " Pass it to the left."), goes_on(" Pass.", " Pass. Pass."), goes_on(" Pass.", " Yes.")
-    (True, False, False)
+    >>> sayings = (" Pass.", " I pass.", " Pass, please.")
+    >>> goes_on(sayings, " Pass it to the left."), goes_on(sayings, " Pass me the..."), goes_on(sayings, " Yes.")
+    (True, True, False)
+    >>> goes_on(sayings, " Pass. Pass."), goes_on(sayings, " Pass, please."), goes_on(sayings, " I pass.")
+    (False, False, False)
     """
-    words, said = normalise(phrase).split(), normalise(transcript).split()
-    if not words or said[: len(words)] != words:
-        return False
-    rest = said[len(words) :]
-    while rest[: len(words)] == words:
-        rest = rest[len(words) :]
-    return bool(rest)
+    wordings = sorted((normalise(saying).split() for saying in sayings), key=len, reverse=True)
+    rest = normalise(transcript).split()
+    began = False
+    while rest:
+        wording = next((w for w in wordings if w and rest[: len(w)] == w), None)
+        if wording is None:
+            return began
+        began, rest = True, rest[len(wording) :]
+    return False
 
 
 def clears(item: Scored, settings: JudgeSettings, due_position: int | None = None, slot: Slot | None = None) -> bool:

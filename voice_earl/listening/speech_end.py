@@ -1,4 +1,4 @@
-"""Where speech really ends, from its energy above the noise floor.
+"""Where speech really ends (and begins), from its energy above the noise floor.
 
 The WebRTC voice detector keeps calling a frame voiced for a while after the voice stops (about
 150 ms), so timing from its last voiced frame under-reports the wait. Here a 10 ms frame is
@@ -12,8 +12,8 @@ loud when its energy stands well above the noise floor, relative to the speech's
 >>> from voice_earl.listening.audio import SAMPLE_RATE
 >>> tone = (8000 * np.sin(np.arange(SAMPLE_RATE) * 0.2)).astype(np.int16)
 >>> quiet = np.zeros(SAMPLE_RATE // 2, np.int16)
->>> speech_end_s(np.concatenate([quiet, tone, quiet]))
-1.5
+>>> speech_end_s(np.concatenate([quiet, tone, quiet])), speech_start_s(np.concatenate([quiet, tone, quiet]))
+(1.5, 0.5)
 """
 
 from __future__ import annotations
@@ -130,25 +130,35 @@ class Levels:
         return 10.0 * float(np.log10((loudest + 1.0) / (before + 1.0)))
 
 
-def speech_end_s(samples: Pcm16, before_s: float | None = None) -> float | None:
-    """Seconds from the start of ``samples`` to the end of the last loud frame (before ``before_s``).
-
-    The floor is the 10th percentile of the frames' energy, the peak the 99th; the recording's
-    first and last moments (the quieter of the two) show what the noise alone does. None when
-    no frame stands out (silence, or steady noise).
-    """
+def loud_frames(samples: Pcm16) -> np.ndarray:
+    """The indices of the 10 ms frames of ``samples`` that are loud: the floor is the 10th
+    percentile of the frames' energy, the peak the 99th; the recording's first and last moments
+    (the quieter of the two) show what the noise alone does. None loud when no frame stands out
+    (silence, or steady noise)."""
     energies = frame_db(samples)
     if len(energies) == 0:
-        return None
+        return np.zeros(0, dtype=np.intp)
     floor, peak = float(np.percentile(energies, 10)), float(np.percentile(energies, 99))
     if peak - floor < MIN_RISE_DB:
-        return None
+        return np.zeros(0, dtype=np.intp)
     edge = max(1, int(NOISE_SAMPLE_S / FRAME_S))
     noise_top = min(float(np.percentile(energies[:edge], 90)), float(np.percentile(energies[-edge:], 90)))
-    loud = np.flatnonzero(energies > loud_threshold(floor, peak, min(noise_top, peak - MIN_RISE_DB)))
+    return np.flatnonzero(energies > loud_threshold(floor, peak, min(noise_top, peak - MIN_RISE_DB)))
+
+
+def speech_end_s(samples: Pcm16, before_s: float | None = None) -> float | None:
+    """Seconds from the start of ``samples`` to the end of the last loud frame (before ``before_s``),
+    or None when no frame is loud (:func:`loud_frames`)."""
+    loud = loud_frames(samples)
     if before_s is not None:
         loud = loud[loud < before_s / FRAME_S]
     return None if len(loud) == 0 else round(float(loud[-1] + 1) * FRAME_S, 3)
+
+
+def speech_start_s(samples: Pcm16) -> float | None:
+    """Seconds from the start of ``samples`` to the start of the first loud frame, or None."""
+    loud = loud_frames(samples)
+    return None if len(loud) == 0 else round(float(loud[0]) * FRAME_S, 3)
 
 
 # No phrase is shorter than this from its first loud frame to its last (the shortest "pass" of the

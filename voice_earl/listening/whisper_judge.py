@@ -26,12 +26,13 @@ stopped there: after "Pass it to the left" or "my password is ..." the stop is u
 likely "pass" was, so it must clear a floor of its own.
 
 In a loud room (talk around the table) the free transcript writes that talk too, so a pass said
-alone looks like the start of a sentence. Whisper's alignment says roughly where each candidate
-ends in the audio (up to half a second early or late); the judge finds where near there the voice
-falls away the most, and whether it stays away for a second (babble goes on, the speaker does not;
-"pass ... it to the left" comes back after a breath).
-After a pass or a command it weighs the audio up to there again; and a phrase heard where the
-voice fell away, a line too, is marked so the listener takes it at once.
+alone looks like part of a sentence. The judge weighs the audio only from just before the voice is
+first loud (the talk before the speaker began is not the speaker's). Whisper's alignment says
+roughly where each candidate ends in the audio (up to half a second early or late); the judge finds
+where near there the voice falls away the most, and whether it stays away for a second (babble goes
+on, the speaker does not; "pass ... it to the left" comes back after a breath). After a pass or a
+command it weighs the audio up to there again; and a phrase heard where the voice fell away, a line
+too, is marked so the listener takes it at once.
 
 The floors, the bars and the bonus were tuned on the tune split of ``scripts/bench_listening.py``.
 """
@@ -64,7 +65,7 @@ from voice_earl.listening.judge_choice import (
 from voice_earl.listening.judge_models import MODEL_FILES
 from voice_earl.listening.logmel import FRAMES_PER_SECOND, log_mel
 from voice_earl.listening.recognizer import RecognizerError
-from voice_earl.listening.speech_end import Levels, room_is_loud
+from voice_earl.listening.speech_end import Levels, room_is_loud, speech_start_s
 from voice_earl.listening.text import RANK_BY_WORD, normalise
 
 logger = logging.getLogger(__name__)
@@ -134,11 +135,13 @@ class WhisperJudge:
         (:func:`heard_where_voice_fell_away`) is marked ``voice_stopped``: the speaker has finished,
         whatever the room goes on saying."""
         started = time.perf_counter()
-        result = self._judge(samples, context, first_pass)
+        skip = self._voice_start(samples)
+        result = self._judge(samples, skip, context, first_pass)
         stopped = voice_stopped(result.scored, self.settings)
         ended = heard_where_voice_fell_away(result, self.settings)
         if not result.heard and stopped is not None:
-            again = self._judge(samples[: round((stopped.end_s + VOICE_SPAN_S) * SAMPLE_RATE)], context, first_pass)
+            again = self._judge(samples[: round((stopped.end_s + VOICE_SPAN_S) * SAMPLE_RATE)], skip, context,
+                                first_pass)
             if again.phrase == stopped.candidate.phrase:
                 result, ended = again, True
         result = replace(result, compute_s=time.perf_counter() - started, voice_stopped=ended)
@@ -147,16 +150,25 @@ class WhisperJudge:
                      result.phrase, best.candidate.text, best.mean, result.compute_s * 1000)
         return result
 
-    def _judge(self, samples: Pcm16, context: ListenContext, first_pass: str) -> JudgeResult:
+    def _voice_start(self, samples: Pcm16) -> int:
+        """The first sample to weigh: in a loud room, ``voice_lead_s`` before the voice is first
+        loud. The talk around the table before the speaker began is not the speaker's, and left in,
+        Whisper writes it too, so a pass said after it looks like the end of a sentence."""
+        start = speech_start_s(samples) if room_is_loud(samples) else None
+        return 0 if start is None else max(0, round((start - self.settings.voice_lead_s) * SAMPLE_RATE))
+
+    def _judge(self, samples: Pcm16, skip: int, context: ListenContext, first_pass: str) -> JudgeResult:
+        """The judge on ``samples`` from sample ``skip`` on (where a phrase ends is told from the
+        start of ``samples``)."""
         started = time.perf_counter()
-        encoded, frames = self._encode(samples)
+        encoded, frames = self._encode(samples[skip:])
         turn = turn_candidates(context)
         filled, slots = self._fill_slots(encoded, turn.templates, context.ranks)
         heard = normalise(first_pass)
         candidates = [*filled, *turn.fixed]
         if heard and all(c.phrase != heard for c in candidates):
             candidates += _spelled_out(heard, turn.templates)[:1]
-        scored = self._score(encoded, frames, candidates, samples)
+        scored = self._score(encoded, frames, candidates, samples, skip)
         free: list[Transcript] = []
 
         def transcript() -> Transcript:
@@ -179,7 +191,7 @@ class WhisperJudge:
 
     def transcribe(self, samples: Pcm16) -> Transcript:
         """What Whisper writes for ``samples`` when free to write anything (a few tokens)."""
-        return self._transcribe(self._encode(samples)[0])
+        return self._transcribe(self._encode(samples[self._voice_start(samples) :])[0])
 
     def _transcribe(self, encoded: Any) -> Transcript:
         prompt = [*self._start, self._no_timestamps]
@@ -239,9 +251,12 @@ class WhisperJudge:
             at_slot[before] = logits - _logsumexp(logits)
         return at_slot
 
-    def _score(self, encoded: Any, frames: int, candidates: Sequence[Candidate], samples: Pcm16) -> list[Scored]:
+    def _score(
+        self, encoded: Any, frames: int, candidates: Sequence[Candidate], samples: Pcm16, skip: int
+    ) -> list[Scored]:
+        """Each candidate scored on the audio encoded (``samples`` from sample ``skip`` on)."""
         texts = [c.text for c in candidates]
-        aligned = self._align(encoded, frames, texts)
+        aligned = [(logprobs, end_s + skip / SAMPLE_RATE) for logprobs, end_s in self._align(encoded, frames, texts)]
         quiet = self._quiet_scores(texts)
         # Only a loud room has talk that goes on after the speaker stops.
         levels = Levels(samples) if room_is_loud(samples) else None
