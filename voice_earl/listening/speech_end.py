@@ -131,10 +131,9 @@ class Levels:
 
 
 def loud_frames(samples: Pcm16) -> np.ndarray:
-    """The indices of the 10 ms frames of ``samples`` that are loud: the floor is the 10th
-    percentile of the frames' energy, the peak the 99th; the recording's first and last moments
-    (the quieter of the two) show what the noise alone does. None loud when no frame stands out
-    (silence, or steady noise)."""
+    """The indices of the 10 ms frames of ``samples`` that are loud (none in silence or steady
+    noise): the floor is the 10th percentile of the frames' energy, the peak the 99th; the
+    recording's first and last moments (the quieter of the two) show what the noise alone does."""
     energies = frame_db(samples)
     if len(energies) == 0:
         return np.zeros(0, dtype=np.intp)
