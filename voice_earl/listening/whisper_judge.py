@@ -190,7 +190,8 @@ class WhisperJudge:
         return encoded, min(frames, int(seconds * FRAMES_PER_SECOND) + 1)
 
     def transcribe(self, samples: Pcm16) -> Transcript:
-        """What Whisper writes for ``samples`` when free to write anything (a few tokens)."""
+        """What Whisper writes for ``samples`` when free to write anything (a few tokens), on the
+        audio the judge weighs (in a loud room, from just before the voice)."""
         return self._transcribe(self._encode(samples[self._voice_start(samples) :])[0])
 
     def _transcribe(self, encoded: Any) -> Transcript:
