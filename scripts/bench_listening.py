@@ -7,7 +7,9 @@ listener in every condition (clean, babble at 12 and 6 dB, white noise, echo), b
 pass alone and with the whisper judge. Latency is measured from the true end of the speech
 (the end of the clean synthesized speech) to the verdict, on the listener's real-time clock.
 "chatter" is the table talk that moved the game; "w/ pass" the same for the talk with "pass" in it
-("pass me the crisps", "my password is on the fridge"), the talk most likely to pass for a pass.
+("pass me the crisps", "my password is on the fridge"), the talk most likely to pass for a pass;
+"room" the same for stretches of the room alone (its babble at the level of a typical voice less the
+condition's dB, no one speaking to the game).
 
     .venv/bin/python scripts/bench_listening.py                 # held-out voices, every condition
     .venv/bin/python scripts/bench_listening.py --split tune --quick
@@ -52,8 +54,10 @@ from listening_corpus import (
     mistaken,
     moved_the_game,
     noise_stream,
+    room_trials,
     synthetic_trials,
     trial_speech,
+    typical_power,
     voices,
 )
 from listening_recordings import recorded_trials
@@ -127,7 +131,7 @@ def median(values: Sequence[int | None]) -> str:
 
 HEADER = (
     f"{'listener':22} {'condition':13} {'n':>4} {'correct':>8} {'wrong ln':>8} {'wrong rk':>8} {'pass':>7} "
-    f"{'command':>8} {'chatter':>8} {'w/ pass':>8} {'human':>7} "
+    f"{'command':>8} {'chatter':>8} {'w/ pass':>8} {'human':>7} {'room':>6} "
     f"{'p50 ms':>7} {'p90 ms':>7} {'wait':>5} {'judge':>6} {'1st':>5}"
 )
 
@@ -145,6 +149,7 @@ def row(name: str, condition: str, outcomes: Sequence[Outcome]) -> str:
         f"{share(outcomes, Expect.CHATTER, lambda o: moved_the_game(o.verdict, o.heard)):>8} "
         f"{share(outcomes, Expect.CHATTER, lambda o: moved_the_game(o.verdict, o.heard), 'pass'):>8} "
         f"{share(outcomes, Expect.HUMAN, lambda o: moved_the_game(o.verdict, o.heard)):>7} "
+        f"{share(outcomes, Expect.ROOM, lambda o: moved_the_game(o.verdict, o.heard)):>6} "
         f"{percentile(timed, 0.5):>7} {percentile(timed, 0.9):>7} "
         f"{median([o.wait_ms for o in decided]):>5} {median([o.judge_ms for o in decided]):>6} "
         f"{median([o.first_pass_ms for o in decided]):>5}"
@@ -201,19 +206,22 @@ def synthetic_audio(trials: Sequence[Trial], tail_s: float = TAIL_S) -> dict[Tri
 
 def bench(args: argparse.Namespace) -> int:
     talk = len(CHATTER) if args.all_talk else TALK_PER_VOICE
-    trials = list(synthetic_trials(args.split, args.seed, talk)) + list(human_trials(args.humans, args.seed))
+    trials = [*synthetic_trials(args.split, args.seed, talk), *human_trials(args.humans, args.seed),
+              *room_trials(args.split, args.seed)]
     conditions = ("clean", "babble 6 dB") if args.quick else tuple(args.conditions or CONDITIONS)
     clean = synthetic_audio(trials, args.tail)
+    quiet_power = typical_power(clean[t][0] for t in trials if t.expect == Expect.CORRECT)
     babble = babble_track(CACHE)
     print(
         f"split {args.split}: {len(voices(args.split))} voices, {len(trials)} recordings per condition "
-        f"({sum(t.expect == Expect.HUMAN for t in trials)} of them real human speech), "
+        f"({sum(t.expect == Expect.HUMAN for t in trials)} of them real human speech, "
+        f"{sum(t.expect == Expect.ROOM for t in trials)} the room alone), "
         f"each followed by {args.tail:g} s of the condition's room\n"
     )
     print(HEADER)
     print("-" * len(HEADER))
     rngs = {c: noise_stream(args.seed, c) for c in conditions}
-    noisy = {(t, c): degrade(clean[t][0], c, babble, rngs[c]) for c in conditions for t in trials}
+    noisy = {(t, c): degrade(clean[t][0], c, babble, rngs[c], quiet_power) for c in conditions for t in trials}
     for name, hear in listeners(args.systems, args.set):
         for condition in conditions:
             outcomes = [hear(t, noisy[(t, condition)], clean[t][1]) for t in trials]

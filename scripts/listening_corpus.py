@@ -16,7 +16,7 @@ import os
 import random
 import shutil
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -127,6 +127,8 @@ COMMAND_SAYINGS = ("undo", "repeat")
 LEAD_IN_S = 0.4  # quiet before the speech in every recording
 TAIL_S = 1.2  # quiet after it, so that end of speech can be decided
 CONDITIONS = ("clean", "babble 12 dB", "babble 6 dB", "white 10 dB", "echo")
+ROOM_STRETCHES = 60  # stretches of the room alone per split
+ROOM_S = 4.0  # ... each this long (before the lead-in and the tail)
 HUMAN_DIRS = (Path("/usr/share/asterisk/sounds/en_US_f_Allison"), Path("/usr/share/sounds/alsa"))
 
 
@@ -140,6 +142,7 @@ class Expect:
     COMMAND = "command"
     CHATTER = "chatter"  # table talk: must not move the game
     HUMAN = "human"  # real recordings of ordinary speech: must not move the game
+    ROOM = "room"  # the room alone, no one speaking to the game: must not move the game
 
 
 @dataclass(frozen=True)
@@ -174,6 +177,8 @@ def trial_speech(trial: Trial, cache: Path) -> Pcm16:
     """A trial's speech: its recording, or its text synthesized in its voice."""
     if trial.path is not None:
         return read_wav(trial.path)
+    if trial.expect == Expect.ROOM:
+        return np.zeros(int(ROOM_S * SAMPLE_RATE), dtype=np.int16)
     assert trial.voice is not None  # a trial without a recording has a voice
     return synthesize(trial.text, trial.voice, cache)
 
@@ -259,6 +264,28 @@ def human_trials(limit: int, seed: int) -> Iterator[Trial]:
         yield Trial(path.stem, context, Expect.HUMAN, None, path)
 
 
+def room_trials(split: str, seed: int, count: int = ROOM_STRETCHES) -> Iterator[Trial]:
+    """Stretches of the room alone: its noise or its talk and no one speaking to the game, heard
+    at every position of the quartet (the noise is added by :func:`degrade`)."""
+    rng = random.Random(f"{split}-{seed}")
+    for number in range(count):
+        rank = rng.choice(RANKS)
+        context = rng.choice([commands_context(p, (rank,)) for p in (2, 3, 4)] + [commands_context(1, RANKS)])
+        yield Trial(f"room {number + 1}", context, Expect.ROOM, None)
+
+
+def speech_power(audio: np.ndarray) -> float | None:
+    """The mean power of a recording's loud samples (None: nothing loud in it)."""
+    loud = np.abs(audio) > 300
+    return float(np.mean(audio[loud] ** 2)) if np.any(loud) else None
+
+
+def typical_power(audios: Iterable[np.ndarray]) -> float:
+    """The median speech power of recordings: the level the room alone is heard against."""
+    powers = [p for p in map(speech_power, audios) if p is not None]
+    return float(np.median(powers)) if powers else 1.0
+
+
 def babble_track(cache: Path) -> Pcm16:
     """Four talkers at once, none of them a voice of either split."""
     parts = [synthesize(text, BABBLE_VOICES[i % len(BABBLE_VOICES)], cache).astype(np.float64)
@@ -283,10 +310,11 @@ def noise_stream(seed: int, condition: str) -> np.random.Generator:
     return np.random.default_rng([seed, CONDITIONS.index(condition)])
 
 
-def degrade(audio: np.ndarray, condition: str, babble: Pcm16, rng: np.random.Generator) -> Pcm16:
-    """The recording in a condition: noise levels are relative to the speech's own power."""
-    loud = np.abs(audio) > 300
-    power = float(np.mean(audio[loud] ** 2)) if np.any(loud) else 1.0
+def degrade(audio: np.ndarray, condition: str, babble: Pcm16, rng: np.random.Generator,
+            quiet_power: float = 1.0) -> Pcm16:
+    """The recording in a condition: noise levels are relative to the speech's own power, or to
+    ``quiet_power`` when nothing in it is loud (the room alone)."""
+    power = speech_power(audio) or quiet_power
     if condition.startswith(("white", "babble")):
         snr = float(condition.split()[1])
         if condition.startswith("white"):

@@ -5,7 +5,8 @@ every combination of settings is replayed on the kept scores (cheap), and the ta
 each would do. Only the tune split is looked at: the held-out voices are for reporting.
 The judge's second look in a loud room (up to where the voice fell away after a pass) is not
 replayed: a result it gave is kept with the scores of the audio it weighed. ``voice_drop_db`` is
-tried through the listener instead (``bench_listening.py --set voice_drop_db=4``).
+tried through the listener instead (``bench_listening.py --set voice_drop_db=4``). "talk" counts
+the table talk, the real recordings and the room alone that moved the game.
 """
 
 from __future__ import annotations
@@ -30,8 +31,10 @@ from listening_corpus import (
     mistaken,
     moved_the_game,
     noise_stream,
+    room_trials,
     synthetic_trials,
     trial_speech,
+    typical_power,
 )
 
 from voice_earl.listening.audio import SAMPLE_RATE, pcm_chunks
@@ -61,10 +64,13 @@ def tune(args: argparse.Namespace, cache: Path) -> int:
         return 1
     judge_ = WhisperJudge(found.path)
     first_pass = Listener(SphinxRecognizer())
-    trials = list(synthetic_trials("tune", args.seed)) + list(human_trials(args.humans, args.seed))
+    trials = [*synthetic_trials("tune", args.seed), *human_trials(args.humans, args.seed),
+              *room_trials("tune", args.seed)]
     conditions = tuple(args.conditions or CONDITIONS)
     babble = babble_track(cache)
-    kept_scores = cache / f"tune-scores-v3-{args.seed}-{args.humans}-{args.trim}-{'-'.join(conditions)}.pickle"
+    framed_audio = {trial: framed(trial_speech(trial, cache)) for trial in trials}
+    quiet_power = typical_power(audio for trial, (audio, _) in framed_audio.items() if trial.expect == Expect.CORRECT)
+    kept_scores = cache / f"tune-scores-v4-{args.seed}-{args.humans}-{args.trim}-{'-'.join(conditions)}.pickle"
     results: dict[str, list[tuple[Trial, JudgeResult]]] = {}
     if kept_scores.exists() and not args.rescore:
         results = pickle.loads(kept_scores.read_bytes())
@@ -72,8 +78,8 @@ def tune(args: argparse.Namespace, cache: Path) -> int:
     for condition in [c for c in conditions if c not in results]:
         kept = []
         for trial in trials:
-            audio, end = framed(trial_speech(trial, cache))
-            noisy = degrade(audio, condition, babble, rngs[condition])
+            audio, end = framed_audio[trial]
+            noisy = degrade(audio, condition, babble, rngs[condition], quiet_power)
             if args.trim is not None:
                 noisy = noisy[: int((end + args.trim) * SAMPLE_RATE)]
             heard = first_pass.listen(pcm_chunks(noisy), trial.context).text
@@ -128,7 +134,8 @@ def print_spreads(results: dict[str, list[tuple[Trial, JudgeResult]]]) -> None:
     print("\nmean log-probability of the best candidate (p10 / p50 / p90), and how often it is the right one")
     for condition, kept in results.items():
         cells = []
-        for expect in (Expect.CORRECT, Expect.PASS, Expect.COMMAND, Expect.WRONG_RANK, Expect.CHATTER, Expect.HUMAN):
+        for expect in (Expect.CORRECT, Expect.PASS, Expect.COMMAND, Expect.WRONG_RANK, Expect.CHATTER, Expect.HUMAN,
+                       Expect.ROOM):
             means = [r.best.mean for t, r in kept if t.expect == expect]
             if means:
                 p10, p50, p90 = np.percentile(means, [10, 50, 90])
