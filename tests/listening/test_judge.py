@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from listening_audio import needs_espeak, needs_festival, padded, speak, speak_kdl
-from listening_corpus import CHATTER, HUMAN_DIRS, babble_track, degrade, framed, moved_the_game
+from listening_corpus import CHATTER, HUMAN_DIRS, babble_track, degrade, framed, moved_the_game, typical_power
 
 from voice_earl.game.cards import RANKS, Rank
 from voice_earl.listening.audio import SAMPLE_RATE, Pcm16, pcm_chunks, read_wav
@@ -193,6 +193,27 @@ def talked_over(voice_dir: Path, babble: Pcm16, saying: str, draws: int) -> tupl
     return [degrade(audio, "babble 12 dB", babble, np.random.default_rng(seed)) for seed in range(draws)], true_end
 
 
+def test_the_rooms_talk_alone_never_moves_the_game(listener: Listener, voice_dir: Path, babble: Pcm16) -> None:
+    """Four people talking, at the level the benchmark puts them 12 and 6 dB below a speaker, and no
+    one speaking to the game: whatever the turn, nothing is heard."""
+    said = [framed(speak_kdl(line, voice_dir / f"kdl-{abs(hash(line))}.wav"))[0]
+            for line in ("There's a King as good as he", "And there's the Earl of Coventry")]
+    level = typical_power(said)
+    room, _end = framed(np.zeros(4 * SAMPLE_RATE, dtype=np.int16))
+    contexts = [SEVEN_LEAD, KINGS_SECOND, ListenContext(3, (Rank.KING,), commands=COMMANDS),
+                ListenContext(4, (Rank.KING,), commands=COMMANDS)]
+    moved = []
+    for condition in ("babble 12 dB", "babble 6 dB"):
+        for seed in range(8):
+            noisy = degrade(room, condition, babble, np.random.default_rng(seed), level)
+            context = contexts[seed % len(contexts)]
+            utterance, verdict = hear(listener, noisy, context)
+            assert utterance.speech_start is not None  # the room's talk is heard as speech ...
+            if moved_the_game(verdict, utterance.text):  # ... and set aside
+                moved.append((condition, seed, context.position, utterance.text))
+    assert not moved
+
+
 @pytest.mark.parametrize("saying", ["I pass", "pass please"])
 def test_a_pass_said_over_table_talk_is_heard(listener: Listener, voice_dir: Path, babble: Pcm16, saying: str) -> None:
     """The room never falls quiet, so some passes are decided on what the first pass heard and
@@ -239,6 +260,76 @@ def test_a_line_said_over_table_talk_is_taken_where_the_speakers_voice_fell_away
         ]
     assert len(stopped) >= 2, stopped
     assert all(verdict is Verdict.CORRECT and waited < 1.0 for _saying, verdict, waited in stopped), stopped
+
+
+def test_a_line_judged_before_the_room_got_loud_again_is_taken_once_the_voice_fell_away(
+    listener: Listener, voice_dir: Path, babble: Pcm16
+) -> None:
+    """A line judged at a short quiet inside the room's talk, before anything after it was heard:
+    the audio that follows tells whether the speaker stopped there (the voice fell away and did not
+    come back) or went on at their own level. A pass is never taken this way (talk may start with
+    one), and before the audio after the line is long enough the answer is never "no"."""
+    judge = listener.judge
+    assert isinstance(judge, WhisperJudge)
+    fourth = ListenContext(4, (Rank.KING,), commands=COMMANDS)
+    answers: dict[str, list[bool | None]] = {}
+    for saying, line, context in (
+        ("And there's the Earl of Coventry", "And there's the Earl of Coventry", fourth),
+        ("There's as good as Seven can be", "There's as good as Seven can be", SEVEN_LEAD),
+        ("There's as good as Seven can be and I have two more", "There's as good as Seven can be", SEVEN_LEAD),
+        ("And there's the Earl of Coventry I think you know", "And there's the Earl of Coventry", fourth),
+    ):
+        line_end = framed(speak_kdl(line, voice_dir / f"kdl-{abs(hash(line))}.wav"))[1]
+        for samples in talked_over(voice_dir, babble, saying, 4)[0]:
+            judged = samples[: round((line_end + 0.09) * SAMPLE_RATE)]
+            result = judge.judge(judged, context)
+            assert result.heard and not result.voice_stopped, (saying, result.phrase)
+            assert judge.stopped_after(result, judged) is not False  # nothing after it yet: no "no"
+            answers.setdefault(saying, []).append(judge.stopped_after(result, samples))
+    stopped = answers["And there's the Earl of Coventry"] + answers["There's as good as Seven can be"]
+    assert stopped.count(True) >= 6, answers
+    assert not any(answers["There's as good as Seven can be and I have two more"]), answers
+    assert not any(answers["And there's the Earl of Coventry I think you know"]), answers
+    said_pass, _end = talked_over(voice_dir, babble, "I pass", 1)
+    passed = judge.judge(said_pass[0], KINGS_SECOND)
+    assert passed.phrase == "pass" and judge.stopped_after(passed, said_pass[0]) is False
+
+
+class WatchedJudge:
+    """The real judge, keeping what it answered each time the listener asked whether the speaker
+    stopped after a line."""
+
+    def __init__(self, judge: WhisperJudge) -> None:
+        self.inner = judge
+        self.name = judge.name
+        self.answers: list[tuple[str, bool]] = []
+
+    def understands(self, context: ListenContext) -> bool:
+        return self.inner.understands(context)
+
+    def judge(self, samples: Pcm16, context: ListenContext, first_pass: str = "") -> JudgeResult:
+        return self.inner.judge(samples, context, first_pass)
+
+    def stopped_after(self, result: JudgeResult, samples: Pcm16) -> bool | None:
+        answer = self.inner.stopped_after(result, samples)
+        if answer is not None:
+            self.answers.append((result.phrase, answer))
+        return answer
+
+
+def test_over_table_talk_the_listener_takes_a_line_once_the_room_alone_went_on(
+    listener: Listener, voice_dir: Path, babble: Pcm16
+) -> None:
+    """A lead heard at a lull in the talk and dropped when the talk came back is taken as soon as
+    the sound after it shows that the voice fell away, not when the talk at last stops."""
+    assert isinstance(listener.judge, WhisperJudge)
+    watched = WatchedJudge(listener.judge)
+    watching = Listener(listener.recognizer, listener.settings, watched)
+    heard, true_end = over_talk(watching, voice_dir, babble, "There's as good as Seven can be", 8, SEVEN_LEAD)
+    assert all(judge_utterance(u, SEVEN_LEAD).verdict is Verdict.CORRECT for u in heard), [u.text for u in heard]
+    taken = [phrase for phrase, answer in watched.answers if answer]
+    assert taken and set(taken) == {"there is as good as seven can be"}, watched.answers
+    assert max(u.decided_at for u in heard) - true_end < 1.0
 
 
 def test_over_table_talk_the_judge_finds_where_a_line_ends(listener: Listener, voice_dir: Path, babble: Pcm16) -> None:
@@ -322,6 +413,9 @@ class SlowJudge:
     def judge(self, samples: Pcm16, context: ListenContext, first_pass: str = "") -> JudgeResult:
         time.sleep(self.delay_s)
         return self.inner.judge(samples, context, first_pass)
+
+    def stopped_after(self, result: JudgeResult, samples: Pcm16) -> bool | None:
+        return self.inner.stopped_after(result, samples)
 
 
 @pytest.mark.parametrize("gap_s", [0.0, 0.05, 0.12, 0.2, 0.3, 0.5])

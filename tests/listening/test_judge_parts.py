@@ -27,6 +27,7 @@ from voice_earl.listening.judge_choice import (
     decide,
     fell_away,
     heard_where_voice_fell_away,
+    sure_line,
     voice_stopped,
 )
 from voice_earl.listening.judge_models import (
@@ -310,6 +311,25 @@ def test_a_line_is_taken_where_the_voice_fell_away_only_when_clearly_likelier_th
 
     assert heard_where_voice_fell_away(heard_line(gain=1.5), loud)
     assert not heard_where_voice_fell_away(heard_line(gain=0.7), loud)
+
+
+def test_only_the_line_due_with_a_rank_due_heard_on_its_mean_is_taken_before_the_whole_speech() -> None:
+    """What :meth:`WhisperJudge.stopped_after` may take once the voice fell away after it: never a
+    pass (talk starts with one), a line heard only on its gain, a wrong rank or a wrong line."""
+    def result(candidate: Candidate, mean: float, due: bool = True, position: int = 2) -> tuple[Scored, JudgeResult]:
+        item = Scored(candidate, mean * 8, 8, quiet_logprob=(mean - 2.0) * 8)
+        slots = {candidate: Slot(" There's a", " queen", -1.0, "zero", -5.0, Rank.QUEEN, 0, due=due)}
+        return item, JudgeResult(candidate.phrase, item, 0.05, (item,), slots if candidate is LINE else {},
+                                 position=position)
+
+    def sure(candidate: Candidate, mean: float, due: bool = True, position: int = 2) -> bool:
+        return sure_line(*result(candidate, mean, due, position), SETTINGS)
+
+    assert sure(LINE, -2.5) and sure(KING, -2.9)  # KING: no slot kept, as for a line without one
+    assert not sure(LINE, -3.2)  # below the line floor: heard on its gain alone
+    assert not sure(LINE, -2.5, due=False)  # a wrong rank
+    assert not sure(LINE, -2.5, position=3)  # a wrong line
+    assert not sure(PASS, -0.5) and not sure(UNDO, -0.5)
 
 
 # --- the front end ---------------------------------------------------------------------------------

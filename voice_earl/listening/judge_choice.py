@@ -47,6 +47,8 @@ class JudgeSettings:
     # this against its level before the end ("pass it to the left" goes on after a breath)
     fall_search_s: float = 0.5  # ... where it falls the most this close to where Whisper aligns the
     # phrase's end (Whisper puts it up to half a second early or late; 0: there exactly)
+    stop_look_s: float = 0.2  # a line heard before the room got loud again is taken once this much
+    # audio past the span after its end shows that the voice fell away there (see stopped_after)
     liaison_margin: float = 3.0  # "a nine" sounds like "an ine": the first pass's "a" line is taken
     # over the same line with "an" and another rank when this close to it
     rank_margin: float = 2.0  # a number that is no rank this much likelier than any rank at the slot: no rank
@@ -166,6 +168,17 @@ def heard_where_voice_fell_away(result: JudgeResult, settings: JudgeSettings) ->
         and (item.candidate.kind is not Kind.LINE or item.gain >= settings.line_gain)
         for item in result.scored
         if item.candidate.phrase == result.phrase
+    )
+
+
+def sure_line(item: Scored, result: JudgeResult, settings: JudgeSettings) -> bool:
+    """Whether ``item`` is the line due with a rank due, and clears the line floor on its mean."""
+    slot = result.slots.get(item.candidate)
+    return (
+        item.candidate.kind is Kind.LINE
+        and _at_position_due(item.candidate, result.position)
+        and (slot is None or slot.due)
+        and item.mean >= settings.line_floor
     )
 
 

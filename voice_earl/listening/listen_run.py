@@ -92,6 +92,7 @@ class ListenRun:
         self.short_phrases = frozenset(phrases) - self.whole_lines
         self.judged_partial = ""
         self.last_judged: Pending | None = None  # the latest judge run on this speech
+        self.dropped: Pending | None = None  # a verdict dropped when the room got loud again
         self.deciding: Pending | None = None
         self.speech_end: float | None = None
         self.text = ""
@@ -165,6 +166,7 @@ class ListenRun:
         if self.judge is not None:
             self._judge_if_likely_end()
             self._confirm_pending()
+            self._take_if_stopped()
         elif self.audio_t - self.partial_checked_at >= self.settings.partial_every_s:
             self._check_partial()
         if not self.done and self.audio_t - self.speech_start > self.settings.max_speech_s:
@@ -210,7 +212,7 @@ class ListenRun:
         pending = self.verdict_pending
         if pending is not None and pending.partial is None and self.watch.loud_since_end:
             logger.debug("speech went on at %.2fs: the early verdict is dropped", self.audio_t)
-            self.verdict_pending = pending = None
+            self.dropped, self.verdict_pending, pending = pending, None, None
         if not self.settings.early_accept:
             return
         if self.audio_t - self.partial_checked_at >= self.settings.partial_every_s:
@@ -234,6 +236,23 @@ class ListenRun:
         pending = self.verdict_pending
         if pending is not None and self.audio_t >= pending.audio_at + self.settings.confirm_s - 1e-9:
             self._decided(pending.result.phrase, early=True, by=pending)
+
+    def _take_if_stopped(self) -> None:
+        """In a loud room, a verdict dropped when the room got loud again is taken after all once
+        the audio since shows that the voice fell away where its phrase ends: the room's talk went
+        on, not the speaker. A later judge run replaces it."""
+        dropped = self.dropped
+        if dropped is None or self.verdict_pending is not None or self.done or not self.watch.room_loud():
+            return
+        assert self.judge is not None
+        stopped = self.judge.stopped_after(dropped.result, self._samples())
+        if stopped is None:
+            return
+        self.dropped = None
+        if stopped:
+            logger.debug("the voice fell away after %r: taken at %.2fs", dropped.result.phrase, self.audio_t)
+            taken = replace(dropped, result=replace(dropped.result, voice_stopped=True))
+            self._decided(taken.result.phrase, early=True, by=taken)
 
     def _follow_partial(self) -> None:
         """A whole line the first pass has held is judged on the speech so far, and its verdict waits
@@ -263,6 +282,7 @@ class ListenRun:
 
     def _judged(self, samples: Pcm16, first_pass: str) -> Pending:
         assert self.judge is not None
+        self.dropped = None  # a newer judgement replaces it
         started = self.now()
         result = self.judge.judge(samples, self.context, first_pass)
         return Pending(result, started, self.now(), self.audio_t)
@@ -308,7 +328,7 @@ class ListenRun:
         self.speech_start = None
         self.partial = self.judged_partial = ""
         self.stable_since = None
-        self.verdict_pending = self.last_judged = None
+        self.verdict_pending = self.last_judged = self.dropped = None
         self.preroll.clear()
         self.audio.clear()
         self.watch.speech_ended()

@@ -24,7 +24,10 @@ once the first pass has held a whole line for ``early_stable_s``. Its verdict st
 or the first pass's phrase unchanged); otherwise the endpointer's end of speech decides. In a loud
 room a pass or a command the first pass has held for both spans is judged on all of that audio,
 so that the judge hears whether the speaker went on, and decided at once; so is any phrase, a
-line too, that the judge marks as said where the speaker's voice fell away. The verdict is thus a
+line too, that the judge marks as said where the speaker's voice fell away. A line heard at a
+lull before the room got loud again is taken once the audio since shows that the voice fell away
+where it ends and stayed away (:meth:`~voice_earl.listening.utterance.Judge.stopped_after`); a
+later judge run replaces it. The verdict is thus a
 function of the audio alone, never of how fast the judge ran: only the time of the decision
 depends on that (the later of the end of that span and the judge being ready). The frames
 themselves are handled in :mod:`voice_earl.listening.listen_run`.

@@ -30,6 +30,10 @@ class Judge(Protocol):
 
     def judge(self, samples: Pcm16, context: ListenContext, first_pass: str = "") -> JudgeResult: ...
 
+    def stopped_after(self, result: JudgeResult, samples: Pcm16) -> bool | None:
+        """Whether the audio since ``result`` was judged shows that the speaker stopped where its
+        phrase ends (None: too soon to tell)."""
+
 
 @dataclass(frozen=True)
 class ListenSettings:

@@ -60,6 +60,7 @@ from voice_earl.listening.judge_choice import (
     Transcript,
     decide,
     heard_where_voice_fell_away,
+    sure_line,
     voice_stopped,
 )
 from voice_earl.listening.judge_models import MODEL_FILES
@@ -149,6 +150,36 @@ class WhisperJudge:
         logger.debug("judge: %r (best %r, mean %.2f) in %.0f ms",
                      result.phrase, best.candidate.text, best.mean, result.compute_s * 1000)
         return result
+
+    def stopped_after(self, result: JudgeResult, samples: Pcm16) -> bool | None:
+        """Whether the speaker stopped where the line ``result`` heard ends: ``samples`` are the
+        audio it was judged on and what came after, and the voice fell away near where Whisper put
+        the line's end, stayed away for ``stop_look_s`` and did not come back
+        (:func:`heard_where_voice_fell_away`; asked in a loud room, where talk goes on). None while
+        the audio after it is too short to tell either way.
+
+        Only the line due with a rank due, heard on its own mean (:func:`sure_line`), is taken so:
+        talk may start with a pass or a command ("undo your seat belt first"), and a line heard
+        only on its gain over a quiet room, a wrong rank or a wrong line waits for the judge's word
+        on the whole of the speech ("is the queen still out")."""
+        heard = [item for item in result.scored if item.candidate.phrase == result.phrase]
+        if not heard or not all(sure_line(item, result, self.settings) for item in heard):
+            return False
+        seconds, look = len(samples) / SAMPLE_RATE, VOICE_SPAN_S + self.settings.stop_look_s
+        if seconds < min(item.end_s for item in heard) + look:
+            return None
+        levels, search_s = Levels(samples), self.settings.fall_search_s
+        measured = []
+        for item in heard:
+            fall = levels.fall(item.end_s, VOICE_SPAN_S, search_s)
+            if fall is not None and seconds >= fall[0] + look:
+                end_s, drop = fall
+                back = levels.back(end_s, VOICE_SPAN_S, VOICE_BACK_S)
+                measured.append(replace(item, voice_drop_db=drop, end_s=end_s, voice_back_db=back))
+        if heard_where_voice_fell_away(replace(result, scored=tuple(measured)), self.settings):
+            return True
+        # Whisper may put the end half a second early or late: a fall may still come there.
+        return False if seconds >= max(item.end_s for item in heard) + search_s + look else None
 
     def _voice_start(self, samples: Pcm16) -> int:
         """The first sample to weigh: in a loud room, ``voice_lead_s`` before the voice is first
