@@ -171,10 +171,9 @@ class WhisperJudge:
         levels, search_s = Levels(samples), self.settings.fall_search_s
         measured = []
         for item in heard:
-            fall = levels.fall(item.end_s, VOICE_SPAN_S, search_s)
+            fall = _voice_fall(levels, item.end_s, search_s)
             if fall is not None and seconds >= fall[0] + look:
-                end_s, drop = fall
-                back = levels.back(end_s, VOICE_SPAN_S, VOICE_BACK_S)
+                end_s, drop, back = fall
                 measured.append(replace(item, voice_drop_db=drop, end_s=end_s, voice_back_db=back))
         if heard_where_voice_fell_away(replace(result, scored=tuple(measured)), self.settings):
             return True
@@ -296,9 +295,8 @@ class WhisperJudge:
         scored = []
         for c, (logprobs, end_s) in zip(candidates, aligned, strict=True):
             drop = back = None
-            if levels is not None and (fall := levels.fall(end_s, VOICE_SPAN_S, search_s)) is not None:
-                end_s, drop = fall
-                back = levels.back(end_s, VOICE_SPAN_S, VOICE_BACK_S)
+            if levels is not None and (fall := _voice_fall(levels, end_s, search_s)) is not None:
+                end_s, drop, back = fall
             scored.append(Scored(c, float(logprobs.sum()), len(logprobs), quiet[c.text], float(logprobs[-1]),
                                  voice_drop_db=drop, end_s=end_s, voice_back_db=back))
         return scored
@@ -382,6 +380,16 @@ class _RankTokens:
                  logprob - (runner_up if place == 0 else top), not due_ranks or rank in due_ranks)
             for place, (rank, (logprob, spelling, before)) in enumerate(order)
         ]
+
+
+def _voice_fall(levels: Levels, near_s: float, search_s: float) -> tuple[float, float, float | None] | None:
+    """Where near ``near_s`` the voice fell away the most, by how much, and how loud it came back
+    after (:meth:`Levels.fall`, :meth:`Levels.back`); None when the audio is too short to tell."""
+    fall = levels.fall(near_s, VOICE_SPAN_S, search_s)
+    if fall is None:
+        return None
+    end_s, drop = fall
+    return end_s, drop, levels.back(end_s, VOICE_SPAN_S, VOICE_BACK_S)
 
 
 def _spelled_out(phrase: str, templates: Sequence[Template]) -> list[Candidate]:
