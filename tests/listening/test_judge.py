@@ -82,6 +82,17 @@ def test_a_queen_when_kings_are_due_is_a_wrong_rank(listener: Listener, voice_di
     assert "queen" in utterance.text
 
 
+def test_a_rank_is_heard_where_it_is_said_not_where_the_words_after_it_lead(
+    listener: Listener, voice_dir: Path
+) -> None:
+    """Said by espeak-ng's Welsh English voice, "There's a Ten as good as he" is likelier to Whisper
+    as a whole with "king" ("a king as good as he" is likelier English), though the sound where
+    the rank is said is likeliest a ten: the line due is heard, not a wrong rank."""
+    said = speak("There's a Ten as good as he", voice_dir / "ten-gbcwmd.wav", "en-gb-x-gbcwmd+f3", 150, 55)
+    utterance, verdict = hear(listener, padded(said, 0.4, 1.2), ListenContext(2, (Rank.TEN,), commands=COMMANDS))
+    assert verdict is Verdict.CORRECT, utterance.text
+
+
 def test_the_line_with_the_rank_due_is_always_weighed(listener: Listener, voice_dir: Path) -> None:
     """However unlike the rank due sounds to the judge, its whole line is scored against the rank heard."""
     assert listener.judge is not None

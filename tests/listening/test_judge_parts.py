@@ -176,6 +176,20 @@ def test_a_nine_is_not_an_eight_when_the_first_pass_heard_a_nine() -> None:
     assert choose(a_won, ranks, liaison, first_pass=a_two.phrase)[0] == nine.phrase
 
 
+def test_a_rank_not_due_is_heard_only_where_it_is_the_likeliest_in_its_slot() -> None:
+    """Whisper scores the words after the slot given the rank, and "a king as good as he" is likelier
+    English than "a ten as good as he": a whole line may favour a rank that the slot itself, the
+    sound where the rank is said, ranks second."""
+    ten = Candidate(Kind.LINE, " There's a ten as good as he", "there is a ten as good as he", 2)
+    ranks = {ten: Slot(" There's a", " ten", -3.5, "zero", -5.5, Rank.TEN, 0),
+             KING: Slot(" There's a", " king", -5.7, "zero", -3.3, Rank.KING, 1, due=False)}
+    options = [scored(KING, -2.9, 8), scored(ten, -3.0, 8)]
+    assert choose(options, ranks, replace(SETTINGS, line_floor=-3.5), due_position=2)[0] == ten.phrase
+    # Where the slot says King, King is heard: a wrong rank.
+    led = {ten: replace(ranks[ten], place=1), KING: replace(ranks[KING], place=0)}
+    assert choose(options, led, replace(SETTINGS, line_floor=-3.5), due_position=2)[0] == KING.phrase
+
+
 def test_a_number_that_is_no_rank_is_heard_as_itself() -> None:
     seven = Candidate(Kind.LINE, " There's as good as 7 can be", "there is as good as seven can be", 1)
     slot = Slot(" There's as good as", " 7", -3.0, "eleven", 2.0, Rank.SEVEN, 0)

@@ -213,12 +213,15 @@ def clears(item: Scored, settings: JudgeSettings, due_position: int | None = Non
     line due, a pass) its gain over a quiet room clears its kind's bar and its mean a lower floor;
     a line taken on its gain must also have a rank due, clearly the likeliest in the slot, and no
     number that is no rank likelier (talk names ranks: a wrong rank needs the stronger evidence).
-    A pass or a command must also end where its full stop is."""
+    A rank not due is heard only where it is the likeliest in its slot. A pass or a command must
+    also end where its full stop is."""
     kind = item.candidate.kind
     if kind is not Kind.LINE and item.last_logprob < settings.stop_floor:
         return False
     if kind is Kind.LINE and not _at_position_due(item.candidate, due_position):
         return item.mean >= settings.other_line_floor
+    if kind is Kind.LINE and slot is not None and not slot.due and slot.place > 0:
+        return False  # the words after the slot favour some ranks ("a king as good as he"): the slot says what was said
     floor = {Kind.LINE: settings.line_floor, Kind.PASS: settings.pass_floor, Kind.COMMAND: settings.command_floor}
     if item.mean >= floor[kind]:
         return True
