@@ -27,10 +27,10 @@ so that the judge hears whether the speaker went on, and decided at once; so is 
 line too, that the judge marks as said where the speaker's voice fell away. A line heard at a
 lull before the room got loud again is taken once the audio since shows that the voice fell away
 where it ends and stayed away (:meth:`~voice_earl.listening.utterance.Judge.stopped_after`); a
-later judge run replaces it. The verdict is thus a
-function of the audio alone, never of how fast the judge ran: only the time of the decision
-depends on that (the later of the end of that span and the judge being ready). The frames
-themselves are handled in :mod:`voice_earl.listening.listen_run`.
+later judge run replaces it. The verdict is thus a function of the audio alone, never of how fast
+the judge ran: only the time of the decision depends on that (the later of the end of that span
+and the judge being ready). The frames themselves are handled in
+:mod:`voice_earl.listening.listen_run`.
 
 Half-duplex: audio captured inside :meth:`Listener.muted` (while the narrator speaks), and for
 ``mute_tail_s`` after it, is dropped, so the narrator's voice never makes a play.
