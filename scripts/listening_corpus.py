@@ -121,6 +121,7 @@ BABBLE: tuple[str, ...] = (
     "I will be there at seven if the traffic is not too bad",
     "she told me the whole story about the holiday in spain",
 )
+EVERY_LINE_RANKLESS = 3  # with every line: how often each voice says the third and the fourth line
 TALK_PER_VOICE = 16  # sentences of table talk each voice says (all of them: len(CHATTER))
 PASS_SAYINGS = ("pass", "I pass", "pass please")
 COMMAND_SAYINGS = ("undo", "repeat")
@@ -195,9 +196,13 @@ def commands_context(position: int, ranks: tuple[Rank, ...]) -> ListenContext:
     return ListenContext(position, ranks, EARL, COMMAND_SAYINGS)
 
 
-def synthetic_trials(split: str, seed: int, talk: int = TALK_PER_VOICE) -> Iterator[Trial]:
+def synthetic_trials(split: str, seed: int, talk: int = TALK_PER_VOICE, every_line: bool = False) -> Iterator[Trial]:
     """Per voice: 15 due lines, 4 wrong lines, 6 wrong ranks (2 of them no rank at all), 6 passes,
-    2 commands and ``talk`` sentences of table talk (each voice starts at another one)."""
+    2 commands and ``talk`` sentences of table talk (each voice starts at another one).
+
+    ``every_line``: every line due with every rank (32: the third and the fourth name none) and every
+    pass at every position after the lead (9) instead, so that a figure does not hang on which lines
+    the seed drew; the other trials are the same as without it."""
     rng = random.Random(seed)
     chatter = list(CHATTER)
     rng.shuffle(chatter)
@@ -207,10 +212,13 @@ def synthetic_trials(split: str, seed: int, talk: int = TALK_PER_VOICE) -> Itera
             open_ranks = (*tuple(rng.sample([r for r in RANKS if r is not rank], rng.randint(0, 6))), rank)
             lead = commands_context(1, open_ranks)
             follows = {p: commands_context(p, (rank,)) for p in (2, 3, 4)}
-            yield Trial(EARL.line(1, rank), lead, Expect.CORRECT, voice)
-            for position, context in follows.items():
-                yield Trial(EARL.line(position, rank), context, Expect.CORRECT, voice)
-            yield Trial(EARL.line(2, rank), follows[2], Expect.CORRECT, voice)
+            if not every_line:
+                yield Trial(EARL.line(1, rank), lead, Expect.CORRECT, voice)
+                for position, context in follows.items():
+                    yield Trial(EARL.line(position, rank), context, Expect.CORRECT, voice)
+                yield Trial(EARL.line(2, rank), follows[2], Expect.CORRECT, voice)
+        if every_line:
+            yield from _every_line(voice, random.Random(f"{seed}-{voice.label}-{voice.pitch}"))
         rank = rng.choice(RANKS)
         follows = {p: commands_context(p, (rank,)) for p in (2, 3, 4)}
         yield Trial(EARL.line(3, rank), follows[2], Expect.WRONG_LINE, voice)
@@ -225,7 +233,8 @@ def synthetic_trials(split: str, seed: int, talk: int = TALK_PER_VOICE) -> Itera
         yield Trial(EARL.lines[0].replace("{rank}", not_a_rank), commands_context(1, RANKS), Expect.WRONG_RANK, voice)
         yield Trial(EARL.lines[1].replace("{rank}", not_a_rank), follows[2], Expect.WRONG_RANK, voice)
         for saying in PASS_SAYINGS:
-            for context in rng.sample(list(follows.values()), 2):
+            drawn = rng.sample(list(follows.values()), 2)
+            for context in follows.values() if every_line else drawn:
                 yield Trial(saying, context, Expect.PASS, voice)
         for saying in COMMAND_SAYINGS:
             yield Trial(saying, rng.choice(list(follows.values())), Expect.COMMAND, voice)
@@ -233,6 +242,18 @@ def synthetic_trials(split: str, seed: int, talk: int = TALK_PER_VOICE) -> Itera
             sentence = chatter[(number * talk + index) % len(chatter)]
             context = rng.choice([*follows.values(), commands_context(1, RANKS)])
             yield Trial(sentence, context, Expect.CHATTER, voice)
+
+
+def _every_line(voice: Voice, rng: random.Random) -> Iterator[Trial]:
+    """The voice's every line due: each rank led (with other ranks open too) and second, and the
+    third and the fourth line, which name no rank, three times each as in a drawn quartet."""
+    for rank in RANKS:
+        open_ranks = (*rng.sample([r for r in RANKS if r is not rank], rng.randint(0, 6)), rank)
+        yield Trial(EARL.line(1, rank), commands_context(1, open_ranks), Expect.CORRECT, voice)
+        yield Trial(EARL.line(2, rank), commands_context(2, (rank,)), Expect.CORRECT, voice)
+    for rank in rng.sample(RANKS, EVERY_LINE_RANKLESS):
+        for position in (3, 4):
+            yield Trial(EARL.line(position, rank), commands_context(position, (rank,)), Expect.CORRECT, voice)
 
 
 def human_recordings(limit: int, seed: int) -> list[Path]:

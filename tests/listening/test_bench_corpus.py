@@ -1,0 +1,28 @@
+"""The listening benchmark's trials (scripts/listening_corpus.py): what each voice is asked to say."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from listening_corpus import EVERY_LINE_RANKLESS, Expect, synthetic_trials, voices
+
+from voice_earl.game.cards import RANKS
+from voice_earl.game.chants import EARL
+
+
+def test_with_every_line_each_voice_says_every_line_due_and_every_pass_everywhere() -> None:
+    drawn = list(synthetic_trials("heldout", seed=3))
+    every = list(synthetic_trials("heldout", seed=3, every_line=True))
+    for voice in voices("heldout"):
+        lines = Counter(t.text for t in every if t.voice == voice and t.expect == Expect.CORRECT)
+        assert all(lines[EARL.line(position, rank)] == 1 for rank in RANKS for position in (1, 2))
+        assert lines[EARL.line(3, RANKS[0])] == lines[EARL.line(4, RANKS[0])] == EVERY_LINE_RANKLESS
+        passes = {(t.text, t.context.position) for t in every if t.voice == voice and t.expect == Expect.PASS}
+        assert len(passes) == 9
+    # Everything else is what the seed draws without it.
+    assert [t for t in every if t.expect not in (Expect.CORRECT, Expect.PASS)] == [
+        t for t in drawn if t.expect not in (Expect.CORRECT, Expect.PASS)
+    ]
+    # The lines due are said at the position they are due at.
+    due = [t for t in every if t.expect == Expect.CORRECT]
+    assert all(t.text == EARL.line(t.context.position, t.context.ranks[-1]) for t in due)
