@@ -222,6 +222,39 @@ def test_below_its_floor_a_line_or_a_pass_is_heard_on_its_gain_over_a_quiet_room
     assert choose([clearly_said], {LINE: replace(clear[LINE], due=False)}, gains)[0] == LINE.phrase
 
 
+def test_in_a_loud_room_a_pass_heard_on_its_gain_must_end_where_the_voice_fell_away() -> None:
+    """The room's babble alone can make "Pass, please." likelier than a quiet room does; the room's
+    talk goes on where that pass ends, a speaker who passed does not. Until the audio after it shows
+    the fall, such a pass is not heard; in a quiet room the gain decides alone."""
+    gains = replace(SETTINGS, pass_gain=0.75, pass_gain_floor=-6.0, voice_drop_db=4.0)
+
+    def babble_pass(drop: float | None, loud: bool = True) -> Scored:
+        return Scored(PASS, -4.0 * 2, 2, quiet_logprob=-5.0 * 2, voice_drop_db=drop, room_loud=loud)  # gain 1.0
+
+    assert choose([babble_pass(drop=None, loud=False)], {}, gains)[0] == "pass"
+    assert choose([babble_pass(drop=8.0)], {}, gains)[0] == "pass"
+    assert choose([babble_pass(drop=0.0)], {}, gains)[0] == ""
+    assert choose([babble_pass(drop=None)], {}, gains)[0] == ""  # no audio after it yet
+    # On its mean the pass is heard whatever the room does after it (its end is checked elsewhere).
+    assert choose([replace(babble_pass(drop=0.0), logprob=-2.0 * 2)], {}, gains)[0] == "pass"
+
+
+def test_a_line_heard_on_its_gain_is_not_heard_when_another_line_is_clearly_likelier() -> None:
+    """"There's a Nine as good as he" said where the Earl is due: too unlikely to be heard as a wrong
+    line, yet the Earl line, far less likely, cleared its gain. The sound is more like the other."""
+    gains = replace(SETTINGS, line_floor=-3.5, line_gain=1.0, line_gain_floor=-4.5, other_line_floor=-2.5,
+                    line_gain_rival=1.0)
+    earl = Candidate(Kind.LINE, " And there's the Earl of Coventry", "and there is the earl of coventry", 4)
+    nine = Candidate(Kind.LINE, " There's a nine as good as he", "there is a nine as good as he", 2)
+    due = Scored(earl, -4.4 * 9, 9, quiet_logprob=-5.5 * 9)  # gain 1.1
+    said = Scored(nine, -2.9 * 8, 8, quiet_logprob=-4.8 * 8)
+    assert choose([due], {}, gains, due_position=4)[0] == earl.phrase
+    assert choose([due, said], {}, gains, due_position=4)[0] == ""
+    assert choose([due, replace(said, logprob=-5.0 * 8)], {}, gains, due_position=4)[0] == earl.phrase
+    # A line heard on its own mean is heard whatever else is likely.
+    assert choose([replace(due, logprob=-3.2 * 9), said], {}, gains, due_position=4)[0] == earl.phrase
+
+
 def test_a_pass_or_a_command_is_heard_only_when_said_alone() -> None:
     """Whisper, free to write anything, must not find something much likelier than "Pass.", nor a
     sentence that starts with it ("Pass me the crisps")."""

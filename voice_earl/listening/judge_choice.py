@@ -32,6 +32,8 @@ class JudgeSettings:
     line_gain: float = 1.0  # the line due below its floor: heard when its gain clears this ...
     line_gain_floor: float = -4.5  # ... and its mean this, and its rank leads the next likeliest by this:
     line_gain_rank_lead: float = 0.5
+    line_gain_rival: float = 1.0  # ... and no line that clears no bar is likelier by this much per token
+    # (a wrong line said where the Earl is due is likelier than the Earl line, if not enough to be heard)
     pass_gain: float = 0.75  # a pass below its floor: likewise
     pass_gain_floor: float = -6.0
     alone_margin: float = 2.5  # a pass or a command: its mean at most this below the free transcript's
@@ -71,6 +73,7 @@ class Scored:
     # or in a loud room where the voice fell away the most near there
     voice_back_db: float | None = None  # in a loud room: the loudest moment in the second after the
     # voice fell away, against the voice before end_s (None: no audio after it yet)
+    room_loud: bool = False  # scored in a loud room (where the voice's fall is measured)
 
     @property
     def mean(self) -> float:
@@ -214,7 +217,8 @@ def clears(item: Scored, settings: JudgeSettings, due_position: int | None = Non
     a line taken on its gain must also have a rank due, clearly the likeliest in the slot, and no
     number that is no rank likelier (talk names ranks: a wrong rank needs the stronger evidence).
     A rank not due is heard only where it is the likeliest in its slot. A pass or a command must
-    also end where its full stop is."""
+    also end where its full stop is, and in a loud room a pass taken on its gain where the voice
+    fell away (measured: until the audio after it shows the fall, it is not heard)."""
     kind = item.candidate.kind
     if kind is not Kind.LINE and item.last_logprob < settings.stop_floor:
         return False
@@ -228,7 +232,10 @@ def clears(item: Scored, settings: JudgeSettings, due_position: int | None = Non
     if kind is Kind.LINE:
         rank_clear = slot is None or (slot.due and slot.margin <= 0 and slot.lead >= settings.line_gain_rank_lead)
         return rank_clear and item.gain >= settings.line_gain and item.mean >= settings.line_gain_floor
-    return kind is Kind.PASS and item.gain >= settings.pass_gain and item.mean >= settings.pass_gain_floor
+    # In a loud room the room's talk alone can make a pass likelier than a quiet room does: it goes on
+    # where that pass ends, and a speaker who passed does not.
+    fell = not item.room_loud or (item.voice_drop_db is not None and item.voice_drop_db >= settings.voice_drop_db)
+    return kind is Kind.PASS and item.gain >= settings.pass_gain and item.mean >= settings.pass_gain_floor and fell
 
 
 def choose(
@@ -243,7 +250,8 @@ def choose(
     Of the candidates that :func:`clears` its kind's bar, the best (log-probability sum plus the
     bonus per token) is heard: a short phrase that scores well only for being short never hides
     a line that clears its bar, and the line the first pass heard with "a" wins over the same line
-    with "an" and another rank when nearly as likely ("a nine" sounds like "an ine"). When none
+    with "an" and another rank when nearly as likely ("a nine" sounds like "an ine"). A line heard
+    only on its gain is not heard when a line that clears no bar is clearly likelier. When none
     clears, the line the first pass heard may still be, when it is the line due with a rank due,
     nearly as good as the best, clears the lower floor and the gain for agreement, and no other
     rank in its line scored better. The first pass's grammar forces talk onto a line, so agreement
@@ -255,6 +263,8 @@ def choose(
     best = max(heard or scored, key=total)
     if heard:
         best = _unless_liaison(best, scored, slots, first_pass, total, settings.liaison_margin)
+        if _outheard(best, [item for item in scored if item not in heard], settings):
+            return "", best
     else:
         agreed = next((s for s in scored if s.candidate.phrase == first_pass), None)
         if agreed is None or total(best) - total(agreed) > settings.agree_margin:
@@ -272,6 +282,15 @@ def choose(
         # The line was said with a word that is no rank where the rank goes ("eleven"): say so.
         return best.candidate.phrase.replace(normalise(slot.spelling), slot.other_word, 1), best
     return best.candidate.phrase, best
+
+
+def _outheard(best: Scored, unheard: Sequence[Scored], settings: JudgeSettings) -> bool:
+    """Whether ``best``, a line heard only on its gain over a quiet room, has a rival line that clears
+    no bar but is clearly likelier: the sound is more like something else that was said."""
+    if best.candidate.kind is not Kind.LINE or best.mean >= settings.line_floor:
+        return False
+    rivals = [item.mean for item in unheard if item.candidate.kind is Kind.LINE]
+    return bool(rivals) and max(rivals) - best.mean > settings.line_gain_rival
 
 
 def _agrees(agreed: Scored, settings: JudgeSettings, due_position: int | None) -> bool:
