@@ -217,8 +217,8 @@ def clears(item: Scored, settings: JudgeSettings, due_position: int | None = Non
     a line taken on its gain must also have a rank due, clearly the likeliest in the slot, and no
     number that is no rank likelier (talk names ranks: a wrong rank needs the stronger evidence).
     A rank not due is heard only where it is the likeliest in its slot. A pass or a command must
-    also end where its full stop is, and in a loud room a pass taken on its gain where the voice
-    fell away (measured: until the audio after it shows the fall, it is not heard)."""
+    also end where its full stop is; in a loud room a pass taken on its gain must also end where
+    the voice fell away, and until the audio after it shows that fall it is not heard."""
     kind = item.candidate.kind
     if kind is not Kind.LINE and item.last_logprob < settings.stop_floor:
         return False
