@@ -222,23 +222,6 @@ def test_below_its_floor_a_line_or_a_pass_is_heard_on_its_gain_over_a_quiet_room
     assert choose([clearly_said], {LINE: replace(clear[LINE], due=False)}, gains)[0] == LINE.phrase
 
 
-def test_in_a_loud_room_a_pass_heard_on_its_gain_must_end_where_the_voice_fell_away() -> None:
-    """The room's babble alone can make "Pass, please." likelier than a quiet room does; the room's
-    talk goes on where that pass ends, a speaker who passed does not. Until the audio after it shows
-    the fall, such a pass is not heard; in a quiet room the gain decides alone."""
-    gains = replace(SETTINGS, pass_gain=0.75, pass_gain_floor=-6.0, voice_drop_db=4.0)
-
-    def babble_pass(drop: float | None, loud: bool = True) -> Scored:
-        return Scored(PASS, -4.0 * 2, 2, quiet_logprob=-5.0 * 2, voice_drop_db=drop, room_loud=loud)  # gain 1.0
-
-    assert choose([babble_pass(drop=None, loud=False)], {}, gains)[0] == "pass"
-    assert choose([babble_pass(drop=8.0)], {}, gains)[0] == "pass"
-    assert choose([babble_pass(drop=0.0)], {}, gains)[0] == ""
-    assert choose([babble_pass(drop=None)], {}, gains)[0] == ""  # no audio after it yet
-    # On its mean the pass is heard whatever the room does after it (its end is checked elsewhere).
-    assert choose([replace(babble_pass(drop=0.0), logprob=-2.0 * 2)], {}, gains)[0] == "pass"
-
-
 def test_a_line_heard_on_its_gain_is_not_heard_when_another_line_is_clearly_likelier() -> None:
     """"There's a Nine as good as he" said where the Earl is due: too unlikely to be heard as a wrong
     line, yet the Earl line, far less likely, cleared its gain. The sound is more like the other."""

@@ -73,7 +73,6 @@ class Scored:
     # or in a loud room where the voice fell away the most near there
     voice_back_db: float | None = None  # in a loud room: the loudest moment in the second after the
     # voice fell away, against the voice before end_s (None: no audio after it yet)
-    room_loud: bool = False  # scored in a loud room (where the voice's fall is measured)
 
     @property
     def mean(self) -> float:
@@ -217,8 +216,7 @@ def clears(item: Scored, settings: JudgeSettings, due_position: int | None = Non
     a line taken on its gain must also have a rank due, clearly the likeliest in the slot, and no
     number that is no rank likelier (talk names ranks: a wrong rank needs the stronger evidence).
     A rank not due is heard only where it is the likeliest in its slot. A pass or a command must
-    also end where its full stop is; in a loud room a pass taken on its gain must also end where
-    the voice fell away, and until the audio after it shows that fall it is not heard."""
+    also end where its full stop is."""
     kind = item.candidate.kind
     if kind is not Kind.LINE and item.last_logprob < settings.stop_floor:
         return False
@@ -232,10 +230,7 @@ def clears(item: Scored, settings: JudgeSettings, due_position: int | None = Non
     if kind is Kind.LINE:
         rank_clear = slot is None or (slot.due and slot.margin <= 0 and slot.lead >= settings.line_gain_rank_lead)
         return rank_clear and item.gain >= settings.line_gain and item.mean >= settings.line_gain_floor
-    # In a loud room the room's talk alone can make a pass likelier than a quiet room does: it goes on
-    # where that pass ends, and a speaker who passed does not.
-    fell = not item.room_loud or (item.voice_drop_db is not None and item.voice_drop_db >= settings.voice_drop_db)
-    return kind is Kind.PASS and item.gain >= settings.pass_gain and item.mean >= settings.pass_gain_floor and fell
+    return kind is Kind.PASS and item.gain >= settings.pass_gain and item.mean >= settings.pass_gain_floor
 
 
 def choose(

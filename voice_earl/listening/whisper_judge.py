@@ -20,8 +20,7 @@ log-probability over the candidate's own on a quiet room, scored once per wordin
 A pass said in babble is unlikely but much likelier than without it; table talk makes the
 turn's candidates hardly likelier at all. A line due or a pass below its floor is still heard
 when its gain clears its kind's bar and its mean a lower floor; such a line not when another line
-is clearly likelier, and such a pass in a loud room only where the voice fell away after it (the
-room's own babble raises a pass now and then, and goes on where it ends).
+is clearly likelier (a wrong line said where the Earl is due).
 
 A pass or a command is scored with its full stop, and that one token tells whether the speaker
 stopped there: after "Pass it to the left" or "my password is ..." the stop is unlikely however
@@ -300,7 +299,7 @@ class WhisperJudge:
             if levels is not None and (fall := _voice_fall(levels, end_s, search_s)) is not None:
                 end_s, drop, back = fall
             scored.append(Scored(c, float(logprobs.sum()), len(logprobs), quiet[c.text], float(logprobs[-1]),
-                                 voice_drop_db=drop, end_s=end_s, voice_back_db=back, room_loud=levels is not None))
+                                 voice_drop_db=drop, end_s=end_s, voice_back_db=back))
         return scored
 
     def _align(self, encoded: Any, frames: int, texts: Sequence[str]) -> list[tuple[np.ndarray, float]]:
