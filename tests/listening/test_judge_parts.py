@@ -190,6 +190,21 @@ def test_a_rank_not_due_is_heard_only_where_it_is_the_likeliest_in_its_slot() ->
     assert choose(options, led, replace(SETTINGS, line_floor=-3.5), due_position=2)[0] == KING.phrase
 
 
+def test_a_rank_not_due_is_heard_only_when_clearly_likelier_in_its_slot_than_the_rank_due() -> None:
+    """Whisper hears some voices' "a nine" as "an eight", only a little likelier than "a nine". A
+    wrong rank is a penalty, so the player is asked again instead; a wrong rank clearly said is heard."""
+    nine = Candidate(Kind.LINE, " There's a nine as good as he", "there is a nine as good as he", 2)
+    eight = Candidate(Kind.LINE, " There's an eight as good as he", "there is an eight as good as he", 2)
+    settings = replace(SETTINGS, line_floor=-3.5, wrong_rank_lead=2.0)
+    heard_eight = Slot(" There's an", " eight", -7.0, "zero", -9.0, Rank.EIGHT, 0, lead=1.9, due=False, over_due=1.9)
+    ranks = {eight: heard_eight, nine: Slot(" There's a", " nine", -8.9, "zero", -7.1, Rank.NINE, 1, lead=-1.9)}
+    options = [scored(eight, -2.9, 8), scored(nine, -3.9, 8)]
+    assert choose(options, ranks, settings, due_position=2)[0] == ""
+    assert choose([scored(eight, -2.9, 8), scored(nine, -3.2, 8)], ranks, settings, due_position=2)[0] == nine.phrase
+    clearly = {**ranks, eight: replace(heard_eight, over_due=2.5)}
+    assert choose(options, clearly, settings, due_position=2)[0] == eight.phrase
+
+
 def test_a_number_that_is_no_rank_is_heard_as_itself() -> None:
     seven = Candidate(Kind.LINE, " There's as good as 7 can be", "there is as good as seven can be", 1)
     slot = Slot(" There's as good as", " 7", -3.0, "eleven", 2.0, Rank.SEVEN, 0)

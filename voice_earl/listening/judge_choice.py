@@ -54,6 +54,8 @@ class JudgeSettings:
     liaison_margin: float = 3.0  # "a nine" sounds like "an ine": the first pass's "a" line is taken
     # over the same line with "an" and another rank when this close to it
     rank_margin: float = 2.0  # a number that is no rank this much likelier than any rank at the slot: no rank
+    wrong_rank_lead: float = 2.0  # a rank not due is heard only this much likelier in its slot than every
+    # rank due: a rank due that Whisper hears poorly ("a nine" as "an eight") is asked for again, not punished
     voice_lead_s: float = 0.1  # in a loud room, the audio is weighed from this long before the voice is
     # first loud (the room's talk before the speaker began is not the speaker's)
     min_window_s: float = 3.0  # audio is encoded in a window of whole seconds, at least this long
@@ -105,6 +107,7 @@ class Slot:
     place: int  # 0: the likeliest rank in the slot
     lead: float = float("inf")  # how much likelier this rank is than the next likeliest (none: infinite)
     due: bool = True  # a rank due: the line with another is a wrong rank, heard only on its mean
+    over_due: float = float("inf")  # a rank not due: how much likelier it is than the likeliest rank due
 
 
 @dataclass(frozen=True)
@@ -215,14 +218,16 @@ def clears(item: Scored, settings: JudgeSettings, due_position: int | None = Non
     line due, a pass) its gain over a quiet room clears its kind's bar and its mean a lower floor;
     a line taken on its gain must also have a rank due, clearly the likeliest in the slot, and no
     number that is no rank likelier (talk names ranks: a wrong rank needs the stronger evidence).
-    A rank not due is heard only where it is the likeliest in its slot. A pass or a command must
-    also end where its full stop is."""
+    A rank not due is heard only where it is the likeliest in its slot and clearly likelier there
+    than every rank due. A pass or a command must also end where its full stop is."""
     kind = item.candidate.kind
     if kind is not Kind.LINE and item.last_logprob < settings.stop_floor:
         return False
     if kind is Kind.LINE and not _at_position_due(item.candidate, due_position):
         return item.mean >= settings.other_line_floor
-    if kind is Kind.LINE and slot is not None and not slot.due and slot.place > 0:
+    if kind is Kind.LINE and slot is not None and not slot.due and (
+        slot.place > 0 or slot.over_due < settings.wrong_rank_lead
+    ):
         return False  # the words after the slot favour some ranks ("a king as good as he"): the slot says what was said
     floor = {Kind.LINE: settings.line_floor, Kind.PASS: settings.pass_floor, Kind.COMMAND: settings.command_floor}
     if item.mean >= floor[kind]:

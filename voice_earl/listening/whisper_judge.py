@@ -6,7 +6,8 @@ utterance is over, on OpenAI's Whisper ``tiny.en`` through CTranslate2 (int8, on
 
 1. the utterance is encoded once, in a window a little longer than the speech (not 30 s);
 2. for each line with a rank slot, one decoder pass over the words before the slot gives the
-   probability of every rank's spellings there; the best rank fills the slot;
+   probability of every rank's spellings there; the best rank fills the slot (a rank not due only
+   when clearly likelier there than every rank due: a wrong rank is a penalty);
 3. every candidate (those lines, the lines without a slot, the pass phrases, the commands) is
    scored in one batch: the log-probability of each of its tokens given the audio
    (``ctranslate2.models.Whisper.align``);
@@ -376,9 +377,11 @@ class _RankTokens:
         order = sorted(best.items(), key=lambda item: item[1][0], reverse=True)
         top = order[0][1][0]
         runner_up = order[1][1][0] if len(order) > 1 else float("-inf")
+        top_due = max((best[rank][0] for rank in due_ranks if rank in best), default=float("-inf"))
         return [
             Slot(before, spelling, logprob, normalise(other), other_logprob - logprob, rank, place,
-                 logprob - (runner_up if place == 0 else top), not due_ranks or rank in due_ranks)
+                 logprob - (runner_up if place == 0 else top), not due_ranks or rank in due_ranks,
+                 logprob - top_due)
             for place, (rank, (logprob, spelling, before)) in enumerate(order)
         ]
 
