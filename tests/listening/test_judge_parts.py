@@ -40,6 +40,7 @@ from voice_earl.listening.judge_models import (
 )
 from voice_earl.listening.logmel import log_mel, mel_filters
 from voice_earl.listening.speech_end import EndWatch, speech_end_s
+from voice_earl.listening.text import normalise
 
 SETTINGS = JudgeSettings(token_bonus=3.0, line_floor=-3.0, pass_floor=-3.0, command_floor=-2.0,
                          agreed_line_floor=-5.0, agreed_line_gain=float("-inf"), agree_margin=8.0, rank_margin=1.0,
@@ -251,6 +252,22 @@ def test_a_line_heard_on_its_gain_is_not_heard_when_another_line_is_clearly_like
     assert choose([due, replace(said, logprob=-5.0 * 8)], {}, gains, due_position=4)[0] == earl.phrase
     # A line heard on its own mean is heard whatever else is likely.
     assert choose([replace(due, logprob=-3.2 * 9), said], {}, gains, due_position=4)[0] == earl.phrase
+
+
+def test_a_line_that_names_no_rank_must_be_clearly_likelier_than_in_a_quiet_room() -> None:
+    """"There's the best of all the three" is likely English for its words alone: a pass said in
+    babble made it likely enough to clear the line floor, though hardly likelier than a quiet room."""
+    text = " There's the best of all the three"
+    third = Candidate(Kind.LINE, text, normalise(text), 3, rankless=True)
+    settings = replace(SETTINGS, line_floor=-3.5, agreed_line_floor=-4.5, rankless_line_gain=0.8)
+    babble = Scored(third, -3.3 * 9, 9, quiet_logprob=-3.95 * 9)  # gain 0.65
+    said = Scored(third, -3.3 * 9, 9, quiet_logprob=-4.3 * 9)  # gain 1.0
+    assert choose([babble], {}, settings, due_position=3)[0] == ""
+    assert choose([babble], {}, settings, first_pass=third.phrase, due_position=3)[0] == ""
+    assert choose([said], {}, settings, due_position=3)[0] == third.phrase
+    # A line with a rank has its slot to show what was said.
+    named = Scored(replace(third, rankless=False), -3.3 * 9, 9, quiet_logprob=-3.95 * 9)
+    assert choose([named], {}, settings, due_position=3)[0] == third.phrase
 
 
 def test_a_pass_or_a_command_is_heard_only_when_said_alone() -> None:

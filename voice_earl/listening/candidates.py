@@ -15,8 +15,8 @@ wrong rank is heard as wrong instead of being forced onto the rank due.
 >>> [c.text for c in turn.fixed]  # doctest: +NORMALIZE_WHITESPACE
 [" There's the best of all the three", " And there's the Earl of Coventry",
  ' Pass.', ' I pass.', ' Pass, please.', ' Undo.']
->>> [c.phrase for c in turn.fixed][2:]
-['pass', 'pass', 'pass', 'undo']
+>>> [c.phrase for c in turn.fixed][2:], [c.rankless for c in turn.fixed][:3]
+(['pass', 'pass', 'pass', 'undo'], [True, True, False])
 >>> rank_spellings(Rank.SEVEN)
 (' seven', ' Seven', ' 7')
 """
@@ -51,6 +51,7 @@ class Candidate:
     text: str  # as Whisper would write it: " There's a queen as good as he."
     phrase: str  # what the verdicts judge, normalised: "there is a queen as good as he"
     position: int | None = None  # the position whose line this is
+    rankless: bool = False  # a line that names no rank: likely English on its own ("There's the best of all the three")
 
 
 @dataclass(frozen=True)
@@ -113,7 +114,7 @@ def turn_candidates(context: ListenContext) -> TurnCandidates:
                 templates.append(Template(position, f" {before}" if before else "", _tail(after), ranks, keep))
             else:
                 text = f" {' '.join(wording.split())}"
-                fixed.append(Candidate(Kind.LINE, text, normalise(text), position))
+                fixed.append(Candidate(Kind.LINE, text, normalise(text), position, rankless=True))
     pass_word = normalise(PASS_WORDS[0])
     fixed.extend(Candidate(Kind.PASS, sentence(phrase), pass_word) for phrase in PASS_PHRASES)
     fixed.extend(

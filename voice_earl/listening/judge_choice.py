@@ -32,6 +32,8 @@ class JudgeSettings:
     line_gain: float = 1.0  # the line due below its floor: heard when its gain clears this ...
     line_gain_floor: float = -4.5  # ... and its mean this, and its rank leads the next likeliest by this:
     line_gain_rank_lead: float = 0.5
+    rankless_line_gain: float = 0.8  # a line that names no rank, however it is heard, at least this gain: Whisper
+    # finds "There's the best of all the three" likely in the room's babble alone, and in talk like it
     line_gain_rival: float = 1.0  # ... and no line that clears no bar is likelier by this much per token
     # (a wrong line said where the Earl is due is likelier than the Earl line, if not enough to be heard)
     pass_gain: float = 0.75  # a pass below its floor: likewise
@@ -218,10 +220,13 @@ def clears(item: Scored, settings: JudgeSettings, due_position: int | None = Non
     line due, a pass) its gain over a quiet room clears its kind's bar and its mean a lower floor;
     a line taken on its gain must also have a rank due, clearly the likeliest in the slot, and no
     number that is no rank likelier (talk names ranks: a wrong rank needs the stronger evidence).
+    A line that names no rank must be clearly likelier than in a quiet room, however it is heard.
     A rank not due is heard only where it is the likeliest in its slot and clearly likelier there
     than every rank due. A pass or a command must also end where its full stop is."""
     kind = item.candidate.kind
     if kind is not Kind.LINE and item.last_logprob < settings.stop_floor:
+        return False
+    if _only_likely_english(item, settings):
         return False
     if kind is Kind.LINE and not _at_position_due(item.candidate, due_position):
         return item.mean >= settings.other_line_floor
@@ -301,7 +306,14 @@ def _agrees(agreed: Scored, settings: JudgeSettings, due_position: int | None) -
         and _at_position_due(candidate, due_position)
         and agreed.mean >= settings.agreed_line_floor
         and agreed.gain >= settings.agreed_line_gain
+        and not _only_likely_english(agreed, settings)
     )
+
+
+def _only_likely_english(line: Scored, settings: JudgeSettings) -> bool:
+    """Whether ``line`` names no rank and the audio makes it hardly likelier than a quiet room does:
+    likely for its words alone, as babble or talk can make it."""
+    return line.candidate.rankless and line.gain < settings.rankless_line_gain
 
 
 def _at_position_due(line: Candidate, due_position: int | None) -> bool:

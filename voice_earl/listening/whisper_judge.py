@@ -21,7 +21,8 @@ log-probability over the candidate's own on a quiet room, scored once per wordin
 A pass said in babble is unlikely but much likelier than without it; table talk makes the
 turn's candidates hardly likelier at all. A line due or a pass below its floor is still heard
 when its gain clears its kind's bar and its mean a lower floor; such a line not when another line
-is clearly likelier (a wrong line said where the Earl is due).
+is clearly likelier (a wrong line said where the Earl is due). A line that names no rank is
+likely English for its words alone, so it needs a gain however it is heard.
 
 A pass or a command is scored with its full stop, and that one token tells whether the speaker
 stopped there: after "Pass it to the left" or "my password is ..." the stop is unlikely however
