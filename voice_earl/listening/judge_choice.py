@@ -32,12 +32,12 @@ class JudgeSettings:
     line_gain: float = 1.0  # the line due below its floor: heard when its gain clears this ...
     line_gain_floor: float = -4.5  # ... and its mean this, and its rank leads the next likeliest by this:
     line_gain_rank_lead: float = 0.5
-    rankless_line_gain: float = 0.8  # a line that names no rank, however it is heard, at least this gain: Whisper
-    # finds "There's the best of all the three" likely in the room's babble alone, and in talk like it
     line_gain_rival: float = 1.0  # ... and no line that clears no bar is likelier by this much per token
     # (a wrong line said where the Earl is due is likelier than the Earl line, if not enough to be heard)
     pass_gain: float = 0.75  # a pass below its floor: likewise
     pass_gain_floor: float = -6.0
+    rankless_line_gain: float = 0.8  # a line that names no rank, however it is heard, at least this gain: Whisper
+    # finds "There's the best of all the three" likely in the room's babble alone, and in talk like it
     alone_margin: float = 2.5  # a pass or a command: its mean at most this below the free transcript's
     sure_floor: float = -1.5  # ... unless its own mean is at least this (0: always checked): babble
     # around a clear "I pass" must not make it look like a sentence
