@@ -70,7 +70,9 @@ def tune(args: argparse.Namespace, cache: Path) -> int:
     babble = babble_track(cache)
     framed_audio = {trial: framed(trial_speech(trial, cache)) for trial in trials}
     quiet_power = typical_power(audio for trial, (audio, _) in framed_audio.items() if trial.expect == Expect.CORRECT)
-    kept_scores = cache / f"tune-scores-v4-{args.seed}-{args.humans}-{args.trim}-{'-'.join(conditions)}.pickle"
+    # The version changes with what a kept result holds (v5: Slot.over_due, Candidate.rankless), so
+    # that scores kept before are not replayed without it.
+    kept_scores = cache / f"tune-scores-v5-{args.seed}-{args.humans}-{args.trim}-{'-'.join(conditions)}.pickle"
     results: dict[str, list[tuple[Trial, JudgeResult]]] = {}
     if kept_scores.exists() and not args.rescore:
         results = pickle.loads(kept_scores.read_bytes())
