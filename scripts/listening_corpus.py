@@ -196,6 +196,11 @@ def commands_context(position: int, ranks: tuple[Rank, ...]) -> ListenContext:
     return ListenContext(position, ranks, EARL, COMMAND_SAYINGS)
 
 
+def lead_ranks(rank: Rank, rng: random.Random) -> tuple[Rank, ...]:
+    """The ranks a lead of ``rank`` may name: it and up to six others the leader holds too."""
+    return (*rng.sample([r for r in RANKS if r is not rank], rng.randint(0, 6)), rank)
+
+
 def synthetic_trials(split: str, seed: int, talk: int = TALK_PER_VOICE, every_line: bool = False) -> Iterator[Trial]:
     """Per voice: 15 due lines, 4 wrong lines, 6 wrong ranks (2 of them no rank at all), 6 passes,
     2 commands and ``talk`` sentences of table talk (each voice starts at another one).
@@ -209,8 +214,7 @@ def synthetic_trials(split: str, seed: int, talk: int = TALK_PER_VOICE, every_li
     for number, voice in enumerate(voices(split)):
         for _ in range(3):
             rank = rng.choice(RANKS)
-            open_ranks = (*tuple(rng.sample([r for r in RANKS if r is not rank], rng.randint(0, 6))), rank)
-            lead = commands_context(1, open_ranks)
+            lead = commands_context(1, lead_ranks(rank, rng))
             follows = {p: commands_context(p, (rank,)) for p in (2, 3, 4)}
             if not every_line:
                 yield Trial(EARL.line(1, rank), lead, Expect.CORRECT, voice)
@@ -248,8 +252,7 @@ def _every_line(voice: Voice, rng: random.Random) -> Iterator[Trial]:
     """The voice's every line due: each rank led (with other ranks open too) and second, and the
     third and the fourth line, which name no rank, three times each as in a drawn quartet."""
     for rank in RANKS:
-        open_ranks = (*rng.sample([r for r in RANKS if r is not rank], rng.randint(0, 6)), rank)
-        yield Trial(EARL.line(1, rank), commands_context(1, open_ranks), Expect.CORRECT, voice)
+        yield Trial(EARL.line(1, rank), commands_context(1, lead_ranks(rank, rng)), Expect.CORRECT, voice)
         yield Trial(EARL.line(2, rank), commands_context(2, (rank,)), Expect.CORRECT, voice)
     for rank in rng.sample(RANKS, EVERY_LINE_RANKLESS):
         for position in (3, 4):
