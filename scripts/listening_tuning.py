@@ -49,7 +49,7 @@ GRID = {
     "token_bonus": (3.0, 3.5),
     "line_gain": (0.75, 1.0),
     "line_gain_rank_lead": (0.25, 0.5, 1.0),
-    "pass_gain": (0.75, 1.0),
+    "pass_gain": (0.75, 0.9, 1.0),
     "pass_gain_floor": (-6.0, -5.0),
     "alone_margin": (2.0, 2.5, 3.0),
     "sure_floor": (0.0, -1.5, -2.0),

@@ -238,6 +238,20 @@ def test_below_its_floor_a_line_or_a_pass_is_heard_on_its_gain_over_a_quiet_room
     assert choose([clearly_said], {LINE: replace(clear[LINE], due=False)}, gains)[0] == LINE.phrase
 
 
+def test_a_pass_heard_on_its_gain_must_be_clearly_likelier_than_the_rooms_babble_makes_it() -> None:
+    """The babble of a loud room alone, no one speaking to the game, now and then makes "Pass,
+    please." up to about 0.9 per token likelier than a quiet room does; a pass said in it is
+    likelier still. Below its floor, a pass at that gain is not heard."""
+    settings = JudgeSettings()
+
+    def below_floor(gain: float) -> Scored:
+        return Scored(PASS, -4.0 * 2, 2, quiet_logprob=(-4.0 - gain) * 2)
+
+    assert below_floor(0.85).mean < settings.pass_floor
+    assert choose([below_floor(0.85)], {}, settings)[0] == ""
+    assert choose([below_floor(1.0)], {}, settings)[0] == "pass"
+
+
 def test_a_line_heard_on_its_gain_is_not_heard_when_another_line_is_clearly_likelier() -> None:
     """"There's a Nine as good as he" said where the Earl is due: too unlikely to be heard as a wrong
     line, yet the Earl line, far less likely, cleared its gain. The sound is more like the other."""
