@@ -240,8 +240,8 @@ def test_below_its_floor_a_line_or_a_pass_is_heard_on_its_gain_over_a_quiet_room
 
 def test_a_pass_heard_on_its_gain_must_be_clearly_likelier_than_the_rooms_babble_makes_it() -> None:
     """The babble of a loud room alone, no one speaking to the game, now and then makes "Pass,
-    please." up to about 0.9 per token likelier than a quiet room does; a pass said in it is
-    likelier still. Below its floor, a pass at that gain is not heard."""
+    please." 0.8 to 0.9 per token likelier than a quiet room does; a pass said in it is likelier
+    still. Below its floor, a pass at such a gain is not heard."""
     settings = JudgeSettings()
 
     def below_floor(gain: float) -> Scored:

@@ -35,7 +35,7 @@ class JudgeSettings:
     line_gain_rival: float = 1.0  # ... and no line that clears no bar is likelier by this much per token
     # (a wrong line said where the Earl is due is likelier than the Earl line, if not enough to be heard)
     pass_gain: float = 0.9  # a pass below its floor: likewise (a loud room's babble alone now and then makes
-    # "Pass, please." up to about 0.9 likelier than a quiet room does)
+    # "Pass, please." 0.8 to 0.9 likelier than a quiet room does)
     pass_gain_floor: float = -6.0
     rankless_line_gain: float = 0.8  # a line that names no rank, however it is heard, at least this gain: Whisper
     # finds "There's the best of all the three" likely in the room's babble alone, and in talk like it
