@@ -170,7 +170,8 @@ def test_a_tap_out_of_turn_is_refused_with_the_reason() -> None:
     async def run(table: PhoneTable) -> tuple[dict[str, Any], int]:
         async with aiohttp.ClientSession() as client:
             phones = [await _connect(client, table, seat) for seat in range(3)]
-            turn = phones[0].state["turn"]
+            # A turn's id comes once the session asks its player; a tap naming none is no tap at all.
+            turn = (await phones[0].until(lambda state: bool(state["turn"] and state["turn"]["id"])))["turn"]
             idle = phones[(turn["seat"] + 1) % 3]
             await idle.tap("pass", turn=turn["id"])
             reply = await idle.reply()
