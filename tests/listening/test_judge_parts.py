@@ -184,7 +184,7 @@ def test_a_rank_not_due_is_heard_only_where_it_is_the_likeliest_in_its_slot() ->
     ten = Candidate(Kind.LINE, " There's a ten as good as he", "there is a ten as good as he", 2)
     ranks = {ten: Slot(" There's a", " ten", -3.5, "zero", -5.5, Rank.TEN, 0),
              KING: Slot(" There's a", " king", -5.7, "zero", -3.3, Rank.KING, 1, due=False)}
-    options = [scored(KING, -2.9, 8), scored(ten, -3.0, 8)]
+    options = [scored(KING, -2.2, 8), scored(ten, -3.0, 8)]
     assert choose(options, ranks, replace(SETTINGS, line_floor=-3.5), due_position=2)[0] == ten.phrase
     # Where the slot says King, King is heard: a wrong rank.
     led = {ten: replace(ranks[ten], place=1), KING: replace(ranks[KING], place=0)}
@@ -204,6 +204,21 @@ def test_a_rank_not_due_is_heard_only_when_clearly_likelier_in_its_slot_than_the
     assert choose([scored(eight, -2.9, 8), scored(nine, -3.2, 8)], ranks, settings, due_position=2)[0] == nine.phrase
     clearly = {**ranks, eight: replace(heard_eight, over_due=2.5)}
     assert choose(options, clearly, settings, due_position=2)[0] == eight.phrase
+
+
+def test_a_rank_not_due_is_heard_only_when_its_whole_line_is_clearly_likelier_than_the_rank_dues() -> None:
+    """In babble the slot alone may favour a rank that the rest of the line does not: some voices'
+    "a queen" came back as "a three", clearly likeliest in the slot but hardly likelier as a whole
+    line. A wrong rank is a penalty, and a wrong rank said ("six" where a five is held) can leave the
+    line with the rank due nearly as likely: too close to call, so the player is asked again."""
+    queen = Candidate(Kind.LINE, " There's a Queen as good as he", "there is a queen as good as he", 2)
+    three = Candidate(Kind.LINE, " There's a three as good as he", "there is a three as good as he", 2)
+    settings = replace(SETTINGS, line_floor=-3.5, wrong_rank_lead=2.0, wrong_rank_line_lead=0.6)
+    slots = {three: Slot(" There's a", " three", -5.0, "zero", -9.0, Rank.THREE, 0, lead=2.3, due=False, over_due=2.3),
+             queen: Slot(" There's a", " Queen", -7.3, "zero", -9.0, Rank.QUEEN, 1, lead=-2.3)}
+    assert choose([scored(three, -2.7, 9), scored(queen, -3.2, 9)], slots, settings, due_position=2)[0] == ""
+    assert choose([scored(three, -2.5, 9), scored(queen, -3.2, 9)], slots, settings, due_position=2)[0] == three.phrase
+    assert choose([scored(three, -3.6, 9), scored(queen, -3.2, 9)], slots, settings, due_position=2)[0] == queen.phrase
 
 
 def test_a_number_that_is_no_rank_is_heard_as_itself() -> None:

@@ -59,6 +59,8 @@ class JudgeSettings:
     rank_margin: float = 2.0  # a number that is no rank this much likelier than any rank at the slot: no rank
     wrong_rank_lead: float = 2.0  # a rank not due is heard only this much likelier in its slot than every
     # rank due: a rank due that Whisper hears poorly ("a nine" as "an eight") is asked for again, not punished
+    wrong_rank_line_lead: float = 0.6  # ... and its whole line this much likelier per token than the line with
+    # a rank due, or nothing is heard: in babble the slot alone may favour a rank ("a queen" as "a three")
     voice_lead_s: float = 0.1  # in a loud room, the audio is weighed from this long before the voice is
     # first loud (the room's talk before the speaker began is not the speaker's)
     min_window_s: float = 3.0  # audio is encoded in a window of whole seconds, at least this long
@@ -254,14 +256,15 @@ def choose(
     """The phrase heard ("" for none of these) and the best candidate, from the candidates' scores.
 
     Of the candidates that :func:`clears` its kind's bar, the best (log-probability sum plus the
-    bonus per token) is heard: a short phrase that scores well only for being short never hides
-    a line that clears its bar, and the line the first pass heard with "a" wins over the same line
-    with "an" and another rank when nearly as likely ("a nine" sounds like "an ine"). A line heard
-    only on its gain is not heard when a line that clears no bar is clearly likelier. When none
-    clears, the line the first pass heard may still be, when it is the line due with a rank due,
-    nearly as good as the best, clears the lower floor and the gain for agreement, and no other
-    rank in its line scored better. The first pass's grammar forces talk onto a line, so agreement
-    never makes a wrong line or a wrong rank."""
+    bonus per token) is heard, but a rank not due only when its line is also clearly likelier than
+    the same line with a rank due (if not, nothing is heard): a short phrase that scores well only
+    for being short never hides a line that clears its bar, and the line the first pass heard with
+    "a" wins over the same line with "an" and another rank when nearly as likely ("a nine" sounds
+    like "an ine"). A line heard only on its gain is not heard when a line that clears no bar is
+    clearly likelier. When none clears, the line the first pass heard may still be, when it is the
+    line due with a rank due, nearly as good as the best, clears the lower floor and the gain for
+    agreement, and no other rank in its line scored better. The first pass's grammar forces talk
+    onto a line, so agreement never makes a wrong line or a wrong rank."""
     def total(item: Scored) -> float:
         return item.logprob + settings.token_bonus * item.tokens
 
@@ -271,6 +274,8 @@ def choose(
         best = _unless_liaison(best, scored, slots, first_pass, total, settings.liaison_margin)
         if _outheard(best, [item for item in scored if item not in heard], settings):
             return "", best
+        if _rank_due_as_likely(best, scored, slots, settings):
+            return "", best  # a wrong rank is a penalty: too close to call, the player is asked again
     else:
         agreed = next((s for s in scored if s.candidate.phrase == first_pass), None)
         if agreed is None or total(best) - total(agreed) > settings.agree_margin:
@@ -297,6 +302,24 @@ def _outheard(best: Scored, unheard: Sequence[Scored], settings: JudgeSettings) 
         return False
     rivals = [item.mean for item in unheard if item.candidate.kind is Kind.LINE]
     return bool(rivals) and max(rivals) - best.mean > settings.line_gain_rival
+
+
+def _rank_due_as_likely(
+    line: Scored, scored: Sequence[Scored], slots: Mapping[Candidate, Slot], settings: JudgeSettings
+) -> bool:
+    """Whether ``line`` has a rank not due and the same line with a rank due is nearly as likely
+    (within ``wrong_rank_line_lead`` per token): the slot's word may lead only for the noise on it."""
+    slot = slots.get(line.candidate)
+    if slot is None or slot.due:
+        return False
+    due_means = [
+        other.mean
+        for other in scored
+        if other.candidate.position == line.candidate.position
+        and other.candidate in slots
+        and slots[other.candidate].due
+    ]
+    return bool(due_means) and line.mean - max(due_means) < settings.wrong_rank_line_lead
 
 
 def _agrees(agreed: Scored, settings: JudgeSettings, due_position: int | None) -> bool:

@@ -7,7 +7,8 @@ utterance is over, on OpenAI's Whisper ``tiny.en`` through CTranslate2 (int8, on
 1. the utterance is encoded once, in a window a little longer than the speech (not 30 s);
 2. for each line with a rank slot, one decoder pass over the words before the slot gives the
    probability of every rank's spellings there; the best rank fills the slot (a rank not due only
-   when clearly likelier there than every rank due: a wrong rank is a penalty);
+   when clearly likelier there than every rank due, and its whole line than the line with a rank
+   due: a wrong rank is a penalty);
 3. every candidate (those lines, the lines without a slot, the pass phrases, the commands) is
    scored in one batch: the log-probability of each of its tokens given the audio
    (``ctranslate2.models.Whisper.align``);
