@@ -312,13 +312,7 @@ def _rank_due_as_likely(
     slot = slots.get(line.candidate)
     if slot is None or slot.due:
         return False
-    due_means = [
-        other.mean
-        for other in scored
-        if other.candidate.position == line.candidate.position
-        and other.candidate in slots
-        and slots[other.candidate].due
-    ]
+    due_means = [other.mean for other in _ranked_alike(line, scored, slots) if slots[other.candidate].due]
     return bool(due_means) and line.mean - max(due_means) < settings.wrong_rank_line_lead
 
 
@@ -368,8 +362,12 @@ def _outscored(line: Scored, scored: Sequence[Scored], slots: Mapping[Candidate,
     rank = slots[line.candidate].rank
     return any(
         total(other) > total(line)
-        for other in scored
-        if other.candidate in slots
-        and other.candidate.position == line.candidate.position
-        and slots[other.candidate].rank is not rank
+        for other in _ranked_alike(line, scored, slots)
+        if slots[other.candidate].rank is not rank
     )
+
+
+def _ranked_alike(line: Scored, scored: Sequence[Scored], slots: Mapping[Candidate, Slot]) -> list[Scored]:
+    """The candidates that are ``line``'s line with some rank in its slot (``line`` among them)."""
+    position = line.candidate.position
+    return [other for other in scored if other.candidate in slots and other.candidate.position == position]
