@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -341,6 +342,43 @@ def test_over_table_talk_the_listener_takes_a_line_once_the_room_alone_went_on(
     taken = [phrase for phrase, answer in watched.answers if answer]
     assert taken and set(taken) == {"there is as good as seven can be"}, watched.answers
     assert max(u.decided_at for u in heard) - true_end < 1.0
+
+
+class HeardOnceJudge(WatchedJudge):
+    """The real judge, but the first phrase it hears it never hears again, as happens in a loud room
+    when the audio that follows puts a line heard at one lull just under its floor."""
+
+    def __init__(self, judge: WhisperJudge) -> None:
+        super().__init__(judge)
+        self.first_heard = ""
+
+    def judge(self, samples: Pcm16, context: ListenContext, first_pass: str = "") -> JudgeResult:
+        result = self.inner.judge(samples, context, first_pass)
+        if result.heard and result.phrase == self.first_heard:
+            return replace(result, phrase="", voice_stopped=False)
+        self.first_heard = self.first_heard or result.phrase
+        return result
+
+
+def test_a_line_dropped_when_the_room_got_loud_again_is_not_forgotten_when_later_runs_hear_nothing(
+    listener: Listener, voice_dir: Path, babble: Pcm16
+) -> None:
+    """A line heard at a lull and dropped when the talk came back is still taken once the voice is
+    seen to have fallen away after it, even when the judge's later runs, on the talk that followed,
+    hear nothing. The line of a speaker who goes on is never taken so."""
+    assert isinstance(listener.judge, WhisperJudge)
+    outcomes: dict[str, list[tuple[Verdict, list[tuple[str, bool]]]]] = {}
+    for saying in ("There's as good as Seven can be", "There's as good as Seven can be and I have two more"):
+        draws, _true_end = talked_over(voice_dir, babble, saying, 8)
+        for samples in draws:
+            watched = HeardOnceJudge(listener.judge)
+            _utterance, verdict = hear(Listener(listener.recognizer, listener.settings, watched), samples, SEVEN_LEAD)
+            outcomes.setdefault(saying, []).append((verdict, watched.answers))
+    line = outcomes["There's as good as Seven can be"]
+    assert all(verdict is Verdict.CORRECT for verdict, _answers in line), line
+    assert sum(any(answer for _phrase, answer in answers) for _verdict, answers in line) >= 2, line
+    went_on = outcomes["There's as good as Seven can be and I have two more"]
+    assert not any(answer for _verdict, answers in went_on for _phrase, answer in answers), went_on
 
 
 def test_over_table_talk_the_judge_finds_where_a_line_ends(listener: Listener, voice_dir: Path, babble: Pcm16) -> None:

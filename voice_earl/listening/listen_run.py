@@ -240,7 +240,9 @@ class ListenRun:
     def _take_if_stopped(self) -> None:
         """In a loud room, a verdict dropped when the room got loud again is taken after all once
         the audio since shows that the voice fell away where its phrase ends: the room's talk went
-        on, not the speaker. A later judge run replaces it."""
+        on, not the speaker. A later judge run that hears a phrase replaces it; one that hears
+        nothing does not, since the talk that followed may put the line just under its floor, and
+        whether the speaker stopped there is the voice's fall to tell."""
         dropped = self.dropped
         if dropped is None or self.verdict_pending is not None or self.done or not self.watch.room_loud():
             return
@@ -282,9 +284,10 @@ class ListenRun:
 
     def _judged(self, samples: Pcm16, first_pass: str) -> Pending:
         assert self.judge is not None
-        self.dropped = None  # a newer judgement replaces it
         started = self.now()
         result = self.judge.judge(samples, self.context, first_pass)
+        if result.heard:
+            self.dropped = None  # a newer verdict replaces it (one that hears nothing does not: _take_if_stopped)
         return Pending(result, started, self.now(), self.audio_t)
 
     def _run_judge(self, first_pass: str) -> Pending:
