@@ -7,6 +7,8 @@ import subprocess
 import sys
 import textwrap
 import threading
+import wave
+from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
@@ -228,6 +230,48 @@ def test_without_pyttsx3_the_command_line_renders_and_says_so_once() -> None:
     assert (backend, rate, second_ok, unknown) == ("ESPEAK_CLI", "22050", "True", "unknown voice")
     assert 1.0 < float(duration) < 3.5
     assert done.stderr.count("espeak-ng command line") == 1
+
+
+class ScriptedEngine:
+    """A pyttsx3 engine that finishes each line after writing ``frames`` of silence to its file."""
+
+    class proxy:  # pyttsx3's attribute: its driver is no espeak driver, so nothing waits for libespeak-ng
+        _driver = object()
+
+    def __init__(self, frames: int) -> None:
+        self.frames = frames
+        self.callbacks: dict[str, object] = {}
+        self.path = ""
+
+    def connect(self, name: str, callback: object) -> str:
+        self.callbacks[name] = callback
+        return name
+
+    def disconnect(self, token: str) -> None:
+        self.callbacks.pop(token)
+
+    def setProperty(self, name: str, value: object) -> None:
+        pass
+
+    def save_to_file(self, text: str, path: str) -> None:
+        self.path = path
+
+    def runAndWait(self) -> None:
+        with wave.open(self.path, "wb") as out:
+            out.setnchannels(1)
+            out.setsampwidth(2)
+            out.setframerate(22050)
+            out.writeframes(bytes(2 * self.frames))
+        self.callbacks["finished-utterance"](completed=True)  # type: ignore[operator]
+
+
+def test_a_pyttsx3_render_with_no_audio_is_a_failure_that_the_command_line_takes_over(tmp_path: Path) -> None:
+    """Now and then pyttsx3's driver writes a line's file without its audio: a silent narrator line
+    must not pass for a spoken one."""
+    request = speech_synth.RenderRequest(LINE, "en", 175)
+    assert len(speech_synth._pyttsx3_wav(ScriptedEngine(2205), request, tmp_path)) == 44 + 2 * 2205
+    with pytest.raises(speech_synth._BackendFailed, match="no audio"):
+        speech_synth._pyttsx3_wav(ScriptedEngine(0), request, tmp_path)
 
 
 @pytest.mark.slow

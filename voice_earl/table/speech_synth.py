@@ -9,8 +9,8 @@ and ``runAndWait()`` returns before the WAV is written. So one daemon thread own
 and, for each line, sets voice and rate, waits until libespeak-ng is idle, runs exactly one
 ``save_to_file`` + ``runAndWait`` into a fresh temporary file and waits for pyttsx3's
 "finished-utterance" notification before reading it back. Callers wait with a timeout. If
-pyttsx3 cannot render (no library, an error, a hang), the ``espeak-ng --stdout`` command line
-takes over for the rest of the process, with one warning in the log.
+pyttsx3 cannot render (no library, an error, a hang, a file without audio), the ``espeak-ng
+--stdout`` command line takes over for the rest of the process, with one warning in the log.
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ log = logging.getLogger(__name__)
 
 # Generous: espeak-ng renders a sentence in tens of milliseconds, even on a loaded machine.
 _RENDER_TIMEOUT_S = 15.0
+_WAV_HEADER_BYTES = 44  # a WAV this long or shorter holds no audio
 _TIMEOUT_PER_CHAR_S = 0.05
 
 
@@ -214,7 +215,10 @@ def _pyttsx3_wav(engine: Any, request: RenderRequest, workdir: Path) -> bytes:
         if not finished[0] or not path.exists():
             raise _BackendFailed("pyttsx3 stopped before writing the audio")
         _wait_for_espeak(engine, request.timeout)
-        return path.read_bytes()
+        wav = path.read_bytes()
+        if len(wav) <= _WAV_HEADER_BYTES:  # now and then pyttsx3's driver misses libespeak-ng's audio
+            raise _BackendFailed("pyttsx3 wrote no audio")
+        return wav
     finally:
         path.unlink(missing_ok=True)
         for token in tokens:
@@ -311,7 +315,7 @@ def _cli_wav(request: RenderRequest) -> bytes:
     message = done.stderr.decode(errors="replace").strip()
     if "voice does not exist" in message:
         raise UnknownVoice(request.voice)
-    if done.returncode != 0 or len(done.stdout) <= 44:
+    if done.returncode != 0 or len(done.stdout) <= _WAV_HEADER_BYTES:
         raise SpeechError(f"espeak-ng failed: {message or f'exit status {done.returncode}'}")
     return done.stdout
 
