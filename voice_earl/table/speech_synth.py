@@ -37,8 +37,9 @@ log = logging.getLogger(__name__)
 
 # Generous: espeak-ng renders a sentence in tens of milliseconds, even on a loaded machine.
 _RENDER_TIMEOUT_S = 15.0
-_WAV_HEADER_BYTES = 44  # a WAV this long or shorter holds no audio
 _TIMEOUT_PER_CHAR_S = 0.05
+
+_WAV_HEADER_BYTES = 44  # a WAV this long or shorter holds no audio
 
 
 class SpeechError(VoiceEarlError):
