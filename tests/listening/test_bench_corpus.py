@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
+import shutil
+import subprocess
 from collections import Counter
 
-from listening_corpus import EVERY_LINE_RANKLESS, Expect, synthetic_trials, voices
+import pytest
+from listening_corpus import BABBLE_VOICES, EVERY_LINE_RANKLESS, Expect, synthetic_trials, voices
 
 from voice_earl.game.cards import RANKS
 from voice_earl.game.chants import EARL
@@ -26,3 +30,19 @@ def test_with_every_line_each_voice_says_every_line_due_and_every_pass_everywher
     # The lines due are said at the position they are due at.
     due = [t for t in every if t.expect == Expect.CORRECT]
     assert all(t.text == EARL.line(t.context.position, t.context.ranks[-1]) for t in due)
+
+
+def espeak_digest(voice: str) -> str:
+    said = ["espeak-ng", "-v", voice, "--stdout", "There's a Nine as good as he"]
+    return hashlib.sha1(subprocess.run(said, capture_output=True, check=True).stdout).hexdigest()
+
+
+@pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="espeak-ng is not installed")
+def test_every_voice_with_a_variant_is_that_variant() -> None:
+    """espeak-ng says a variant it cannot find (a wrong case: "+Linda" for "+linda"; an accent that is
+    a language, not a voice: "en-gb+m4") in the accent's own voice, without a word of warning, so a
+    voice would be another voice under a false name."""
+    named = [v.name for v in (*voices("all"), *BABBLE_VOICES) if v.engine == "espeak-ng" and "+" in v.name]
+    assert named
+    for name in named:
+        assert espeak_digest(name) != espeak_digest(name.partition("+")[0]), name
