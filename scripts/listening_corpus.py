@@ -225,7 +225,7 @@ def synthetic_trials(split: str, seed: int, talk: int = TALK_PER_VOICE, every_li
                     yield Trial(EARL.line(position, rank), context, Expect.CORRECT, voice)
                 yield Trial(EARL.line(2, rank), follows[2], Expect.CORRECT, voice)
         if every_line:
-            yield from _every_line(voice, random.Random(f"{seed}-{voice.label}-{voice.pitch}"))
+            yield from every_line_due(voice, random.Random(f"{seed}-{voice.label}-{voice.pitch}"))
         rank = rng.choice(RANKS)
         follows = {p: commands_context(p, (rank,)) for p in (2, 3, 4)}
         yield Trial(EARL.line(3, rank), follows[2], Expect.WRONG_LINE, voice)
@@ -251,7 +251,7 @@ def synthetic_trials(split: str, seed: int, talk: int = TALK_PER_VOICE, every_li
             yield Trial(sentence, context, Expect.CHATTER, voice)
 
 
-def _every_line(voice: Voice, rng: random.Random) -> Iterator[Trial]:
+def every_line_due(voice: Voice, rng: random.Random) -> Iterator[Trial]:
     """The voice's every line due: each rank led (with other ranks open too) and second, and the
     third and the fourth line, which name no rank, three times each as in a drawn quartet."""
     for rank in RANKS:

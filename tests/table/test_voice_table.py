@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterator
 from types import SimpleNamespace
 
@@ -77,9 +78,9 @@ def test_demo_plays_a_deal_through_the_listener(capsys: pytest.CaptureFixture[st
 
 @pytest.mark.slow
 def test_the_demo_hears_its_bots_formulas(capsys: pytest.CaptureFixture[str]) -> None:
-    """The bots' formulas heard correctly, none swallowed by a command word. What is heard depends
-    on the audio alone, so this deal always gives the same figure: 98% (97 of 99). The bar leaves
-    one formula for a CPU whose arithmetic rounds differently."""
+    """The bots' formulas heard correctly, none swallowed by a command word: at least 98%. What is
+    heard depends on the audio alone, so this deal always gives the same figure: 99 of 99. The bar
+    leaves one formula for a CPU whose arithmetic rounds differently."""
     from voice_earl.listening.judge_models import discover_judge_model
 
     if discover_judge_model() is None:
@@ -92,7 +93,8 @@ def test_the_demo_hears_its_bots_formulas(capsys: pytest.CaptureFixture[str]) ->
     passes = [r for r in records if r["event"] == "pass"]
     assert len(formulas) >= 80
     heard = sum(r["verdict"] == "correct" for r in formulas)
-    assert heard >= len(formulas) - 3, [(r["line"], r["heard"]) for r in formulas if r["verdict"] != "correct"]
+    missed = [(r["line"], r["heard"]) for r in formulas if r["verdict"] != "correct"]
+    assert heard >= math.ceil(0.98 * len(formulas)), missed
     assert all(r["heard"] not in ("undo", "repeat") for r in formulas)
     assert sum(r["verdict"] == "pass" for r in passes) >= 0.95 * len(passes)
 
