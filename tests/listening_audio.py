@@ -26,6 +26,18 @@ def speak(text: str, path: Path, voice: str = "en-us", speed: int = 150, pitch: 
     return read_wav(path)
 
 
+def espeak_finds_variant(voice: str) -> bool:
+    """Whether espeak-ng says ``voice`` (``accent+variant``) otherwise than its accent alone: a variant
+    it cannot find (a wrong case, "+Linda" for "+linda"; an accent that is a language, not a voice,
+    "en-gb+m4") it says in the accent's own voice, without a word of warning."""
+
+    def said(name: str) -> bytes:
+        command = ["espeak-ng", "-v", name, "--stdout", "There's a Nine as good as he"]
+        return subprocess.run(command, capture_output=True, check=True).stdout
+
+    return said(voice) != said(voice.partition("+")[0])
+
+
 def speak_kdl(text: str, path: Path) -> Pcm16:
     """Synthesize ``text`` with festival's kdl voice (festvox-kdlpc16k) as 16 kHz mono int16."""
     subprocess.run(

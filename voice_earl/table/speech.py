@@ -31,8 +31,8 @@ MIN_RATE, MAX_RATE = 80, 450  # espeak-ng's range
 RECOGNIZER_RATE = 16_000
 
 # English voices for bots: distinct-sounding, most different from each other first, and each one the
-# listener hears well (every line due and every pass: scripts/bench_bot_voices.py --variants, where
-# the American accent leads and the only women heard as well are its variants).
+# listener hears well (every line due and every pass: scripts/bench_bot_voices.py --variants; the
+# American accent is heard best, and the only women's voices heard as well are American).
 _BOT_VOICES = (
     "en-us+f4",
     "en-gb-scotland+m2",
