@@ -3,8 +3,9 @@
 
 Every recording (formulas, passes, commands and table talk in synthesized voices, and real
 human recordings from packages; see scripts/listening_corpus.py) is heard through the real
-listener in every condition (clean, babble at 12 and 6 dB, white noise, echo), by the first
-pass alone and with the whisper judge. Latency is measured from the true end of the speech
+listener in every condition (clean, babble at 12 and 6 dB, white noise, echo, and "party" at 12
+and 6 dB: six other people saying other things, a room in which no setting was chosen), by the
+first pass alone and with the whisper judge. Latency is measured from the true end of the speech
 (the end of the clean synthesized speech) to the verdict, on the listener's real-time clock.
 "chatter" is the table talk that moved the game; "w/ pass" the same for the talk with "pass" in it
 ("pass me the crisps", "my password is on the fridge"), the talk most likely to pass for a pass;
@@ -46,7 +47,6 @@ from listening_corpus import (
     TALK_PER_VOICE,
     Expect,
     Trial,
-    babble_track,
     degrade,
     engines_missing,
     framed,
@@ -54,6 +54,7 @@ from listening_corpus import (
     mistaken,
     moved_the_game,
     noise_stream,
+    room_talk,
     room_trials,
     synthetic_trials,
     trial_speech,
@@ -211,7 +212,7 @@ def bench(args: argparse.Namespace) -> int:
     conditions = ("clean", "babble 6 dB") if args.quick else tuple(args.conditions or CONDITIONS)
     clean = synthetic_audio(trials, args.tail)
     quiet_power = typical_power(clean[t][0] for t in trials if t.expect == Expect.CORRECT)
-    babble = babble_track(CACHE)
+    rooms = {c: room_talk(c, CACHE) for c in conditions}
     print(
         f"split {args.split}: {len(voices(args.split))} voices, {len(trials)} recordings per condition "
         f"({sum(t.expect == Expect.HUMAN for t in trials)} of them real human speech, "
@@ -221,7 +222,7 @@ def bench(args: argparse.Namespace) -> int:
     print(HEADER)
     print("-" * len(HEADER))
     rngs = {c: noise_stream(args.seed, c) for c in conditions}
-    noisy = {(t, c): degrade(clean[t][0], c, babble, rngs[c], quiet_power) for c in conditions for t in trials}
+    noisy = {(t, c): degrade(clean[t][0], c, rooms[c], rngs[c], quiet_power) for c in conditions for t in trials}
     for name, hear in listeners(args.systems, args.set):
         for condition in conditions:
             outcomes = [hear(t, noisy[(t, condition)], clean[t][1]) for t in trials]

@@ -124,13 +124,36 @@ BABBLE: tuple[str, ...] = (
     "I will be there at seven if the traffic is not too bad",
     "she told me the whole story about the holiday in spain",
 )
+# A second room, never used to choose a setting: six other voices saying other things.
+PARTY_VOICES = (Voice("espeak-ng", "en-gb-scotland+f2", 155, 55), Voice("espeak-ng", "en-us-nyc+m5", 165, 40),
+                Voice("espeak-ng", "en-029+m2", 150, 45), Voice("espeak-ng", "en+f4", 160, 65),
+                Voice("espeak-ng", "en-us+m7", 145, 35), Voice("espeak-ng", "en-gb-x-gbcwmd+m2", 170, 50))
+PARTY: tuple[str, ...] = (
+    "we drove up to the lakes last summer and it rained every single day",
+    "have you tried the new bakery on the corner of the high street",
+    "the children want a dog but nobody wants to walk it in the winter",
+    "I read somewhere that octopuses can open jars from the inside",
+    "the meeting ran over so I missed the bus and had to walk home",
+    "could you believe the price of petrol this week",
+    "my grandmother grew tomatoes on the balcony every year",
+    "they are painting the bridge again and the traffic is terrible",
+    "I still have not finished that book you lent me in april",
+    "the football was on but nobody was really watching it",
+    "we should book the cottage before all the weekends are gone",
+    "he says he will fix the fence but he has said that since march",
+    "there is a concert in the park on sunday if the weather holds",
+    "the soup needs more salt and maybe a little pepper too",
+    "I found an old photograph of the house before they built the garage",
+    "she has started learning the violin and the neighbours are very patient",
+)
 EVERY_LINE_RANKLESS = 3  # with every line: how often each voice says the third and the fourth line
 TALK_PER_VOICE = 16  # sentences of table talk each voice says (all of them: len(CHATTER))
 PASS_SAYINGS = ("pass", "I pass", "pass please")
 COMMAND_SAYINGS = ("undo", "repeat")
 LEAD_IN_S = 0.4  # quiet before the speech in every recording
 TAIL_S = 1.2  # quiet after it, so that end of speech can be decided
-CONDITIONS = ("clean", "babble 12 dB", "babble 6 dB", "white 10 dB", "echo")
+CONDITIONS = ("clean", "babble 12 dB", "babble 6 dB", "white 10 dB", "echo", "party 12 dB", "party 6 dB")
+TUNING_CONDITIONS = CONDITIONS[:5]  # the party's room is kept for measuring: no setting is chosen in it
 ROOM_STRETCHES = 60  # stretches of the room alone per split
 ROOM_S = 4.0  # ... each this long (before the lead-in and the tail)
 HUMAN_DIRS = (Path("/usr/share/asterisk/sounds/en_US_f_Allison"), Path("/usr/share/sounds/alsa"))
@@ -315,11 +338,25 @@ def typical_power(audios: Iterable[np.ndarray]) -> float:
 
 def babble_track(cache: Path) -> Pcm16:
     """Four talkers at once, none of them a voice of either split."""
-    parts = [synthesize(text, BABBLE_VOICES[i % len(BABBLE_VOICES)], cache).astype(np.float64)
-             for i, text in enumerate(BABBLE)]
+    return _talkers(BABBLE_VOICES, BABBLE, 4, cache)
+
+
+def party_track(cache: Path) -> Pcm16:
+    """Six other talkers saying other things, in a longer stretch: a room nothing was tuned in."""
+    return _talkers(PARTY_VOICES, PARTY, 6, cache)
+
+
+def room_talk(condition: str, cache: Path) -> Pcm16:
+    """The talk that a condition's room adds (white noise and echo take none)."""
+    return party_track(cache) if condition.startswith("party") else babble_track(cache)
+
+
+def _talkers(voices: tuple[Voice, ...], sentences: tuple[str, ...], count: int, cache: Path) -> Pcm16:
+    """``count`` people talking at once, each going through the sentences from another one on."""
+    parts = [synthesize(text, voices[i % len(voices)], cache).astype(np.float64) for i, text in enumerate(sentences)]
     length = sum(len(p) for p in parts) // 2
-    streams = [np.resize(np.concatenate(parts[i:] + parts[:i]), length) for i in range(4)]
-    mixed = sum(streams) / 4
+    streams = [np.resize(np.concatenate(parts[i:] + parts[:i]), length) for i in range(count)]
+    mixed = sum(streams) / count
     return np.asarray(mixed, dtype=np.int16)
 
 
@@ -342,7 +379,7 @@ def degrade(audio: np.ndarray, condition: str, babble: Pcm16, rng: np.random.Gen
     """The recording in a condition: noise levels are relative to the speech's own power, or to
     ``quiet_power`` when nothing in it is loud (the room alone)."""
     power = speech_power(audio) or quiet_power
-    if condition.startswith(("white", "babble")):
+    if condition.startswith(("white", "babble", "party")):
         snr = float(condition.split()[1])
         if condition.startswith("white"):
             noise = rng.normal(0.0, 1.0, len(audio))

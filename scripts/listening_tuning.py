@@ -21,16 +21,16 @@ from typing import Any, cast
 
 import numpy as np
 from listening_corpus import (
-    CONDITIONS,
+    TUNING_CONDITIONS,
     Expect,
     Trial,
-    babble_track,
     degrade,
     framed,
     human_trials,
     mistaken,
     moved_the_game,
     noise_stream,
+    room_talk,
     room_trials,
     synthetic_trials,
     trial_speech,
@@ -66,8 +66,11 @@ def tune(args: argparse.Namespace, cache: Path) -> int:
     first_pass = Listener(SphinxRecognizer())
     trials = [*synthetic_trials("tune", args.seed), *human_trials(args.humans, args.seed),
               *room_trials("tune", args.seed)]
-    conditions = tuple(args.conditions or CONDITIONS)
-    babble = babble_track(cache)
+    conditions = tuple(args.conditions or TUNING_CONDITIONS)
+    untuned = [c for c in conditions if c not in TUNING_CONDITIONS]
+    if untuned:
+        print(f"--tune chooses nothing in {', '.join(untuned)}: that room is kept for measuring")
+        return 2
     framed_audio = {trial: framed(trial_speech(trial, cache)) for trial in trials}
     quiet_power = typical_power(audio for trial, (audio, _) in framed_audio.items() if trial.expect == Expect.CORRECT)
     # The version changes with what a kept result holds (v5: Slot.over_due, Candidate.rankless), so
@@ -81,7 +84,7 @@ def tune(args: argparse.Namespace, cache: Path) -> int:
         kept = []
         for trial in trials:
             audio, end = framed_audio[trial]
-            noisy = degrade(audio, condition, babble, rngs[condition], quiet_power)
+            noisy = degrade(audio, condition, room_talk(condition, cache), rngs[condition], quiet_power)
             if args.trim is not None:
                 noisy = noisy[: int((end + args.trim) * SAMPLE_RATE)]
             heard = first_pass.listen(pcm_chunks(noisy), trial.context).text

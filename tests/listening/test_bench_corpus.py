@@ -5,7 +5,19 @@ from __future__ import annotations
 from collections import Counter
 
 from listening_audio import espeak_finds_variant, needs_espeak
-from listening_corpus import BABBLE_VOICES, EVERY_LINE_RANKLESS, Expect, synthetic_trials, voices
+from listening_corpus import (
+    BABBLE,
+    BABBLE_VOICES,
+    CHATTER,
+    CONDITIONS,
+    EVERY_LINE_RANKLESS,
+    PARTY,
+    PARTY_VOICES,
+    TUNING_CONDITIONS,
+    Expect,
+    synthetic_trials,
+    voices,
+)
 
 from voice_earl.game.cards import RANKS
 from voice_earl.game.chants import EARL
@@ -33,6 +45,15 @@ def test_with_every_line_each_voice_says_every_line_due_and_every_pass_everywher
 @needs_espeak
 def test_every_voice_with_a_variant_is_that_variant() -> None:
     """A voice under a false name would be another voice of the split, or of the room."""
-    named = [v.name for v in (*voices("all"), *BABBLE_VOICES) if v.engine == "espeak-ng" and "+" in v.name]
+    every = (*voices("all"), *BABBLE_VOICES, *PARTY_VOICES)
+    named = [v.name for v in every if v.engine == "espeak-ng" and "+" in v.name]
     assert named
     assert [name for name in named if not espeak_finds_variant(name)] == []
+
+
+def test_the_party_is_a_room_of_its_own_that_nothing_is_tuned_in() -> None:
+    """Other people saying other things: a measure of the listener in a room it was not tuned for."""
+    others = {v.name for v in (*voices("all"), *BABBLE_VOICES)}
+    assert not others & {v.name for v in PARTY_VOICES}
+    assert not set(PARTY) & (set(BABBLE) | set(CHATTER))
+    assert {"party 12 dB", "party 6 dB"} <= set(CONDITIONS) - set(TUNING_CONDITIONS)
