@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 import pytest
+from listening_audio import needs_espeak
 from rich.console import Console
 
 from voice_earl.commands import doctor_audio, doctor_checks, doctor_models, doctor_report, doctor_speech
@@ -223,6 +224,13 @@ def test_level_detail_shows_peak_and_rms() -> None:
     result = doctor_audio.check_level(Level(-12.04, -25.5))
     assert result.status is Status.OK
     assert result.detail == "peak -12.0 dBFS, RMS -25.5 dBFS"
+
+
+@needs_espeak
+def test_a_narrator_variant_espeak_ng_would_drop_is_a_warning() -> None:
+    probe = TtsProbe(None, (Voice("gmw/en", "English (Great Britain)", ("en-gb",)),))
+    typo = doctor_speech.check_voices(probe, Settings(narrator_voice="en+F2"))  # spoken as plain en
+    assert typo.status is Status.WARN and "no variant 'F2'" in typo.detail and "--voices=variant" in typo.fix
 
 
 def test_voices() -> None:

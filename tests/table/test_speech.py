@@ -130,6 +130,17 @@ def test_every_bot_voice_is_the_variant_it_names() -> None:
     assert [voice for voice in speech.bot_voices(15) if not espeak_finds_variant(voice)] == []
 
 
+def test_a_variant_espeak_ng_would_drop_is_an_unknown_voice() -> None:
+    with pytest.raises(speech_synth.UnknownVoice, match="espeak-ng has no variant 'Linda'"):
+        speech.check_voice("en-us+Linda")
+    speech.check_voice("en-us+linda")
+    speech.check_voice("gmw/en-US+f2")
+    # What the listing says agrees with what espeak-ng says aloud.
+    for voice in ("en-us+Linda", "en-us+linda", "en-gb+m4", "en+m4", "en+Annie", "en+annie", "gmw/en-US+f2",
+                  "en-029+m5", "en-us+qq"):
+        assert (speech_synth.variant_dropped(voice) is None) == espeak_finds_variant(voice), voice
+
+
 def test_unknown_voice_is_a_usage_error() -> None:
     with pytest.raises(speech_synth.UnknownVoice, match="unknown voice 'qqq-no-voice'") as caught:
         speech.render("hello", voice="qqq-no-voice")

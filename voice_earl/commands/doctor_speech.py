@@ -122,6 +122,13 @@ def check_voices(probe: TtsProbe, settings: Settings) -> CheckResult:
     if wanted is not None and not has_voice(probe.voices, wanted):
         fix = "voice-earl config unset narrator.voice (or set it to a voice id this machine has)"
         return CheckResult(name, Status.WARN, f"narrator.voice {wanted!r} not found; {detail}", fix)
+    if wanted is not None:
+        from voice_earl.table.speech_synth import variant_dropped
+
+        dropped = variant_dropped(wanted)
+        if dropped:
+            fix = "set narrator.voice to a variant 'espeak-ng --voices=variant' lists, or unset it"
+            return CheckResult(name, Status.WARN, f"narrator.voice {wanted!r}: {dropped}; {detail}", fix)
     if not found[settings.language]:
         fix = (
             f"install a {LANGUAGES[settings.language]} voice (espeak-ng-data, or the system's voice settings)"

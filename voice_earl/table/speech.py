@@ -23,7 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from voice_earl.errors import UsageError
-from voice_earl.table.speech_synth import Backend, RenderRequest, VoiceInfo, synthesizer
+from voice_earl.table.speech_synth import Backend, RenderRequest, UnknownVoice, VoiceInfo, synthesizer, variant_dropped
 
 DEFAULT_VOICE = "en"
 DEFAULT_RATE = 175  # words per minute: espeak-ng's own default
@@ -106,8 +106,11 @@ def check_rate(rate: int | None) -> None:
 
 
 def check_voice(voice: str | None) -> None:
-    """Raise ``UnknownVoice`` unless ``voice`` (``None`` = the default) can speak."""
+    """Raise ``UnknownVoice`` unless ``voice`` (``None`` = the default) can speak as it is named."""
     render("a", voice)
+    dropped = variant_dropped(voice) if voice else None
+    if dropped:
+        raise UnknownVoice(voice or "", dropped)
 
 
 def list_voices() -> list[VoiceInfo]:

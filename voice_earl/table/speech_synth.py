@@ -47,12 +47,12 @@ class SpeechError(VoiceEarlError):
 
 
 class UnknownVoice(UsageError):
-    """The voice named is not installed."""
+    """The voice named is not installed, or not as named."""
 
-    def __init__(self, voice: str) -> None:
+    def __init__(self, voice: str, why: str = "") -> None:
         super().__init__(
-            f"unknown voice {voice!r}: use an espeak-ng voice such as en, en-us, en-gb-x-rp or en+f2 "
-            "('espeak-ng --voices=en' lists them)"
+            f"unknown voice {voice!r}: {why + '; ' if why else ''}use an espeak-ng voice such as en, en-us, "
+            "en-gb-x-rp or en+f2 ('espeak-ng --voices=en' lists them, 'espeak-ng --voices=variant' the variants)"
         )
 
 
@@ -319,6 +319,35 @@ def _cli_wav(request: RenderRequest) -> bytes:
     if done.returncode != 0 or len(done.stdout) <= _WAV_HEADER_BYTES:
         raise SpeechError(f"espeak-ng failed: {message or f'exit status {done.returncode}'}")
     return done.stdout
+
+
+def variant_dropped(voice: str) -> str | None:
+    """Why espeak-ng would say ``voice`` in its accent's own voice, dropping the variant after "+"
+    without a word; None when it would not, or when there is no espeak-ng command line to ask.
+
+    A variant's name is a file name, so its case counts ("+Linda" is no variant, "+linda" is), and
+    after a language that is not a voice's own name ("en-gb" is the voice "en") the variant is lost.
+    """
+    accent, plus, variant = voice.partition("+")
+    command = shutil.which("espeak-ng")
+    if not plus or command is None:
+        return None
+    try:
+        voices = _listed_files(command, "--voices")
+        variants = _listed_files(command, "--voices=variant")
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if variant not in {name.removeprefix("!v/") for name in variants}:
+        return f"espeak-ng has no variant {variant!r} (its names are case-sensitive)"
+    if accent.rpartition("/")[2].lower() not in {name.rpartition("/")[2].lower() for name in voices}:
+        return f"{accent!r} is a language, not a voice, and espeak-ng drops a variant after it"
+    return None
+
+
+def _listed_files(command: str, listing: str) -> list[str]:
+    """The file column of ``espeak-ng --voices`` or ``--voices=variant``."""
+    done = subprocess.run([command, listing], capture_output=True, text=True, timeout=30)
+    return [row.split()[4] for row in done.stdout.splitlines()[1:] if len(row.split()) >= 5]
 
 
 def _cli_voices() -> list[VoiceInfo]:
