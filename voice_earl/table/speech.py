@@ -108,9 +108,10 @@ def check_rate(rate: int | None) -> None:
 def check_voice(voice: str | None) -> None:
     """Raise ``UnknownVoice`` unless ``voice`` (``None`` = the default) can speak as it is named."""
     render("a", voice)
-    dropped = variant_dropped(voice) if voice else None
-    if dropped:
-        raise UnknownVoice(voice or "", dropped)
+    if voice:
+        dropped = variant_dropped(voice)
+        if dropped:
+            raise UnknownVoice(voice, dropped)
 
 
 def list_voices() -> list[VoiceInfo]:

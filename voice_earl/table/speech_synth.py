@@ -333,8 +333,8 @@ def variant_dropped(voice: str) -> str | None:
     if not plus or command is None:
         return None
     try:
-        voices = _listed_files(command, "--voices")
-        variants = _listed_files(command, "--voices=variant")
+        voices = [fields[4] for fields in _listed(command, "--voices")]
+        variants = [fields[4] for fields in _listed(command, "--voices=variant")]
     except (OSError, subprocess.TimeoutExpired):
         return None
     if variant not in {name.removeprefix("!v/") for name in variants}:
@@ -344,22 +344,18 @@ def variant_dropped(voice: str) -> str | None:
     return None
 
 
-def _listed_files(command: str, listing: str) -> list[str]:
-    """The file column of ``espeak-ng --voices`` or ``--voices=variant``."""
+def _listed(command: str, listing: str) -> list[list[str]]:
+    """The rows of ``espeak-ng --voices`` (or ``--voices=variant``), split: language, name and file
+    are the 2nd, 4th and 5th field."""
     done = subprocess.run([command, listing], capture_output=True, text=True, timeout=30)
-    return [row.split()[4] for row in done.stdout.splitlines()[1:] if len(row.split()) >= 5]
+    return [fields for fields in map(str.split, done.stdout.splitlines()[1:]) if len(fields) >= 5]
 
 
 def _cli_voices() -> list[VoiceInfo]:
-    done = subprocess.run([_espeak_command(), "--voices"], capture_output=True, text=True, timeout=30)
     voices = []
-    for row in done.stdout.splitlines()[1:]:
-        fields = row.split()
-        if len(fields) >= 5:
-            others = tuple(part.strip("(").split()[0] for part in " ".join(fields[5:]).split(")") if part.strip())
-            voices.append(
-                VoiceInfo(id=fields[4].lower(), name=fields[3].replace("_", " "), languages=(fields[1], *others))
-            )
+    for fields in _listed(_espeak_command(), "--voices"):
+        others = tuple(part.strip("(").split()[0] for part in " ".join(fields[5:]).split(")") if part.strip())
+        voices.append(VoiceInfo(id=fields[4].lower(), name=fields[3].replace("_", " "), languages=(fields[1], *others)))
     return voices
 
 
