@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from listening_audio import needs_espeak
 
 from voice_earl.commands.cli import main
 from voice_earl.errors import UsageError, VoiceEarlError
@@ -276,6 +277,14 @@ def test_set_refuses_an_invalid_value_with_status_2(capsys: pytest.CaptureFixtur
     assert err.startswith('voice-earl config: invalid value for narrator.rate: "fast"')
     assert "80 to 450" in err
     assert not config.config_path().exists()
+
+
+@needs_espeak
+def test_set_refuses_a_voice_whose_variant_espeak_ng_would_drop(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["config", "set", "narrator.voice", "en+F2"]) == 2
+    assert "espeak-ng has no variant 'F2'" in capsys.readouterr().err
+    assert not config.config_path().exists()
+    assert main(["config", "set", "narrator.voice", "en+f2"]) == 0
 
 
 def test_set_refuses_an_unknown_key_with_status_2(capsys: pytest.CaptureFixture[str]) -> None:
