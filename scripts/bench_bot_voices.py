@@ -34,6 +34,7 @@ from voice_earl.table.voice_input import synthesized_recital
 
 ACCENTS = ("en", "en-us", "en-gb-x-rp", "en-gb-scotland", "en-us-nyc", "en-gb-x-gbclan", "en-gb-x-gbcwmd", "en-029")
 VARIANTS = (*(f"m{n}" for n in range(1, 9)), *(f"f{n}" for n in range(1, 6)))
+WANTED = {Expect.CORRECT: Verdict.CORRECT, Expect.PASS: Verdict.PASS}
 HEADER = f"{'voice':24} {'lines':>7} {'passes':>7}  missed"
 
 
@@ -63,8 +64,7 @@ def main() -> int:
     for voice in voices:
         recite = synthesized_recital(listener, voice)
         said = trials(voice)
-        wanted = {Expect.CORRECT: Verdict.CORRECT, Expect.PASS: Verdict.PASS}
-        missed = [t for t in said if recite(t.context, t.text).judgement.verdict is not wanted[t.expect]]
+        missed = [t for t in said if recite(t.context, t.text).judgement.verdict is not WANTED[t.expect]]
         lines = sum(t.expect == Expect.CORRECT for t in said)
         passes = len(said) - lines
         lines_heard = lines - sum(t.expect == Expect.CORRECT for t in missed)

@@ -11,6 +11,7 @@ woman reading ordinary telephone prompts) and ALSA's channel test recordings (al
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import random
@@ -351,13 +352,16 @@ def room_talk(condition: str, cache: Path) -> Pcm16:
     return party_track(cache) if condition.startswith("party") else babble_track(cache)
 
 
+@functools.cache
 def _talkers(voices: tuple[Voice, ...], sentences: tuple[str, ...], count: int, cache: Path) -> Pcm16:
-    """``count`` people talking at once, each going through the sentences from another one on."""
+    """``count`` people talking at once, each going through the sentences from another one on (mixed
+    once per run: the track is read-only)."""
     parts = [synthesize(text, voices[i % len(voices)], cache).astype(np.float64) for i, text in enumerate(sentences)]
     length = sum(len(p) for p in parts) // 2
     streams = [np.resize(np.concatenate(parts[i:] + parts[:i]), length) for i in range(count)]
-    mixed = sum(streams) / count
-    return np.asarray(mixed, dtype=np.int16)
+    mixed = np.asarray(sum(streams) / count, dtype=np.int16)
+    mixed.flags.writeable = False
+    return mixed
 
 
 def framed(speech: Pcm16, tail_s: float = TAIL_S) -> tuple[np.ndarray, float]:

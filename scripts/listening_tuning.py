@@ -82,9 +82,10 @@ def tune(args: argparse.Namespace, cache: Path) -> int:
     rngs = {c: noise_stream(args.seed, c) for c in conditions}
     for condition in [c for c in conditions if c not in results]:
         kept = []
+        talk = room_talk(condition, cache)
         for trial in trials:
             audio, end = framed_audio[trial]
-            noisy = degrade(audio, condition, room_talk(condition, cache), rngs[condition], quiet_power)
+            noisy = degrade(audio, condition, talk, rngs[condition], quiet_power)
             if args.trim is not None:
                 noisy = noisy[: int((end + args.trim) * SAMPLE_RATE)]
             heard = first_pass.listen(pcm_chunks(noisy), trial.context).text

@@ -38,7 +38,9 @@ def run(args: argparse.Namespace) -> int:
         _show(config.load_settings())
     elif args.action == "set":
         if args.key == "narrator.voice":
-            _refuse_a_dropped_variant(" ".join(args.value))
+            from voice_earl.table.speech_synth import check_variant
+
+            check_variant(" ".join(args.value))  # where it is typed, not when the narrator first speaks
         stored = config_write.set_value(args.key, args.value)
         print(f"{args.key} = {toml_value(stored)}  (saved in {path})")
     else:
@@ -47,16 +49,6 @@ def run(args: argparse.Namespace) -> int:
         else:
             print(f"{args.key} was not set: its default applies")
     return 0
-
-
-def _refuse_a_dropped_variant(voice: str) -> None:
-    """Where the voice is typed, not when the narrator first speaks: espeak-ng would drop the variant
-    without a word and speak in the plain accent."""
-    from voice_earl.table.speech_synth import UnknownVoice, variant_dropped
-
-    dropped = variant_dropped(voice)
-    if dropped:
-        raise UnknownVoice(voice, dropped)
 
 
 def _show(loaded: LoadedSettings) -> None:

@@ -23,7 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from voice_earl.errors import UsageError
-from voice_earl.table.speech_synth import Backend, RenderRequest, UnknownVoice, VoiceInfo, synthesizer, variant_dropped
+from voice_earl.table.speech_synth import Backend, RenderRequest, VoiceInfo, check_variant, synthesizer
 
 DEFAULT_VOICE = "en"
 DEFAULT_RATE = 175  # words per minute: espeak-ng's own default
@@ -109,9 +109,7 @@ def check_voice(voice: str | None) -> None:
     """Raise ``UnknownVoice`` unless ``voice`` (``None`` = the default) can speak as it is named."""
     render("a", voice)
     if voice:
-        dropped = variant_dropped(voice)
-        if dropped:
-            raise UnknownVoice(voice, dropped)
+        check_variant(voice)
 
 
 def list_voices() -> list[VoiceInfo]:

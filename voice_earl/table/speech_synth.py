@@ -344,6 +344,13 @@ def variant_dropped(voice: str) -> str | None:
     return None
 
 
+def check_variant(voice: str) -> None:
+    """Raise ``UnknownVoice`` when espeak-ng would drop ``voice``'s variant and speak the plain accent."""
+    dropped = variant_dropped(voice)
+    if dropped:
+        raise UnknownVoice(voice, dropped)
+
+
 def _listed(command: str, listing: str) -> list[list[str]]:
     """The rows of ``espeak-ng --voices`` (or ``--voices=variant``), split: language, name and file
     are the 2nd, 4th and 5th field."""
