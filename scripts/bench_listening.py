@@ -3,9 +3,10 @@
 
 Every recording (formulas, passes, commands and table talk in synthesized voices, and real
 human recordings from packages; see scripts/listening_corpus.py) is heard through the real
-listener in every condition (clean, babble at 12 and 6 dB, white noise, echo, and "party" at 12
-and 6 dB: six other people saying other things, a room in which no setting was chosen), by the
-first pass alone and with the whisper judge. Latency is measured from the true end of the speech
+listener in every condition (clean, babble at 12 and 6 dB, white noise, echo, "party" at 12 and
+6 dB: six other people saying other things, a room in which no setting was chosen, and "cafe" at
+12 and 6 dB: five others again, a second room to choose settings in), by the first pass alone and
+with the whisper judge. Latency is measured from the true end of the speech
 (the end of the clean synthesized speech) to the verdict, on the listener's real-time clock.
 "chatter" is the table talk that moved the game; "w/ pass" the same for the talk with "pass" in it
 ("pass me the crisps", "my password is on the fridge"), the talk most likely to pass for a pass;

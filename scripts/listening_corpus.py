@@ -147,14 +147,41 @@ PARTY: tuple[str, ...] = (
     "I found an old photograph of the house before they built the garage",
     "she has started learning the violin and the neighbours are very patient",
 )
+# A third room, to choose settings in beside the babble: five people at once, six other voices, other
+# things said. The babble's six sentences loop every 10 s; a bar chosen in one room holds in that room.
+CAFE_VOICES = (Voice("espeak-ng", "en-gb-x-rp+f3", 160, 60), Voice("espeak-ng", "en-us-nyc+m3", 155, 45),
+               Voice("espeak-ng", "en-029+f1", 150, 60), Voice("espeak-ng", "en+m5", 165, 40),
+               Voice("espeak-ng", "en-gb-x-gbclan+f4", 145, 55), Voice("espeak-ng", "en-gb-scotland+m5", 170, 35))
+CAFE: tuple[str, ...] = (
+    "we got there at half past two and the queue was already round the block",
+    "I told him to take the umbrella but of course he left it on the train",
+    "the new manager wants everybody in the office on mondays and fridays",
+    "my sister is moving to leeds in the spring with the two boys",
+    "do you want the last slice or shall I wrap it up for later",
+    "the garden centre had nothing but plastic flowers and garden gnomes",
+    "I think the heating is broken again because the radiators are cold",
+    "we watched the whole series in one weekend and now there is nothing left",
+    "the doctor said to rest for a week and drink plenty of water",
+    "they have closed the library on thursdays to save money",
+    "the cat sleeps on the printer because it is warm",
+    "our flight leaves at six in the morning so we are staying at the airport",
+    "he ran the marathon in four hours and then could not walk for a week",
+    "the recipe says an hour but it always takes me at least ninety minutes",
+    "I have been meaning to call her since her birthday in october",
+    "the wind took half the fence and the shed door last night",
+    "they want twelve pounds for a sandwich at the station now",
+    "she says the new phone is brilliant but the battery lasts a day",
+)
 EVERY_LINE_RANKLESS = 3  # with every line: how often each voice says the third and the fourth line
 TALK_PER_VOICE = 16  # sentences of table talk each voice says (all of them: len(CHATTER))
 PASS_SAYINGS = ("pass", "I pass", "pass please")
 COMMAND_SAYINGS = ("undo", "repeat")
 LEAD_IN_S = 0.4  # quiet before the speech in every recording
 TAIL_S = 1.2  # quiet after it, so that end of speech can be decided
-CONDITIONS = ("clean", "babble 12 dB", "babble 6 dB", "white 10 dB", "echo", "party 12 dB", "party 6 dB")
-TUNING_CONDITIONS = CONDITIONS[:5]  # the party's room is kept for measuring: no setting is chosen in it
+CONDITIONS = ("clean", "babble 12 dB", "babble 6 dB", "white 10 dB", "echo", "party 12 dB", "party 6 dB", "cafe 12 dB",
+              "cafe 6 dB")  # new conditions go last: each condition's noise stream is drawn from its place here
+# The party's room is kept for measuring: no setting is chosen in it.
+TUNING_CONDITIONS = tuple(c for c in CONDITIONS if not c.startswith("party"))
 ROOM_STRETCHES = 60  # stretches of the room alone per split
 ROOM_S = 4.0  # ... each this long (before the lead-in and the tail)
 HUMAN_DIRS = (Path("/usr/share/asterisk/sounds/en_US_f_Allison"), Path("/usr/share/sounds/alsa"))
@@ -347,9 +374,15 @@ def party_track(cache: Path) -> Pcm16:
     return _talkers(PARTY_VOICES, PARTY, 6, cache)
 
 
+def cafe_track(cache: Path) -> Pcm16:
+    """Five other talkers saying other things: a second room to choose settings in."""
+    return _talkers(CAFE_VOICES, CAFE, 5, cache)
+
+
 def room_talk(condition: str, cache: Path) -> Pcm16:
     """The talk that a condition's room adds (white noise and echo take none)."""
-    return party_track(cache) if condition.startswith("party") else babble_track(cache)
+    tracks = {"party": party_track, "cafe": cafe_track}
+    return tracks.get(condition.split()[0], babble_track)(cache)
 
 
 @functools.cache
@@ -383,7 +416,7 @@ def degrade(audio: np.ndarray, condition: str, babble: Pcm16, rng: np.random.Gen
     """The recording in a condition: noise levels are relative to the speech's own power, or to
     ``quiet_power`` when nothing in it is loud (the room alone)."""
     power = speech_power(audio) or quiet_power
-    if condition.startswith(("white", "babble", "party")):
+    if condition.startswith(("white", "babble", "party", "cafe")):
         snr = float(condition.split()[1])
         if condition.startswith("white"):
             noise = rng.normal(0.0, 1.0, len(audio))

@@ -8,6 +8,8 @@ from listening_audio import espeak_finds_variant, needs_espeak
 from listening_corpus import (
     BABBLE,
     BABBLE_VOICES,
+    CAFE,
+    CAFE_VOICES,
     CHATTER,
     CONDITIONS,
     EVERY_LINE_RANKLESS,
@@ -45,7 +47,7 @@ def test_with_every_line_each_voice_says_every_line_due_and_every_pass_everywher
 @needs_espeak
 def test_every_voice_with_a_variant_is_that_variant() -> None:
     """A voice under a false name would be another voice of the split, or of the room."""
-    every = (*voices("all"), *BABBLE_VOICES, *PARTY_VOICES)
+    every = (*voices("all"), *BABBLE_VOICES, *PARTY_VOICES, *CAFE_VOICES)
     named = [v.name for v in every if v.engine == "espeak-ng" and "+" in v.name]
     assert named
     assert [name for name in named if not espeak_finds_variant(name)] == []
@@ -53,7 +55,15 @@ def test_every_voice_with_a_variant_is_that_variant() -> None:
 
 def test_the_party_is_a_room_of_its_own_that_nothing_is_tuned_in() -> None:
     """Other people saying other things: a measure of the listener in a room it was not tuned for."""
-    others = {v.name for v in (*voices("all"), *BABBLE_VOICES)}
+    others = {v.name for v in (*voices("all"), *BABBLE_VOICES, *CAFE_VOICES)}
     assert not others & {v.name for v in PARTY_VOICES}
-    assert not set(PARTY) & (set(BABBLE) | set(CHATTER))
+    assert not set(PARTY) & (set(BABBLE) | set(CHATTER) | set(CAFE))
     assert {"party 12 dB", "party 6 dB"} <= set(CONDITIONS) - set(TUNING_CONDITIONS)
+
+
+def test_the_cafe_is_a_second_room_to_choose_settings_in() -> None:
+    """Settings chosen in the babble alone hold in the babble: the cafe is other people saying other things."""
+    others = {v.name for v in (*voices("all"), *BABBLE_VOICES)}
+    assert not others & {v.name for v in CAFE_VOICES}
+    assert not set(CAFE) & (set(BABBLE) | set(CHATTER))
+    assert {"babble 12 dB", "babble 6 dB", "cafe 12 dB", "cafe 6 dB"} <= set(TUNING_CONDITIONS)
