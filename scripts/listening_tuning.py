@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import pickle
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, cast
@@ -73,30 +73,32 @@ def tune(args: argparse.Namespace, cache: Path) -> int:
         return 2
     framed_audio = {trial: framed(trial_speech(trial, cache)) for trial in trials}
     quiet_power = typical_power(audio for trial, (audio, _) in framed_audio.items() if trial.expect == Expect.CORRECT)
-    # The version changes with what a kept result holds (v5: Slot.over_due, Candidate.rankless), so
-    # that scores kept before are not replayed without it.
-    kept_scores = cache / f"tune-scores-v5-{args.seed}-{args.humans}-{args.trim}-{'-'.join(conditions)}.pickle"
     results: dict[str, list[tuple[Trial, JudgeResult]]] = {}
-    if kept_scores.exists() and not args.rescore:
-        results = pickle.loads(kept_scores.read_bytes())
-    rngs = {c: noise_stream(args.seed, c) for c in conditions}
-    for condition in [c for c in conditions if c not in results]:
-        kept = []
+    for condition in conditions:
+        # Kept per condition, so that runs judging different conditions can go on side by side. The
+        # version changes with what a kept result holds (v5: Slot.over_due, Candidate.rankless), so
+        # that scores kept before are not replayed without it.
+        kept_scores = cache / f"tune-scores-v5-{args.seed}-{args.humans}-{args.trim}-{condition}.pickle"
+        if kept_scores.exists() and not args.rescore:
+            results[condition] = pickle.loads(kept_scores.read_bytes())
+            continue
+        rng = noise_stream(args.seed, condition)
         talk = room_talk(condition, cache)
+        kept = []
         for trial in trials:
             audio, end = framed_audio[trial]
-            noisy = degrade(audio, condition, talk, rngs[condition], quiet_power)
+            noisy = degrade(audio, condition, talk, rng, quiet_power)
             if args.trim is not None:
                 noisy = noisy[: int((end + args.trim) * SAMPLE_RATE)]
             heard = first_pass.listen(pcm_chunks(noisy), trial.context).text
             result = judge_.judge(noisy, trial.context, heard)
             kept.append((trial, replace(result, free=result.free or judge_.transcribe(noisy))))
         results[condition] = kept
+        kept_scores.write_bytes(pickle.dumps(kept))
         print(f"judged {len(kept)} recordings, {condition}", flush=True)
-    kept_scores.write_bytes(pickle.dumps(results))
     base = JudgeSettings()
     print_spreads(results)
-    short = {name: "".join(word[0] for word in name.split("_")) for name in GRID}
+    short = abbreviations(GRID)
     print("\n" + ", ".join(f"{abbreviation}: {name}" for name, abbreviation in short.items()))
     names = " ".join(f"{short[name]:>5}" for name in GRID)
     print(f"\n{names} | " + " | ".join(f"{c:^26}" for c in conditions))
@@ -119,6 +121,24 @@ def tune(args: argparse.Namespace, cache: Path) -> int:
             for trial, result in results[condition]:
                 _show_mistake(trial, result, best)
     return 0
+
+
+def abbreviations(names: Iterable[str]) -> dict[str, str]:
+    """A short column heading for each setting: its words' initials, and where two settings share
+    them, more of the first word's letters.
+
+    >>> abbreviations(["line_gain", "sure_floor", "stop_floor"])
+    {'line_gain': 'lg', 'sure_floor': 'sf', 'stop_floor': 'stf'}
+    """
+    short: dict[str, str] = {}
+    for name in names:
+        first, *rest = name.split("_")
+        taken = set(short.values())
+        short[name] = next(
+            heading for length in range(1, len(first) + 1)
+            if (heading := first[:length] + "".join(word[0] for word in rest)) not in taken
+        )
+    return short
 
 
 def _show_mistake(trial: Trial, result: JudgeResult, settings: JudgeSettings) -> None:
