@@ -113,7 +113,7 @@ def tune(args: argparse.Namespace, cache: Path) -> int:
     ranked = sorted(rows)
     for cost, values, figures in ranked[:25]:
         cells = " | ".join(" ".join(f"{100 * v:5.1f}" for v in f[:4]) for f in figures)
-        print(" ".join(f"{v:5.1f}" for v in values) + f" | {cells}   cost {cost:.3f}")
+        print(" ".join(f"{v:5g}" for v in values) + f" | {cells}   cost {cost:.3f}")
     if args.show_errors:
         best = replace(base, **cast("dict[str, Any]", dict(zip(GRID, ranked[0][1], strict=True))))
         for condition in conditions:
