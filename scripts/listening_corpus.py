@@ -148,7 +148,8 @@ PARTY: tuple[str, ...] = (
     "she has started learning the violin and the neighbours are very patient",
 )
 # A third room, to choose settings in beside the babble: five people at once, six other voices, other
-# things said. The babble's six sentences loop every 10 s; a bar chosen in one room holds in that room.
+# things said. The babble's six sentences loop every 10 s, and a bar chosen in one room alone may hold
+# in that room only.
 CAFE_VOICES = (Voice("espeak-ng", "en-gb-x-rp+f3", 160, 60), Voice("espeak-ng", "en-us-nyc+m3", 155, 45),
                Voice("espeak-ng", "en-029+f1", 150, 60), Voice("espeak-ng", "en+m5", 165, 40),
                Voice("espeak-ng", "en-gb-x-gbclan+f4", 145, 55), Voice("espeak-ng", "en-gb-scotland+m5", 170, 35))

@@ -62,7 +62,7 @@ def test_the_party_is_a_room_of_its_own_that_nothing_is_tuned_in() -> None:
 
 
 def test_the_cafe_is_a_second_room_to_choose_settings_in() -> None:
-    """Settings chosen in the babble alone hold in the babble: the cafe is other people saying other things."""
+    """A setting chosen in the babble alone may hold there only: the cafe is other people saying other things."""
     others = {v.name for v in (*voices("all"), *BABBLE_VOICES)}
     assert not others & {v.name for v in CAFE_VOICES}
     assert not set(CAFE) & (set(BABBLE) | set(CHATTER))
