@@ -365,25 +365,23 @@ def typical_power(audios: Iterable[np.ndarray]) -> float:
     return float(np.median(powers)) if powers else 1.0
 
 
-def babble_track(cache: Path) -> Pcm16:
-    """Four talkers at once, none of them a voice of either split."""
-    return _talkers(BABBLE_VOICES, BABBLE, 4, cache)
-
-
-def party_track(cache: Path) -> Pcm16:
-    """Six other talkers saying other things, in a longer stretch: a room nothing was tuned in."""
-    return _talkers(PARTY_VOICES, PARTY, 6, cache)
-
-
-def cafe_track(cache: Path) -> Pcm16:
-    """Five other talkers saying other things: a second room to choose settings in."""
-    return _talkers(CAFE_VOICES, CAFE, 5, cache)
+# Each room's talkers: its voices, what they say, and how many talk at once. The babble is four
+# talkers, none of them a voice of either split; the party six others, in a longer stretch, a room
+# nothing is tuned in; the cafe five others again, a second room to choose settings in.
+ROOMS: dict[str, tuple[tuple[Voice, ...], tuple[str, ...], int]] = {
+    "babble": (BABBLE_VOICES, BABBLE, 4),
+    "party": (PARTY_VOICES, PARTY, 6),
+    "cafe": (CAFE_VOICES, CAFE, 5),
+}
 
 
 def room_talk(condition: str, cache: Path) -> Pcm16:
-    """The talk that a condition's room adds (white noise and echo take none)."""
-    tracks = {"party": party_track, "cafe": cafe_track}
-    return tracks.get(condition.split()[0], babble_track)(cache)
+    """The talk that a condition's room adds (white noise and echo take none: the babble's is given)."""
+    return _talkers(*ROOMS.get(condition.split()[0], ROOMS["babble"]), cache)
+
+
+def babble_track(cache: Path) -> Pcm16:
+    return room_talk("babble", cache)
 
 
 @functools.cache
@@ -417,7 +415,7 @@ def degrade(audio: np.ndarray, condition: str, babble: Pcm16, rng: np.random.Gen
     """The recording in a condition: noise levels are relative to the speech's own power, or to
     ``quiet_power`` when nothing in it is loud (the room alone)."""
     power = speech_power(audio) or quiet_power
-    if condition.startswith(("white", "babble", "party", "cafe")):
+    if condition.split()[0] in ("white", *ROOMS):
         snr = float(condition.split()[1])
         if condition.startswith("white"):
             noise = rng.normal(0.0, 1.0, len(audio))
