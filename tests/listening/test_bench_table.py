@@ -1,0 +1,38 @@
+"""The listening benchmark's table (scripts/bench_listening.py): what its latency is taken over."""
+
+from __future__ import annotations
+
+from bench_listening import Outcome, row
+from listening_corpus import Expect, Trial, commands_context
+
+from voice_earl.game.cards import RANKS
+from voice_earl.listening.verdicts import Verdict
+
+CONTEXT = commands_context(2, (RANKS[0],))
+
+
+def outcome(expect: str, verdict: Verdict, latency_ms: int) -> Outcome:
+    return Outcome(Trial("said", CONTEXT, expect, None), verdict, "heard", latency_ms, 0, 0, 0)
+
+
+def latencies(outcomes: list[Outcome]) -> tuple[str, str]:
+    """The p50 and p90 cells of the row."""
+    cells = row("judge", "clean", outcomes).split()
+    return cells[-5], cells[-4]
+
+
+def test_latency_is_taken_over_the_lines_and_passes_heard_as_said() -> None:
+    heard = [outcome(Expect.CORRECT, Verdict.CORRECT, ms) for ms in (100, 200, 300)]
+    # A line missed waits for the end of the recording, and a pass heard as a line is no pass: neither is timed.
+    missed = [outcome(Expect.CORRECT, Verdict.UNCLEAR, 2000), outcome(Expect.PASS, Verdict.CORRECT, 3000)]
+    assert latencies(heard + missed) == ("200", "300")
+    assert latencies(heard) == ("200", "300")
+
+
+def test_a_verdict_at_once_counts_as_no_wait() -> None:
+    at_once = [outcome(Expect.PASS, Verdict.PASS, 0)] * 3
+    assert latencies([*at_once, outcome(Expect.CORRECT, Verdict.CORRECT, 400)]) == ("0", "400")
+
+
+def test_no_verdict_heard_leaves_the_latency_unknown() -> None:
+    assert latencies([outcome(Expect.CORRECT, Verdict.UNCLEAR, 2000)]) == ("-", "-")
