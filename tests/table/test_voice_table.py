@@ -345,3 +345,25 @@ def test_saying_next_goes_on_before_the_pause_is_over(listener) -> None:  # type
     started = clock.t
     source._hear_next(20.0)
     assert clock.t - started < 5.0, "'next' ended the wait long before its 20 seconds"
+
+
+@pytest.mark.slow
+def test_speech_set_aside_asks_the_player_again_on_the_screen_and_listening_goes_on(listener) -> None:  # type: ignore[no-untyped-def]
+    from voice_earl.listening.audio import pcm_chunks
+    from voice_earl.table.speech import render, to_16k_mono
+
+    def said(text: str) -> np.ndarray:
+        return np.asarray(to_16k_mono(render(text, voice="en-us")).samples, dtype=np.int16)
+
+    quiet = np.zeros(16000, dtype=np.int16)
+    stream = np.concatenate([quiet, said("hmm hmm"), quiet, said("There's as good as Seven can be"), quiet])
+    shown: list[str] = []
+    voice = VoiceInput(listener, chunks=lambda: (AudioChunk(pcm) for pcm in pcm_chunks(stream)), show=shown.append)
+    settings = TableSettings(tuple(Seat(n) for n in ("Ann", "Ben", "Cy")), HOYLE, DeckMode.PHYSICAL, deals=1, seed=2)
+    session = TableSession(settings, dict.fromkeys(range(3), voice))
+    request = session.request()
+
+    given = voice.next_input(request)
+
+    assert shown == [f"{request.name}: that was not heard as a line or a pass - say it again"]
+    assert isinstance(given, Heard) and given.judgement.verdict is Verdict.CORRECT  # the line after it still counts

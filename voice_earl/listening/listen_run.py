@@ -18,7 +18,15 @@ import numpy as np
 from voice_earl.listening.audio import BYTES_PER_SAMPLE, SAMPLE_RATE, AudioChunk, Pcm16
 from voice_earl.listening.context import ListenContext
 from voice_earl.listening.judge_choice import JudgeResult
-from voice_earl.listening.recognizer import Final, ListenEvent, Partial, Recognizer, SpeechStarted, SpeechStopped
+from voice_earl.listening.recognizer import (
+    Final,
+    ListenEvent,
+    Partial,
+    Recognizer,
+    SpeechSetAside,
+    SpeechStarted,
+    SpeechStopped,
+)
 from voice_earl.listening.speech_end import EndWatch
 from voice_earl.listening.text import normalise
 from voice_earl.listening.utterance import EventHandler, Judge, ListenSettings, Utterance
@@ -326,6 +334,7 @@ class ListenRun:
             self._decided(text, early=False)
             return
         logger.debug("speech at %.2fs matched no phrase; listening on", self.speech_start or 0.0)
+        self.emit(SpeechSetAside(self.audio_t))
         self.ignored_start = self.ignored_start if self.ignored_start is not None else self.speech_start
         self.speech_end = self.speech_end if self.speech_end is not None else self.watch.last_loud
         self.speech_start = None

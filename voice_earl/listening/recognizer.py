@@ -51,13 +51,21 @@ class SpeechStopped:
 
 
 @dataclass(frozen=True)
+class SpeechSetAside:
+    """Speech in which none of the turn's phrases was heard (talk, a cough, a line missed): it moves
+    nothing, and the listening goes on."""
+
+    at: float
+
+
+@dataclass(frozen=True)
 class Final:
     text: str
     at: float
     early: bool = False  # decided on a stable partial before the trailing silence ended
 
 
-ListenEvent = SpeechStarted | Partial | SpeechStopped | Final
+ListenEvent = SpeechStarted | Partial | SpeechStopped | SpeechSetAside | Final
 
 
 # ------------------------------------------------------------------ the interface

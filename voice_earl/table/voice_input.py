@@ -21,12 +21,12 @@ import numpy as np
 
 from voice_earl.game.cards import RANKS
 from voice_earl.game.chants import ChantSet
-from voice_earl.i18n import N_
+from voice_earl.i18n import N_, _
 from voice_earl.listening.audio import AudioChunk, DeviceLostError, Microphone, pcm_chunks
 from voice_earl.listening.chain import open_listener as open_chain
 from voice_earl.listening.context import ListenContext
 from voice_earl.listening.listener import Listener, Utterance, judge_utterance
-from voice_earl.listening.recognizer import ListenEvent, SpeechStarted
+from voice_earl.listening.recognizer import ListenEvent, SpeechSetAside, SpeechStarted
 from voice_earl.listening.text import normalise
 from voice_earl.listening.verdicts import Strictness, Verdict
 from voice_earl.table.drill import Prompt
@@ -177,6 +177,10 @@ class VoiceInput:
         def on_event(event: ListenEvent) -> None:
             if isinstance(event, SpeechStarted):
                 heard_speech.append(True)
+            elif isinstance(event, SpeechSetAside):
+                # On the screen only: table talk is set aside too, and should not set the narrator off.
+                self.show(_("{player}: that was not heard as a line or a pass - say it again").format(
+                    player=request.name))
 
         def bounded() -> Iterator[AudioChunk]:
             for chunk in self.chunks():
