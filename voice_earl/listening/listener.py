@@ -11,7 +11,8 @@ hypothesis is current. The utterance ends:
 * at the end of the input, or after ``max_speech_s`` of speech.
 
 Speech in which the recognizer found no phrase at all (a cough, table chatter) does not end
-the listening: the recognizer starts afresh and the listener waits for the next speech.
+the listening: the listener says so (a ``SpeechSetAside`` event), the recognizer starts afresh and
+the listener waits for the next speech.
 
 With a judge (:mod:`voice_earl.listening.whisper_judge`), the judge and not the first pass
 decides what was said, and may decide that it was none of the turn's phrases (then the speech
