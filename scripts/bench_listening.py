@@ -152,10 +152,10 @@ def row(name: str, condition: str, outcomes: Sequence[Outcome]) -> str:
     timed = [o.latency_ms for o in decided if o.latency_ms is not None]
     return (
         f"{name:22} {condition:13} {len(outcomes):4} "
-        f"{share(outcomes, Expect.CORRECT, lambda o: o.verdict is Verdict.CORRECT):>8} "
+        f"{share(outcomes, Expect.CORRECT, heard_as_said):>8} "
         f"{share(outcomes, Expect.WRONG_LINE, lambda o: o.verdict is Verdict.CORRECT):>8} "
         f"{share(outcomes, Expect.WRONG_RANK, lambda o: o.verdict is Verdict.CORRECT):>8} "
-        f"{share(outcomes, Expect.PASS, lambda o: o.verdict is Verdict.PASS):>7} "
+        f"{share(outcomes, Expect.PASS, heard_as_said):>7} "
         f"{share(outcomes, Expect.COMMAND, lambda o: o.heard == o.trial.text):>8} "
         f"{share(outcomes, Expect.CHATTER, lambda o: moved_the_game(o.verdict, o.heard)):>8} "
         f"{share(outcomes, Expect.CHATTER, lambda o: moved_the_game(o.verdict, o.heard), 'pass'):>8} "

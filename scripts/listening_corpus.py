@@ -380,10 +380,6 @@ def room_talk(condition: str, cache: Path) -> Pcm16:
     return _talkers(*ROOMS.get(condition.split()[0], ROOMS["babble"]), cache)
 
 
-def babble_track(cache: Path) -> Pcm16:
-    return room_talk("babble", cache)
-
-
 @functools.cache
 def _talkers(voices: tuple[Voice, ...], sentences: tuple[str, ...], count: int, cache: Path) -> Pcm16:
     """``count`` people talking at once, each going through the sentences from another one on (mixed

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from listening_audio import needs_espeak, needs_festival, padded, speak, speak_kdl
-from listening_corpus import CHATTER, HUMAN_DIRS, babble_track, degrade, framed, moved_the_game, typical_power
+from listening_corpus import CHATTER, HUMAN_DIRS, degrade, framed, moved_the_game, room_talk, typical_power
 
 from voice_earl.game.cards import RANKS, Rank
 from voice_earl.listening.audio import SAMPLE_RATE, Pcm16, pcm_chunks, read_wav
@@ -185,7 +185,7 @@ def test_a_speaker_who_goes_on_is_not_cut_short(listener: Listener, voice_dir: P
 
 @pytest.fixture(scope="module")
 def babble(voice_dir: Path) -> Pcm16:
-    return babble_track(voice_dir / "babble")
+    return room_talk("babble", voice_dir / "babble")
 
 
 def over_talk(
