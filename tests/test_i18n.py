@@ -34,14 +34,15 @@ from voice_earl.game.moves import (
     WrongRank,
 )
 from voice_earl.game.rules import HOYLE, DeckMode
-from voice_earl.i18n import LANGUAGES, _, current_language, parse_po, set_language
+from voice_earl.i18n import LANGUAGES, _, a_rank, current_language, parse_po, set_language
 from voice_earl.listening.context import ListenContext
 from voice_earl.listening.verdicts import Strictness, judge
 from voice_earl.table import narrator
 from voice_earl.table.presenters import ScreenView
+from voice_earl.table.refusals import explain
 from voice_earl.table.screen import TableScreen
 from voice_earl.table.screen_sections import plain_parts
-from voice_earl.table.session import TableSession, _explain
+from voice_earl.table.session import TableSession
 from voice_earl.table.session_events import MoveRefused, Seat, TableEvent, TableSettings
 from voice_earl.table.turns import Command, KeyCommand, ScriptedInput, parse_command
 
@@ -284,7 +285,7 @@ def test_engine_refusals_are_explained_in_the_language_with_the_players_names() 
     def refused(action: Lead | Play | Pass) -> str:
         with pytest.raises(IllegalAction) as caught:
             deal.apply(action)
-        return _explain(caught.value, action, deal, names)
+        return explain(caught.value, action, deal, names)
 
     set_language("nl")
     assert refused(Pass(other)) == f"{names[leader]} is aan de beurt, niet {names[other]}."
@@ -296,7 +297,8 @@ def test_engine_refusals_are_explained_in_the_language_with_the_players_names() 
     assert refused(Lead(follower, card.rank)).startswith("De ")  # a quartet is open
     set_language("it")
     wrong = next(c for c in deal.hands[follower] if c.rank is not card.rank)
-    assert refused(Play(follower, wrong)).startswith(f"{wrong.pretty} non è di valore ")
+    assert refused(Play(follower, wrong)) == (f"{wrong.pretty} non è {a_rank(card.rank)}: il valore aperto è "
+                                              f"{i18n.rank_plural(card.rank).lower()}.")
 
 
 @pytest.mark.parametrize(
@@ -305,7 +307,10 @@ def test_engine_refusals_are_explained_in_the_language_with_the_players_names() 
      NotSeated],
 )
 @pytest.mark.parametrize("code", TRANSLATED)
-def test_every_kind_of_refusal_has_its_own_translated_sentence(error: type[IllegalAction], code: str) -> None:
+@pytest.mark.parametrize("to_player", [False, True])
+def test_every_kind_of_refusal_has_its_own_translated_sentence(
+    error: type[IllegalAction], code: str, to_player: bool
+) -> None:
     session = _session()
     deal, names = session.deal, session.settings.names
     assert deal.hands is not None
@@ -314,12 +319,39 @@ def test_every_kind_of_refusal_has_its_own_translated_sentence(error: type[Illeg
     follower = deal.turn
     wrong = next(c for c in deal.hands[follower] if c.rank is not card.rank)
     action = Lead(follower, Rank.KING) if error in (RankFinished, LeadDuringQuartet) else Play(follower, wrong)
-    english = _explain(error("player 1 cannot"), action, deal, names)
+    english = explain(error("player 1 cannot"), action, deal, names, to_player)
     set_language(code)
-    translated = _explain(error("player 1 cannot"), action, deal, names)
+    translated = explain(error("player 1 cannot"), action, deal, names, to_player)
     assert translated != english and "player 1" not in translated
+    if to_player and error is not OutOfTurn:  # said to the player on their own phone: never in the third person
+        assert names[follower] not in english and names[follower] not in translated
     fallback = _("That move is not allowed now: {reason}").split("{")[0]
     assert not translated.startswith(fallback), f"{error.__name__} has no sentence of its own"
+
+
+@pytest.mark.parametrize(
+    ("code", "eight", "ace", "queen"),
+    [("en", "an Eight", "an Ace", "a Queen"), ("nl", "een Acht", "een Aas", "een Vrouw"),
+     ("it", "un Otto", "un Asso", "una Regina")],
+)
+def test_a_rank_takes_the_article_its_language_needs(code: str, eight: str, ace: str, queen: str) -> None:
+    set_language(code)
+    assert (a_rank(Rank.EIGHT), a_rank(Rank.ACE), a_rank(Rank.QUEEN)) == (eight, ace, queen)
+
+
+def test_a_player_who_passes_holding_an_eight_or_an_ace_is_told_an_eight_or_an_ace() -> None:
+    session = _session()
+    deal, names = session.deal, session.settings.names
+    assert deal.hands is not None
+    leader = deal.turn
+    rank = next(r for r in (Rank.EIGHT, Rank.ACE) if deal.holds(leader, r)
+                and any(deal.holds(seat, r) for seat in range(3) if seat != leader))
+    events: list[TableEvent] = []
+    keys = [KeyCommand(Command.LEAD, rank), KeyCommand(Command.PASS), KeyCommand(Command.PASS)]
+    TableSession(session.settings, dict.fromkeys(range(3), ScriptedInput(keys)), [events.append]).run()
+    refused = next(e for e in events if isinstance(e, MoveRefused))
+    assert refused.reason == f"{names[refused.seat]} holds {a_rank(rank)} and must play it."
+    assert refused.reason.split(" holds ")[1].startswith("an ")
 
 
 def test_a_refused_key_and_the_screen_speak_dutch() -> None:

@@ -271,6 +271,25 @@ def rank_name(rank: Rank) -> str:
     }[rank]
 
 
+def a_rank(rank: Rank) -> str:
+    """The rank with its article, as in "holds an Eight": ``an Eight``, ``een Acht``, ``un Otto``, ``una Regina``."""
+    return {
+        Rank.ACE: _("an Ace"),
+        Rank.TWO: _("a Two"),
+        Rank.THREE: _("a Three"),
+        Rank.FOUR: _("a Four"),
+        Rank.FIVE: _("a Five"),
+        Rank.SIX: _("a Six"),
+        Rank.SEVEN: _("a Seven"),
+        Rank.EIGHT: _("an Eight"),
+        Rank.NINE: _("a Nine"),
+        Rank.TEN: _("a Ten"),
+        Rank.JACK: _("a Jack"),
+        Rank.QUEEN: _("a Queen"),
+        Rank.KING: _("a King"),
+    }[rank]
+
+
 def rank_plural(rank: Rank) -> str:
     """``Queens``, ``Vrouwen``, ``Regine``."""
     return {

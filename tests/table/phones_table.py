@@ -9,7 +9,7 @@ import json
 import queue
 import re
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,7 +20,7 @@ from voice_earl.table.phones.hub import Phones, serve_phones
 from voice_earl.table.phones.server import DEFAULT_LIMITS, Limits
 from voice_earl.table.phones.tokens import PhoneTokens
 from voice_earl.table.session import TableSession
-from voice_earl.table.session_events import Seat, SessionEnded, TableSettings
+from voice_earl.table.session_events import Listener, Seat, SessionEnded, TableSettings
 from voice_earl.table.turns import LineCommands
 
 CARD = re.compile(r"(?<![A-Za-z0-9])(10|[2-9AJQK])([SHDC♠♥♦♣])(?![A-Za-z0-9])")
@@ -54,7 +54,9 @@ class PhoneTable:
 @contextlib.contextmanager
 def phone_table(names: tuple[str, ...] = ("Ann", "Ben", "Cy"), *, seed: int = 7, deals: int = 1,
                 profile: RulesProfile = HOYLE, tokens: PhoneTokens | None = None,
-                port: int = 0, limits: Limits = DEFAULT_LIMITS) -> Iterator[PhoneTable]:
+                port: int = 0, limits: Limits = DEFAULT_LIMITS,
+                listeners: Callable[[TableSession], Sequence[Listener]] = lambda session: ()) -> Iterator[PhoneTable]:
+    """``listeners``: more of the session's listeners beside the phones (a screen, a narrator)."""
     settings = TableSettings(seats=tuple(Seat(name) for name in names), profile=profile, deck=DeckMode.VIRTUAL,
                              deals=deals, seed=seed)
     commands: queue.Queue[str | None] = queue.Queue()
@@ -64,7 +66,7 @@ def phone_table(names: tuple[str, ...] = ("Ann", "Ben", "Cy"), *, seed: int = 7,
     with serve_phones(names, range(len(names)), tokens, "127.0.0.1", port, limits) as phones:
         source = phones.beside(lines)
         session = TableSession(settings, dict.fromkeys(range(len(names)), source))
-        session.listeners = [phones.follow(session)]
+        session.listeners = [phones.follow(session), *listeners(session)]
         ended: list[SessionEnded] = []
         thread = threading.Thread(target=lambda: ended.append(session.run()), name="game", daemon=True)
         table = PhoneTable(session, phones, commands, thread, ended, complaints)

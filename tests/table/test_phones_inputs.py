@@ -35,7 +35,7 @@ def test_the_gate_takes_one_tap_for_the_open_turn_and_explains_the_rest() -> Non
     gate = TurnGate(("Ann", "Ben", "Cy"))
     assert gate.offer(Tap(1, "x", PASS)) == (TapAnswer.STALE, "")  # no turn open yet
     turn = gate.open(1)
-    assert gate.offer(Tap(0, turn, PASS)) == (TapAnswer.REFUSED, "It is Ben's turn, not Ann's.")
+    assert gate.offer(Tap(0, turn, PASS)) == (TapAnswer.REFUSED, "It is Ben's turn, not yours.")
     assert gate.offer(Tap(1, "old", PASS)) == (TapAnswer.STALE, "")
     assert gate.offer(Tap(1, turn, PASS)) == (TapAnswer.ACCEPTED, "")
     assert gate.offer(Tap(1, turn, KeyCommand(Command.LEAD, Rank.ACE))) == (TapAnswer.STALE, "")  # a double tap

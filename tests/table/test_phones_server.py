@@ -4,6 +4,7 @@ HTTP and WebSocket clients playing as the players' phones."""
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 import socket
 from typing import Any
@@ -11,10 +12,18 @@ from typing import Any
 import aiohttp
 import pytest
 from phones_table import FAST, Phone, PhoneTable, cards_in, choose, my_turn, phone_table
+from rich.console import Console
 
 from voice_earl.errors import UsageError
+from voice_earl.game.cards import Rank
+from voice_earl.i18n import a_rank
+from voice_earl.table.narrator import Narrator
 from voice_earl.table.phones.server import Limits
 from voice_earl.table.phones.tokens import PhoneTokens
+from voice_earl.table.presenters import Narration, ScreenView
+from voice_earl.table.screen import TableScreen
+from voice_earl.table.session import TableSession
+from voice_earl.table.session_events import Listener, MoveRefused
 
 
 async def _connect(client: aiohttp.ClientSession, table: PhoneTable, seat: int) -> Phone:
@@ -181,12 +190,26 @@ def test_a_tap_out_of_turn_is_refused_with_the_reason() -> None:
     with phone_table() as table:
         reply, moves = asyncio.run(run(table))
     assert reply["type"] == "refused"
-    assert reply["reason"] == f"It is {reply['on_turn']}'s turn, not {reply['by']}'s."
+    assert reply["reason"] == f"It is {reply['on_turn']}'s turn, not yours."  # said to the phone's own player
     assert moves == 0
 
 
-def test_an_illegal_tap_is_refused_on_that_phone_with_the_reason() -> None:
-    async def run(table: PhoneTable) -> dict[str, Any]:
+def test_an_illegal_tap_is_refused_on_that_phone_alone_and_to_its_player() -> None:
+    """The reason ("You hold a Queen and must play it.") would tell the table what is in the player's
+    hand: it goes to that phone only, not on the table's screen, not aloud, not to the other phones."""
+    spoken: list[str] = []
+    printed = io.StringIO()
+    presenters: list[tuple[ScreenView, Narrator]] = []
+    refusals: list[MoveRefused] = []
+
+    def around(session: TableSession) -> list[Listener]:
+        view = ScreenView(session, TableScreen(Console(file=printed, width=80), live=False), show_hands=lambda s: False)
+        narrator = Narrator(speak=False, printer=spoken.append)
+        presenters.append((view, narrator))
+        return [Narration(session, narrator), view,
+                lambda event: refusals.append(event) if isinstance(event, MoveRefused) else None]
+
+    async def run(table: PhoneTable) -> tuple[dict[str, Any], list[Phone]]:
         async with aiohttp.ClientSession() as client:
             phones = [await _connect(client, table, seat) for seat in range(3)]
             while True:  # play on until someone is due a rank they hold
@@ -196,16 +219,27 @@ def test_an_illegal_tap_is_refused_on_that_phone_with_the_reason() -> None:
                 if action == "play":
                     await mover.tap("pass")
                     assert (await mover.reply())["type"] == "accepted"  # by the gate; the rules are the session's
-                    return await mover.reply() | {"player": mover.state["player"]}
+                    refused = await mover.reply() | {"rank": mover.state["due"]["rank"]}
+                    await mover.tap("play")  # and the game goes on
+                    for phone in phones:
+                        await phone.until(lambda state, done=mover.state["moves"] + 1: state["moves"] >= done)
+                    return refused, [phone for phone in phones if phone is not mover]
                 moves = mover.state["moves"]
                 await mover.tap(action, rank)
                 for phone in phones:
                     await phone.until(lambda state, done=moves + 1: state["moves"] >= done)
 
-    with phone_table(seed=11, limits=FAST) as table:
-        reply = asyncio.run(run(table))
+    with phone_table(seed=11, limits=FAST, listeners=around) as table:
+        reply, others = asyncio.run(run(table))
+        view, narrator = presenters[0]
+        shown = view.snapshot()
+    narrator.close()
     assert reply["type"] == "refused"
-    assert reply["reason"].startswith(f"{reply['player']} holds a") and reply["reason"].endswith("must play it.")
+    assert reply["reason"] == f"You hold {a_rank(Rank.parse(reply['rank']))} and must play it."
+    assert [event.private for event in refusals] == [True]
+    assert not any("must play it" in raw for phone in others for raw in phone.raw)
+    assert "must play it" not in shown.message and "must play it" not in printed.getvalue()
+    assert not any("must play it" in line for line in spoken)
 
 
 def test_bad_messages_and_floods_get_answers_not_failures() -> None:

@@ -21,7 +21,7 @@ from voice_earl.game.events import (
 from voice_earl.game.gamelog import to_line
 from voice_earl.game.moves import FormulaDue
 from voice_earl.game.rules import DeckMode, Scoring
-from voice_earl.i18n import N_, _, rank_name
+from voice_earl.i18n import N_, _, a_rank
 from voice_earl.listening.verdicts import Verdict
 from voice_earl.table import narrator as say
 from voice_earl.table.narrator import Announcement, Narrator, Verbosity
@@ -76,7 +76,7 @@ class Narration:
         if isinstance(event, DealBegins):
             return [self._deal_begins(event)]
         if isinstance(event, MoveRefused):
-            return [say.notice(event.reason, min_verbosity=Verbosity.QUIET)]
+            return [] if event.private else [say.notice(event.reason, min_verbosity=Verbosity.QUIET)]
         if isinstance(event, Reminded):
             return [say.notice(_("{player}, it is your turn: {line}").format(player=event.name, line=event.line))]
         if isinstance(event, Undone):
@@ -120,7 +120,7 @@ class Narration:
         if isinstance(event, SeriesEnded):
             return [say.standings(self.session.standings(), final=True)]
         if isinstance(event, FullCircle):
-            text = _("A full circle of passes: someone holds a {rank} and passed.").format(rank=rank_name(event.rank))
+            text = _("A full circle of passes: someone holds {a_rank} and passed.").format(a_rank=a_rank(event.rank))
             if event.relead:
                 text += " " + _("{player} leads a new rank.").format(player=names[event.last_player])
             return [say.notice(text, min_verbosity=Verbosity.QUIET)]
@@ -173,7 +173,7 @@ class ScreenView:
             self.heard = event
         elif isinstance(event, PauseChanged):
             self.status = _("paused") if event.paused else ""
-        elif isinstance(event, MoveRefused):
+        elif isinstance(event, MoveRefused) and not event.private:  # a phone's refusal is for that phone alone
             self.message = event.reason
         elif isinstance(event, DealOver):
             self.result = deal_result(event)

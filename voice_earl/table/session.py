@@ -16,28 +16,13 @@ from voice_earl.game.cards import RANKS, Rank
 from voice_earl.game.engine import Deal
 from voice_earl.game.events import DealStarted, Event, Led, Passed, Played, Settled, Won
 from voice_earl.game.gamelog import Record, to_record
-from voice_earl.game.moves import (
-    Action,
-    CardNotHeld,
-    FormulaDue,
-    GameOver,
-    IllegalAction,
-    Lead,
-    LeadDuringQuartet,
-    NoRankOpen,
-    NotSeated,
-    OutOfTurn,
-    Pass,
-    PassWhileHolding,
-    Play,
-    RankFinished,
-    WrongRank,
-)
+from voice_earl.game.moves import Action, FormulaDue, IllegalAction, Lead, Pass, Play
 from voice_earl.game.rules import DeckMode, Scoring
 from voice_earl.game.series import Series, competition_places
-from voice_earl.i18n import _, rank_name, rank_plural
+from voice_earl.i18n import _, rank_plural
 from voice_earl.listening.context import ListenContext
 from voice_earl.listening.verdicts import Verdict
+from voice_earl.table.refusals import explain, holds_none
 from voice_earl.table.session_events import (
     DealBegins,
     DealOver,
@@ -58,6 +43,7 @@ from voice_earl.table.session_events import (
 )
 from voice_earl.table.turns import (
     SAY_PASS,
+    TAP_PASS,
     BotMove,
     Command,
     Heard,
@@ -96,6 +82,7 @@ class TableSession:
         self.series = self._new_series()
         self.paused = False
         self.hold: Callable[[bool], None] = _go_on
+        self._tapped = False  # the input being handled was tapped on its player's phone: refusals are for it alone
         self._rebuild(list(moves))
 
     # -- state
@@ -247,6 +234,7 @@ class TableSession:
                 request = self.request(reminded=request.reminded)
 
     def _handle(self, request: TurnRequest, given: TurnInput) -> _Outcome:
+        self._tapped = isinstance(given, KeyCommand) and given.private
         if self.paused:
             # While paused only the pause key (or quit) does anything.
             if isinstance(given, KeyCommand) and given.command in (Command.PAUSE, Command.QUIT):
@@ -308,12 +296,8 @@ class TableSession:
         if hands is not None:
             card = next((c for c in hands[seat] if c.rank is rank), None)
             if card is None:
-                hint: str = getattr(self.inputs.get(seat), "pass_hint", SAY_PASS)
-                how = _(hint)
-                text = _("{player} holds no {ranks}: {how}") if due.rank is not None else _(
-                    "{player} holds no {ranks}: lead a rank you hold"
-                )
-                self._refuse(request, text.format(player=request.name, ranks=rank_plural(rank).lower(), how=how))
+                hint: str = TAP_PASS if self._tapped else getattr(self.inputs.get(seat), "pass_hint", SAY_PASS)
+                self._refuse(request, holds_none(request.name, rank, due.rank is None, _(hint), self._tapped))
                 return None
         if due.rank is None:
             return Lead(seat, rank, card, chant_ok=chant_ok)
@@ -363,12 +347,12 @@ class TableSession:
         try:
             self._apply(move, announce=True)
         except IllegalAction as error:
-            self._refuse(request, _explain(error, action, self.deal, self.settings.names))
+            self._refuse(request, explain(error, action, self.deal, self.settings.names, self._tapped))
             return _Outcome.AGAIN
         return _Outcome.DONE
 
     def _refuse(self, request: TurnRequest, reason: str) -> None:
-        self._emit(MoveRefused(request.seat, request.name, reason))
+        self._emit(MoveRefused(request.seat, request.name, reason, private=self._tapped))
 
     def _undo(self) -> _Outcome:
         if not self.moves:
@@ -399,38 +383,3 @@ SPOKEN_COMMANDS = tuple(_SPOKEN_COMMANDS)  # listened for on every turn
 
 def _spoken_command(heard: str) -> Command | None:
     return _SPOKEN_COMMANDS.get(heard.strip().lower())
-
-
-def _explain(error: IllegalAction, action: Action, deal: Deal, names: Sequence[str]) -> str:
-    """Why the engine refused ``action``, in the table's language and names (the deal is as it was)."""
-    player = names[action.player]
-    card = getattr(action, "card", None)
-    open_rank = deal.rank
-    if isinstance(error, GameOver):
-        winner = names[deal.winner] if deal.winner is not None else "?"
-        return _("Deal {deal} is over: {winner} won.").format(deal=deal.number, winner=winner)
-    if isinstance(error, NotSeated):
-        return _("{player} does not take part in this deal.").format(player=player)
-    if isinstance(error, OutOfTurn):
-        return _("It is {turn}'s turn, not {player}'s.").format(turn=names[deal.turn], player=player)
-    if isinstance(error, NoRankOpen):
-        return _("No rank is open: {player} must lead.").format(player=player)
-    if isinstance(error, PassWhileHolding) and open_rank is not None:
-        return _("{player} holds a {rank} and must play it.").format(player=player, rank=rank_name(open_rank))
-    if isinstance(error, LeadDuringQuartet) and open_rank is not None:
-        return _("The {ranks} are still open: play a {rank} or pass.").format(
-            ranks=rank_plural(open_rank).lower(), rank=rank_name(open_rank)
-        )
-    if isinstance(error, RankFinished) and isinstance(action, Lead):
-        return _("All four {ranks} are out already: lead another rank.").format(ranks=rank_plural(action.rank).lower())
-    if isinstance(error, WrongRank) and open_rank is not None and card is not None:
-        return _("{card} is not a {rank}: the {ranks} are open.").format(
-            card=card.pretty, rank=rank_name(open_rank), ranks=rank_plural(open_rank).lower()
-        )
-    if isinstance(error, CardNotHeld):
-        if deal.hands is None:
-            return _("{player} has no cards left.").format(player=player)
-        if card is None:
-            return _("The virtual deck needs the card, not only its rank.")
-        return _("{player} does not hold {card}.").format(player=player, card=card.pretty)
-    return _("That move is not allowed now: {reason}").format(reason=error)

@@ -90,6 +90,7 @@ class MoveRefused:
     seat: int
     name: str
     reason: str
+    private: bool = False  # a tap on the player's phone: the reason, in the second person, is for that phone alone
 
 
 @dataclass(frozen=True)

@@ -41,6 +41,7 @@ class KeyCommand:
 
     command: Command
     rank: Rank | None = None  # for LEAD
+    private: bool = False  # tapped on the player's own phone: why it is refused is for that phone alone
 
 
 @dataclass(frozen=True)
@@ -123,6 +124,7 @@ KEY_HELP = N_("space pass · enter play · A 2-9 0 J Q K lead that rank · u und
 LINE_HELP = N_("commands: play, pass, lead RANK (e.g. lead Q), undo, repeat, pause, quit")
 QUIT_QUESTION = N_("Quit? the series is saved (y/n)")
 SAY_PASS = N_("say pass")  # how a player who holds none of the open rank passes (sources may say otherwise)
+TAP_PASS = N_("tap Pass")  # the same, to a player who tapped on their phone
 
 
 @dataclass(frozen=True)
@@ -142,7 +144,7 @@ def parse_command(text: str) -> KeyCommand:
     """A typed command line. Raises ``ValueError`` with a message that teaches.
 
     >>> parse_command("lead q")
-    KeyCommand(command=<Command.LEAD: 'lead'>, rank=Rank.QUEEN)
+    KeyCommand(command=<Command.LEAD: 'lead'>, rank=Rank.QUEEN, private=False)
     >>> parse_command("PASS").command
     <Command.PASS: 'pass'>
     """
@@ -178,7 +180,7 @@ def key_command(key: str, at_lead: bool) -> KeyCommand | None:
     """A single key press (Silent Earl at a terminal). Rank keys lead, and only at a lead.
 
     >>> key_command(" ", at_lead=False)
-    KeyCommand(command=<Command.PASS: 'pass'>, rank=None)
+    KeyCommand(command=<Command.PASS: 'pass'>, rank=None, private=False)
     >>> key_command("q", at_lead=True).rank
     Rank.QUEEN
     >>> key_command("q", at_lead=False) is None  # never quits

@@ -98,9 +98,8 @@ class TurnGate:
             turn = self._turn
             if turn is None or tap.turn != turn.id or self._waiting is not None:
                 return TapAnswer.STALE, ""
-            if tap.seat != turn.seat:
-                text = _("It is {turn}'s turn, not {player}'s.")
-                return TapAnswer.REFUSED, text.format(turn=self.names[turn.seat], player=self.names[tap.seat])
+            if tap.seat != turn.seat:  # said to the phone that tapped
+                return TapAnswer.REFUSED, _("It is {turn}'s turn, not yours.").format(turn=self.names[turn.seat])
             if self._paused:
                 return TapAnswer.REFUSED, _("The game is paused.")
             self._waiting = tap

@@ -366,12 +366,12 @@ def _parse_tap(seat: int, data: str) -> Tap | None:
         return None
     command = _ACTIONS[action]
     if command is not Command.LEAD:
-        return Tap(seat, turn, KeyCommand(command))
+        return Tap(seat, turn, KeyCommand(command, private=True))
     rank = message.get("rank")
     if not isinstance(rank, str) or len(rank) > 8:
         return None
     try:
-        return Tap(seat, turn, KeyCommand(command, Rank.parse(rank)))
+        return Tap(seat, turn, KeyCommand(command, Rank.parse(rank), private=True))
     except ValueError:
         return None
 
