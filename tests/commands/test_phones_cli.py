@@ -93,3 +93,27 @@ def test_bad_phone_options_give_one_clear_line(extra: list[str], message: str) -
     assert done.returncode == 2, done.stderr
     assert message in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_a_quit_at_the_laptop_tells_the_phones_the_command_that_goes_on() -> None:
+    async def quit_while_watching(game: subprocess.Popen[str], url: str) -> tuple[dict[str, Any], int | None]:
+        assert game.stdin is not None
+        async with aiohttp.ClientSession() as client, client.ws_connect(url + "/ws") as ws:
+            await ws.receive(timeout=5)
+            game.stdin.write("quit\n")
+            game.stdin.flush()
+            last: dict[str, Any] = {}
+            while (message := await ws.receive(timeout=10)).type is aiohttp.WSMsgType.TEXT:
+                parsed = json.loads(message.data)
+                last = parsed.get("state", last)
+            return last, ws.close_code
+
+    game, urls = start(PLAY)
+    try:
+        last, code = asyncio.run(quit_while_watching(game, urls["Ben"]))
+        err = finish(game, "")
+    finally:
+        game.kill()
+    command = err.rsplit("The series is saved: ", 1)[1].split(" goes on with it.")[0]
+    assert last["phase"] == "stopped" and last["resume"] == command
+    assert "--resume" in command and code == 4001

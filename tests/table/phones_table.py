@@ -9,6 +9,8 @@ import json
 import queue
 import re
 import threading
+import time
+import urllib.request
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -54,9 +56,11 @@ class PhoneTable:
 @contextlib.contextmanager
 def phone_table(names: tuple[str, ...] = ("Ann", "Ben", "Cy"), *, seed: int = 7, deals: int = 1,
                 profile: RulesProfile = HOYLE, tokens: PhoneTokens | None = None,
-                port: int = 0, limits: Limits = DEFAULT_LIMITS,
-                listeners: Callable[[TableSession], Sequence[Listener]] = lambda session: ()) -> Iterator[PhoneTable]:
-    """``listeners``: more of the session's listeners beside the phones (a screen, a narrator)."""
+                port: int = 0, limits: Limits = DEFAULT_LIMITS, hold: bool = False,
+                listeners: Callable[[TableSession], Sequence[Listener]] = lambda session: (),
+                resume: str | None = None) -> Iterator[PhoneTable]:
+    """``hold``: after a deal the table waits for a ``next`` line, as a table does for its players;
+    ``listeners``: more of the session's listeners beside the phones (a screen, a narrator)."""
     settings = TableSettings(seats=tuple(Seat(name) for name in names), profile=profile, deck=DeckMode.VIRTUAL,
                              deals=deals, seed=seed)
     commands: queue.Queue[str | None] = queue.Queue()
@@ -66,7 +70,9 @@ def phone_table(names: tuple[str, ...] = ("Ann", "Ben", "Cy"), *, seed: int = 7,
     with serve_phones(names, range(len(names)), tokens, "127.0.0.1", port, limits) as phones:
         source = phones.beside(lines)
         session = TableSession(settings, dict.fromkeys(range(len(names)), source))
-        session.listeners = [phones.follow(session), *listeners(session)]
+        if hold:
+            session.hold = lines.wait_to_go_on
+        session.listeners = [phones.follow(session, resume), *listeners(session)]
         ended: list[SessionEnded] = []
         thread = threading.Thread(target=lambda: ended.append(session.run()), name="game", daemon=True)
         table = PhoneTable(session, phones, commands, thread, ended, complaints)
@@ -130,3 +136,48 @@ def choose(state: dict[str, Any]) -> tuple[str, str | None]:
         return "lead", state["leads"][0]
     held = {card[:-1] for card in state["hand"]}
     return ("play", None) if state["due"]["rank"] in held else ("pass", None)
+
+
+def view(table: PhoneTable, seat: int) -> dict[str, Any]:
+    """``seat``'s view, as a script reads it (``state.json``)."""
+    with urllib.request.urlopen(table.url(seat) + "/state.json") as response:
+        result: dict[str, Any] = json.load(response)
+        return result
+
+
+def wait_for(table: PhoneTable, test: Callable[[dict[str, Any]], bool], seat: int = 0,
+             timeout: float = 10.0) -> dict[str, Any]:
+    """Read ``seat``'s view until it passes ``test``."""
+    deadline = time.monotonic() + timeout
+    while not test(state := view(table, seat)):
+        assert time.monotonic() < deadline, state
+        time.sleep(0.01)
+    return state
+
+
+def keys_until(table: PhoneTable, test: Callable[[dict[str, Any]], bool], moves: int = 300) -> dict[str, Any]:
+    """Play from the keyboard (a pipe), each player as :func:`choose` would, until the view of the
+    player on turn passes ``test`` (a view of a turn that has its id); returns that view."""
+    found = _keys(table, test, moves)
+    assert found is not None, f"the deal ended first: {view(table, 0)['last']}"
+    return found
+
+
+def keys_to_the_end(table: PhoneTable, moves: int = 300) -> dict[str, Any]:
+    """Play from the keyboard until the deal (or the series) is over; returns seat 0's view then."""
+    assert _keys(table, lambda state: False, moves) is None
+    return view(table, 0)
+
+
+def _keys(table: PhoneTable, test: Callable[[dict[str, Any]], bool], moves: int) -> dict[str, Any] | None:
+    for _ in range(moves):
+        state = wait_for(table, lambda s: s["phase"] != "playing" or bool(s["turn"] and s["turn"]["id"]))
+        if state["phase"] != "playing":
+            return None
+        on_turn = view(table, state["turn"]["seat"])
+        if test(on_turn):
+            return on_turn
+        action, rank = choose(on_turn)
+        table.commands.put(f"lead {rank}" if action == "lead" else action)
+        wait_for(table, lambda s, done=on_turn["moves"] + 1: s["moves"] >= done)
+    raise AssertionError("no such turn")

@@ -70,7 +70,7 @@ def test_a_phone_shows_its_hand_and_passes_in_real_chromium(tmp_path: Path) -> N
             page.screenshot(path=str(tmp_path / "before.png"))
             pass_button.click()
 
-            expect(page.locator("#last")).to_have_text("Ben passes")
+            expect(page.locator("#last")).to_have_text("You pass")  # Ben's own phone speaks to Ben
             expect(page.locator("#whose")).not_to_have_text("Your turn")
             assert view(table, 0)["moves"] == due["moves"] + 1
             assert not errors

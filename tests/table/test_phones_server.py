@@ -11,15 +11,29 @@ from typing import Any
 
 import aiohttp
 import pytest
-from phones_table import FAST, Phone, PhoneTable, cards_in, choose, my_turn, phone_table
+from phones_table import (
+    FAST,
+    Phone,
+    PhoneTable,
+    cards_in,
+    choose,
+    keys_to_the_end,
+    keys_until,
+    my_turn,
+    phone_table,
+    view,
+    wait_for,
+)
 from rich.console import Console
 
 from voice_earl.errors import UsageError
 from voice_earl.game.cards import Rank
 from voice_earl.i18n import a_rank
 from voice_earl.table.narrator import Narrator
-from voice_earl.table.phones.server import Limits
+from voice_earl.table.phones.hub import serve_phones
+from voice_earl.table.phones.server import Limits, PhoneServer
 from voice_earl.table.phones.tokens import PhoneTokens
+from voice_earl.table.phones.wire import CLOSE_ENDED, CLOSE_STOPPED
 from voice_earl.table.presenters import Narration, ScreenView
 from voice_earl.table.screen import TableScreen
 from voice_earl.table.session import TableSession
@@ -279,3 +293,119 @@ def test_a_port_in_use_is_a_clear_error() -> None:
         port = taken.getsockname()[1]
         with pytest.raises(UsageError, match=f"port {port} is in use"), phone_table(port=port):
             pass
+
+
+def test_a_ping_is_answered_at_once_and_is_no_tap() -> None:
+    """The page pings every few seconds to learn that its socket still works; pings never use up the
+    player's taps."""
+    async def run(table: PhoneTable) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        async with aiohttp.ClientSession() as client:
+            phones = [await _connect(client, table, seat) for seat in range(3)]
+            mover = phones[(await phones[0].until(lambda s: bool(s["turn"]["id"])))["turn"]["seat"]]
+            await mover.until(my_turn)
+            pongs = []
+            for _ in range(int(Limits().tap_burst) * 3):
+                await mover.ws.send_str(json.dumps({"type": "ping"}))
+                pongs.append(await mover.reply())
+            action, rank = choose(mover.state)
+            await mover.tap(action, rank)
+            return pongs, await mover.reply()
+
+    with phone_table() as table:
+        pongs, answer = asyncio.run(run(table))
+    assert pongs == [{"type": "pong"}] * len(pongs)
+    assert answer["type"] == "accepted"
+
+
+async def _closing_words(phone: Phone) -> tuple[list[dict[str, Any]], int | None, str]:
+    """Every state until the server closes the socket, and the close's code and reason."""
+    states = []
+    while True:
+        message = await phone.ws.receive(timeout=15)
+        if message.type is not aiohttp.WSMsgType.TEXT:
+            return states, phone.ws.close_code, str(message.extra or "")
+        parsed = json.loads(message.data)
+        if parsed["type"] == "state":
+            states.append(parsed["state"])
+
+
+def test_a_quit_at_the_laptop_tells_the_phones_how_the_series_goes_on() -> None:
+    async def run(table: PhoneTable) -> tuple[list[dict[str, Any]], int | None, str]:
+        async with aiohttp.ClientSession() as client:
+            phone = await _connect(client, table, 1)
+            table.commands.put("quit")
+            words = asyncio.create_task(_closing_words(phone))
+            await asyncio.to_thread(table.thread.join, 10)
+            await asyncio.to_thread(table.phones.server.stop)  # as the game's end does
+            return await words
+
+    with phone_table(resume="voice-earl play --resume 3") as table:
+        states, code, reason = asyncio.run(run(table))
+    last = states[-1]
+    assert last["phase"] == "stopped" and last["turn"] is None and last["legal"] == []
+    assert last["resume"] == "voice-earl play --resume 3"
+    assert (code, reason) == (CLOSE_STOPPED, "the game was stopped")
+
+
+def test_the_end_of_the_series_closes_the_phones_saying_it_has_ended() -> None:
+    async def run(table: PhoneTable) -> tuple[list[dict[str, Any]], int | None, str]:
+        async with aiohttp.ClientSession() as client:
+            phone = await _connect(client, table, 1)
+            words = asyncio.create_task(_closing_words(phone))
+            await asyncio.to_thread(keys_to_the_end, table)
+            await asyncio.to_thread(table.thread.join, 10)
+            await asyncio.to_thread(table.phones.server.stop)
+            return await words
+
+    with phone_table(limits=FAST) as table:
+        states, code, reason = asyncio.run(run(table))
+    assert states[-1]["phase"] == "over" and states[-1]["last_deal"]["deal"] == 1
+    assert (code, reason) == (CLOSE_ENDED, "the game has ended")
+
+
+def test_the_player_on_turn_is_told_what_to_say_and_what_they_may_tap_and_nobody_else() -> None:
+    with phone_table(seed=5, limits=FAST) as table:
+        must_pass = keys_until(table, lambda s: s["due"]["rank"] is not None and choose(s) == ("pass", None))
+        others = [view(table, seat) for seat in range(3) if seat != must_pass["seat"]]
+        table.commands.put("pass")
+        wait_for(table, lambda s: s["moves"] > must_pass["moves"])
+        holds = keys_until(table, lambda s: s["due"]["rank"] is not None and choose(s) == ("play", None))
+        lead = keys_until(table, lambda s: s["due"]["rank"] is None)
+    assert (must_pass["say"], must_pass["legal"]) == ("pass", ["pass"])
+    assert must_pass["line"].startswith("There's")  # the line due at this place, as before, for scripts
+    assert (holds["say"], holds["legal"]) == (holds["line"], ["play"])
+    assert lead["legal"] == ["lead"] and lead["say"] == "There's as good as ____ can be"
+    # What the player on turn holds is theirs: the others' views do not say that they must pass.
+    assert all(other["say"] is None and other["legal"] == [] for other in others)
+
+
+def test_the_end_of_a_deal_is_on_every_phone_until_the_next_begins() -> None:
+    with phone_table(seed=5, deals=2, limits=FAST, hold=True) as table:
+        over = keys_to_the_end(table)
+        views = [view(table, seat) for seat in range(3)]
+        table.commands.put("next")
+        after = wait_for(table, lambda s: s["phase"] == "playing")
+    assert over["phase"] == "deal_over" and over["turn"] is None and over["deal"] == 1
+    winner = next(seat for seat, seen in enumerate(views) if seen["last_deal"]["yours"])
+    assert over["last_deal"]["deal"] == 1 and over["last_deal"]["winner"] == views[winner]["player"]
+    assert views[winner]["last"] == "You win deal 1"  # and to the others, "Ben wins deal 1"
+    assert views[(winner + 1) % 3]["last"] == f"{views[winner]['player']} wins deal 1"
+    assert [p["yours"] for p in views[winner]["last_deal"]["payments"]] == [seat == winner for seat in range(3)]
+    assert all(seen["phase"] == "deal_over" and seen["legal"] == [] for seen in views)
+    assert after["deal"] == 2 and after["last_deal"]["deal"] == 1
+
+
+def test_the_waiting_page_hears_who_has_joined() -> None:
+    async def run(server: PhoneServer) -> tuple[dict[str, Any], dict[str, Any]]:
+        async with aiohttp.ClientSession() as client:
+            ben = Phone(await client.ws_connect(server.url(1) + "/ws"))
+            first = await ben.until(lambda state: state["phase"] == "waiting")
+            cy = Phone(await client.ws_connect(server.url(2) + "/ws"))
+            await cy.until(lambda state: state["phase"] == "waiting")
+            return first, await ben.until(lambda state: "Cy" in state["joined"])
+
+    with serve_phones(("Ann", "Ben", "Cy", "Bot"), (0, 1, 2), PhoneTokens.new(("Ann", "Ben", "Cy", "Bot")),
+                      "127.0.0.1", 0) as phones:
+        first, then = asyncio.run(run(phones.server))
+    assert (first["joined"], first["not_joined"]) == (["Ben"], ["Ann", "Cy"])  # the bot has no phone to wait for
+    assert (then["joined"], then["not_joined"]) == (["Ben", "Cy"], ["Ann"])

@@ -213,7 +213,8 @@ def run_table_mode(args: argparse.Namespace, store: Store, setup: SeriesSetup, s
                 journal_box.append(resume_journal(store, saved.id, session, saved.records, setup.mode, go_on))
             if phones is None:
                 return [journal_box[0]]
-            return [journal_box[0], phones.follow(session, journal_box[0].series_id)]
+            journal = journal_box[0]
+            return [journal, phones.follow(session, journal.series_id, resume_command(journal.mode, journal.series_id))]
 
         hold = getattr(spoken, "wait_to_go_on", None)  # after a deal, the keys or the voice go on
         try:

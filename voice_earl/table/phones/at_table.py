@@ -32,11 +32,12 @@ class PhonesAtTable:
     def beside(self, source: InputSource) -> InputSource:
         return self.phones.beside(source)
 
-    def follow(self, session: TableSession, series_id: int) -> PhoneHub:
+    def follow(self, session: TableSession, series_id: int, resume: str) -> PhoneHub:
         """Keep the addresses with the series, and keep the phones in step with the session; then
-        (not at a terminal) print them for scripts, now that each player's view can be read."""
+        (not at a terminal) print them for scripts, now that each player's view can be read.
+        ``resume``: the command that goes on with the series, for the phones if it is stopped."""
         self.store.keep_phones(series_id, self.tokens.to_record())
-        hub = self.phones.follow(session)
+        hub = self.phones.follow(session, resume)
         if not at_terminal(sys.stdout, sys.stdin):
             print_addresses(self.phones.server, self.humans, sys.stdout)
         return hub

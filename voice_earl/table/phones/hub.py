@@ -13,12 +13,12 @@ from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 
 from voice_earl.game.events import Event, Led, Passed, Played, QuartetCompleted, SeriesEnded, Won
-from voice_earl.i18n import _, rank_name
+from voice_earl.i18n import _, rank_name, rank_plural
 from voice_earl.table import narrator as say
 from voice_earl.table.phones.gate import TurnGate, WithPhones
 from voice_earl.table.phones.server import DEFAULT_LIMITS, Limits, PhoneServer
 from voice_earl.table.phones.tokens import PhoneTokens
-from voice_earl.table.phones.views import snapshot
+from voice_earl.table.phones.views import News, snapshot
 from voice_earl.table.session import TableSession
 from voice_earl.table.session_events import (
     MoveRefused,
@@ -33,17 +33,23 @@ from voice_earl.table.turns import InputSource
 
 
 class PhoneHub:
-    """Keeps the phones in step with the session (a session listener, on the game's thread)."""
+    """Keeps the phones in step with the session (a session listener, on the game's thread).
+
+    ``resume`` is the command that goes on with the series, for the phones to show if the game is
+    stopped at the laptop before the end."""
 
     def __init__(self, server: PhoneServer, gate: TurnGate) -> None:
         self.server = server
         self.gate = gate
         self.session: TableSession | None = None
-        self.last = ""
+        self.last = News()
+        self.resume: str | None = None
+        self.stopped = False
 
-    def attach(self, session: TableSession) -> PhoneHub:
+    def attach(self, session: TableSession, resume: str | None = None) -> PhoneHub:
         """Follow ``session`` from now on; the phones get its state at once."""
         self.session = session
+        self.resume = resume
         self._publish()
         return self
 
@@ -56,36 +62,45 @@ class PhoneHub:
             self.gate.pause(event.paused)
         elif isinstance(event, MoveRefused):
             self.server.tell(event.seat, event.reason)
-        self.last = self._line(event) or self.last
+        if isinstance(event, SessionEnded) and not event.finished:
+            self.stopped = True
+        news = self._news(event)
+        self.last = news if news.text else self.last
         self._publish()
 
     def _publish(self) -> None:
         if self.session is not None:
-            self.server.publish(snapshot(self.session, self.gate.turn_id, self.last))
+            resume = self.resume if self.stopped else None
+            self.server.publish(snapshot(self.session, self.gate.turn_id, self.last, self.stopped, resume))
 
-    def _line(self, event: TableEvent) -> str:
+    def _news(self, event: TableEvent) -> News:
         """What just happened, as a short line for every phone (never a card still in a hand)."""
         if isinstance(event, Undone):
-            return _("Taken back: {player}'s last move.").format(player=event.name)
+            seat = self.session.settings.names.index(event.name) if self.session is not None else None
+            return News(_("Taken back: {player}'s last move.").format(player=event.name), seat,
+                        _("Taken back: your last move."))
         if isinstance(event, RulesApplied):
-            lines = [line for e in event.events if (line := self._rules_line(e))]
-            return lines[-1] if lines else ""
-        return ""
+            news = [found for e in event.events if (found := self._rules_news(e)).text]
+            return news[-1] if news else News()
+        return News()
 
-    def _rules_line(self, event: Event) -> str:
+    def _rules_news(self, event: Event) -> News:
         assert self.session is not None
         names = self.session.settings.names
         if isinstance(event, Led | Played):  # the rank only: what the phones show is never a suit
-            return f"{names[event.player]}: {rank_name(event.rank)}"
+            rank = rank_name(event.rank)
+            return News(f"{names[event.player]}: {rank}", event.player, _("You: {rank}").format(rank=rank))
         if isinstance(event, Passed):
-            return say.passed(names[event.player]).line
+            return News(say.passed(names[event.player]).line, event.player, _("You pass"))
         if isinstance(event, QuartetCompleted):
-            return say.quartet(names[event.player], event.rank, self.session.settings.chant).line
+            line = say.quartet(names[event.player], event.rank, self.session.settings.chant).line
+            return News(line, event.player, _("{ranks} complete - you lead").format(ranks=rank_plural(event.rank)))
         if isinstance(event, Won):
-            return say.winner(names[event.player], event.deal).line
+            yours = _("You win deal {deal}").format(deal=event.deal)
+            return News(say.winner(names[event.player], event.deal).line, event.player, yours)
         if isinstance(event, SeriesEnded):
-            return say.standings(self.session.standings(), final=True).line
-        return ""
+            return News(say.standings(self.session.standings(), final=True).line)
+        return News()
 
 
 @dataclass
@@ -100,8 +115,9 @@ class Phones:
         """The humans' input with their phones' taps beside it."""
         return WithPhones(source, self.gate)
 
-    def follow(self, session: TableSession) -> PhoneHub:
-        return self.hub.attach(session)
+    def follow(self, session: TableSession, resume: str | None = None) -> PhoneHub:
+        """Keep the phones in step with ``session``; ``resume``: the command that goes on with it."""
+        return self.hub.attach(session, resume)
 
 
 @contextlib.contextmanager

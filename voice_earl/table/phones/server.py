@@ -6,6 +6,9 @@ Routes, each under a token (anything else, or a wrong token, is a bare 404):
   updates and taps, ``/p/TOKEN/phone.css`` and ``/p/TOKEN/phone.js``;
 - ``/j/TOKEN`` the join page with every player's code.
 
+A socket carries the page's taps and pings (:mod:`wire`). When the game ends the server sends
+every phone the last state, then closes its socket saying why.
+
 The game's thread hands over immutable snapshots with :meth:`PhoneServer.publish` and refusals
 with :meth:`PhoneServer.tell` through a thread-safe queue; the loop wakes each connection, which
 sends the newest view of its own seat (a slow phone skips states, never falls behind). Requests are
@@ -31,14 +34,12 @@ from typing import Any
 from aiohttp import WSMsgType, web
 
 from voice_earl.errors import UsageError
-from voice_earl.game.cards import Rank
 from voice_earl.i18n import _
-from voice_earl.table.phones import pages, qr
-from voice_earl.table.phones.gate import Tap, TapAnswer, TurnGate
+from voice_earl.table.phones import pages, qr, wire
+from voice_earl.table.phones.gate import TapAnswer, TurnGate
 from voice_earl.table.phones.network import url_host
 from voice_earl.table.phones.tokens import PhoneTokens
-from voice_earl.table.phones.views import TableState, player_view, waiting
-from voice_earl.table.turns import Command, KeyCommand
+from voice_earl.table.phones.views import Phase, TableState, player_view, waiting
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +48,7 @@ MAX_MESSAGE_BYTES = 512  # a tap is a few dozen bytes
 SOCKETS_PER_PLAYER = 6
 SOCKETS_IN_ALL = 64
 _CLIENTS_REMEMBERED = 256
+_LAST_WORDS_S = 1.0  # how long the last state may take to reach the phones before their sockets close
 _SECURITY_HEADERS = {
     "Cache-Control": "no-store",
     "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
@@ -97,6 +99,7 @@ class _Connection:
     wake: asyncio.Event = field(default_factory=asyncio.Event)
     notes: deque[str] = field(default_factory=lambda: deque(maxlen=8))
     sent: TableState | None = None
+    sender: asyncio.Task[None] | None = None
 
 
 def not_found() -> web.Response:
@@ -124,6 +127,7 @@ class PhoneServer:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._runner: web.AppRunner | None = None
+        self._closing = False
 
     # -- addresses
 
@@ -223,8 +227,19 @@ class PhoneServer:
         await web.SockSite(self._runner, sock).start()
 
     async def _shutdown(self) -> None:
-        for connection in list(self._connections):
-            await connection.socket.close(code=1001, message=b"the game has ended")
+        """Send every phone the last state, then close its socket saying why."""
+        over = self._state.phase is Phase.OVER
+        code, why = (wire.CLOSE_ENDED, b"the game has ended") if over else (wire.CLOSE_STOPPED, b"the game was stopped")
+        self._closing = True
+        connections = list(self._connections)
+        for connection in connections:
+            connection.wake.set()
+        senders = [c.sender for c in connections if c.sender is not None]
+        if senders:
+            await asyncio.wait(senders, timeout=_LAST_WORDS_S)
+        closing = [asyncio.create_task(c.socket.close(code=code, message=why)) for c in connections]
+        if closing:
+            await asyncio.wait(closing, timeout=_LAST_WORDS_S)
         if self._runner is not None:
             await self._runner.cleanup()
 
@@ -306,8 +321,8 @@ class PhoneServer:
         await ws.prepare(request)
         connection = _Connection(seat, ws, Bucket(self.limits.taps_per_second, self.limits.tap_burst))
         self._connections.add(connection)
-        self._joined[seat].set()
-        sender = asyncio.create_task(self._send_loop(connection))
+        self._arrived(seat)
+        sender = connection.sender = asyncio.create_task(self._send_loop(connection))
         connection.wake.set()
         try:
             async for message in ws:
@@ -324,6 +339,16 @@ class PhoneServer:
                 await sender
         return ws
 
+    def _arrived(self, seat: int) -> None:
+        """A phone of ``seat`` is here: before the game, every waiting page says who has joined."""
+        if self._joined[seat].is_set():
+            return
+        self._joined[seat].set()
+        if self._state.phase is Phase.WAITING:
+            self._state = waiting(self.names, {s: self.joined(s) for s in self.seats})
+            for connection in self._connections:
+                connection.wake.set()
+
     async def _send_loop(self, connection: _Connection) -> None:
         """Send what is new for this phone: its notes, then the newest state if it changed."""
         with contextlib.suppress(ConnectionError, RuntimeError):
@@ -337,43 +362,22 @@ class PhoneServer:
                     connection.sent = state
                     view = player_view(state, connection.seat)
                     await connection.socket.send_str(json.dumps({"type": "state", "state": view}, ensure_ascii=False))
+                if self._closing:
+                    return  # the last state is sent: the socket closes
 
     def _on_message(self, connection: _Connection, data: str) -> dict[str, Any] | None:
+        message = wire.load(data)
+        if message == wire.PING:  # a sign of life, not a tap: answered at once, whatever the taps' rate
+            return wire.PONG
         if not connection.taps.allow():
             return {"type": "refused", "reason": _("Too many taps: wait a moment.")}
-        tap = _parse_tap(connection.seat, data)
+        tap = wire.parse_tap(connection.seat, message)
         if tap is None:
-            return {"type": "error", "reason": "bad message"}
+            return wire.BAD_MESSAGE
         answer, reason = self.gate.offer(tap)
         if answer is TapAnswer.REFUSED:
             return {"type": "refused", "reason": reason, "turn": tap.turn}
         return {"type": answer.value, "turn": tap.turn}
-
-
-_ACTIONS = {"pass": Command.PASS, "play": Command.PLAY, "lead": Command.LEAD}
-
-
-def _parse_tap(seat: int, data: str) -> Tap | None:
-    """``{"type": "tap", "turn": ID, "action": "pass" | "play" | "lead", "rank": "Q"}``, or None."""
-    try:
-        message = json.loads(data)
-    except ValueError:
-        return None
-    if not isinstance(message, dict) or message.get("type") != "tap":
-        return None
-    turn, action = message.get("turn"), message.get("action")
-    if not isinstance(turn, str) or len(turn) > 64 or not isinstance(action, str) or action not in _ACTIONS:
-        return None
-    command = _ACTIONS[action]
-    if command is not Command.LEAD:
-        return Tap(seat, turn, KeyCommand(command, private=True))
-    rank = message.get("rank")
-    if not isinstance(rank, str) or len(rank) > 8:
-        return None
-    try:
-        return Tap(seat, turn, KeyCommand(command, Rank.parse(rank), private=True))
-    except ValueError:
-        return None
 
 
 def _asset(name: str) -> web.Response:

@@ -9,23 +9,30 @@ are written in the game log's notation (``"QS"``, ``"10H"``).
 from __future__ import annotations
 
 import enum
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from voice_earl.game.cards import RANKS, Card
+from voice_earl.game.chants import RANK_SLOT, ChantSet
 from voice_earl.game.gamelog import Record
+from voice_earl.game.moves import Action, FormulaDue, Lead, Pass, Play
 from voice_earl.game.rules import DeckMode, Scoring
+from voice_earl.listening.context import PASS_WORDS
 from voice_earl.table import narrator as say
 from voice_earl.table.presenters import hand_order
 from voice_earl.table.session import TableSession
 from voice_earl.table.session_events import SeatKind
 
+BLANK = "____"  # the rank in a lead's line, until the player chooses it
+
 
 class Phase(enum.Enum):
     WAITING = "waiting"  # the server runs, the game has not begun
     PLAYING = "playing"
+    DEAL_OVER = "deal_over"  # a deal is won; the next one has not begun
     OVER = "over"  # the series has ended
+    STOPPED = "stopped"  # stopped at the laptop before the end
 
 
 @dataclass(frozen=True)
@@ -46,6 +53,20 @@ class TurnState:
     rank: str | None  # None at a lead
     line: str  # the formula due ("RANK" for the rank at a lead)
     hint: str  # "Ben: Queens, card 2 of 4"
+    say: str = ""  # what the player on turn says: the line, "pass" when they hold none, a lead's line with a blank
+    legal: tuple[str, ...] = ()  # what the player on turn may tap: "lead", or "play" and/or "pass"
+
+
+@dataclass(frozen=True)
+class News:
+    """The last thing that happened, for every phone; the phone of the player it is about reads ``yours``."""
+
+    text: str = ""
+    seat: int | None = None
+    yours: str = ""
+
+    def for_seat(self, seat: int) -> str:
+        return self.yours if seat == self.seat and self.yours else self.text
 
 
 @dataclass(frozen=True)
@@ -53,6 +74,7 @@ class DealResult:
     deal: int
     winner: str
     payments: tuple[tuple[str, int], ...]  # what each seat paid (negative) or took, in seat order
+    winner_seat: int | None = None
 
 
 @dataclass(frozen=True)
@@ -72,14 +94,17 @@ class TableState:
     finished: tuple[str, ...] = ()
     moves: int = 0  # moves applied in the series
     deal_moves: int = 0  # moves applied in this deal
-    last: str = ""  # the last thing that happened, as the table screen prints it
+    last: News = News()  # the last thing that happened, as the table screen prints it
     last_deal: DealResult | None = None
     paused: bool = False
+    joined: tuple[bool | None, ...] = ()  # before the game: whether each seat's phone is here (None: no phone)
+    resume: str | None = None  # stopped at the laptop: the command that goes on with the series
 
 
-def waiting(names: Sequence[str]) -> TableState:
-    """Before the game begins: names only."""
-    return TableState(Phase.WAITING, players=tuple(PlayerLine(n, 0, 0, 1, False, False) for n in names))
+def waiting(names: Sequence[str], joined: Mapping[int, bool] | None = None) -> TableState:
+    """Before the game begins: names, and whose phone is here (``joined``: the seats with a phone)."""
+    here = tuple(None if joined is None else joined.get(seat) for seat in range(len(names)))
+    return TableState(Phase.WAITING, players=tuple(PlayerLine(n, 0, 0, 1, False, False) for n in names), joined=here)
 
 
 def sorted_hand(cards: Sequence[Card]) -> tuple[str, ...]:
@@ -87,8 +112,10 @@ def sorted_hand(cards: Sequence[Card]) -> tuple[str, ...]:
     return tuple(str(card) for card in sorted(cards, key=hand_order))
 
 
-def snapshot(session: TableSession, turn_id: str | None, last: str) -> TableState:
-    """The table now. Call it only on the game's thread (the session's owner)."""
+def snapshot(session: TableSession, turn_id: str | None, last: News, stopped: bool = False,
+             resume: str | None = None) -> TableState:
+    """The table now. Call it only on the game's thread (the session's owner). ``stopped``: the
+    session was stopped before the end; ``resume``: the command that goes on with it."""
     series = session.series
     deal = session.deal
     settings = session.settings
@@ -100,13 +127,15 @@ def snapshot(session: TableSession, turn_id: str | None, last: str) -> TableStat
     hands = tuple(sorted_hand(hand) for hand in deal.hands) if deal.hands is not None else ()
     due = deal.formula_due()
     turn = None
-    if due is not None and not series.over:
+    if due is not None and not series.over and not stopped:
         hint = say.turn(settings.names[due.player], due.rank, due.position).line
         rank = due.rank.value if due.rank is not None else None
-        turn = TurnState(turn_id, due.player, due.position, rank, session.formula_line(due), hint)
+        legal = deal.legal_actions()
+        turn = TurnState(turn_id, due.player, due.position, rank, session.formula_line(due), hint,
+                         _say(settings.chant, due, legal), _kinds(legal))
     planned = series.planned_deals if series.profile.scoring is not Scoring.COUNTERS else None
     return TableState(
-        phase=Phase.OVER if series.over else Phase.PLAYING,
+        phase=_phase(session, stopped),
         deal=deal.number,
         deals=planned,
         dealer=deal.dealer,
@@ -122,7 +151,35 @@ def snapshot(session: TableSession, turn_id: str | None, last: str) -> TableStat
         last=last,
         last_deal=last_deal(session.records, settings.names),
         paused=session.paused,
+        resume=resume,
     )
+
+
+def _phase(session: TableSession, stopped: bool) -> Phase:
+    if session.series.over:
+        return Phase.OVER
+    if stopped:
+        return Phase.STOPPED
+    return Phase.DEAL_OVER if session.deal.over else Phase.PLAYING
+
+
+def _say(chant: ChantSet, due: FormulaDue, legal: Sequence[Action]) -> str:
+    """What the player on turn says: the line due; "pass" when passing is all they may do; at a
+    lead, the line with a blank for the rank, or with the rank when they hold only one."""
+    if due.rank is not None:
+        must_pass = all(isinstance(action, Pass) for action in legal)
+        return PASS_WORDS[0] if must_pass else chant.line(due.position, due.rank)
+    ranks = {action.rank for action in legal if isinstance(action, Lead)}
+    if len(ranks) == 1 and all(isinstance(action, Lead) and action.card is not None for action in legal):
+        return chant.line(1, ranks.pop())
+    return chant.lines[0].replace(RANK_SLOT, BLANK)
+
+
+def _kinds(legal: Sequence[Action]) -> tuple[str, ...]:
+    """The buttons a player may tap, for the moves the rules allow now ("play" first)."""
+    kinds = {Lead: "lead", Play: "play", Pass: "pass"}
+    found = {kinds[type(action)] for action in legal if type(action) in kinds}
+    return tuple(kind for kind in ("lead", "play", "pass") if kind in found)
 
 
 def last_deal(records: Sequence[Record], names: Sequence[str]) -> DealResult | None:
@@ -132,8 +189,9 @@ def last_deal(records: Sequence[Record], names: Sequence[str]) -> DealResult | N
     if settle is None:
         return None
     winner = next((r for r in newest_first if r.get("event") == "win"), None)  # the win before that settle
-    won = names[winner["player"]] if winner is not None else ""
-    return DealResult(settle["deal"], won, tuple(zip(names, settle["payments"], strict=True)))
+    seat = winner["player"] if winner is not None else None
+    won = names[seat] if seat is not None else ""
+    return DealResult(settle["deal"], won, tuple(zip(names, settle["payments"], strict=True)), seat)
 
 
 def player_view(state: TableState, seat: int) -> dict[str, Any]:
@@ -156,7 +214,9 @@ def player_view(state: TableState, seat: int) -> dict[str, Any]:
         },
         "due": None if turn is None else {"rank": turn.rank, "position": turn.position},
         "line": None if turn is None else turn.line,
-        "hint": "" if turn is None else turn.hint,
+        "say": turn.say if mine and turn is not None else None,
+        "legal": list(turn.legal) if mine and turn is not None else [],
+        "hint": "" if turn is None or mine else turn.hint,
         "leads": _leads(hand, state.finished) if mine and turn is not None and turn.rank is None else [],
         "open_rank": state.open_rank,
         "in_quartet": state.in_quartet,
@@ -170,13 +230,22 @@ def player_view(state: TableState, seat: int) -> dict[str, Any]:
         "standings": _standings(state.players),
         "moves": state.moves,
         "deal_moves": state.deal_moves,
-        "last": state.last,
-        "last_deal": None if state.last_deal is None else {
-            "deal": state.last_deal.deal,
-            "winner": state.last_deal.winner,
-            "payments": [{"name": name, "amount": amount} for name, amount in state.last_deal.payments],
-        },
+        "last": state.last.for_seat(seat),
+        "last_deal": None if state.last_deal is None else _result(state.last_deal, seat),
         "paused": state.paused,
+        "joined": [p.name for p, here in zip(state.players, state.joined, strict=False) if here],
+        "not_joined": [p.name for p, here in zip(state.players, state.joined, strict=False) if here is False],
+        "resume": state.resume,
+    }
+
+
+def _result(result: DealResult, seat: int) -> dict[str, Any]:
+    return {
+        "deal": result.deal,
+        "winner": result.winner,
+        "yours": result.winner_seat == seat,  # the phone says "you won"
+        "payments": [{"name": name, "amount": amount, "yours": payer == seat}
+                     for payer, (name, amount) in enumerate(result.payments)],
     }
 
 
