@@ -84,8 +84,7 @@ def main() -> int:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 360, "height": 640}, device_scale_factor=2)
         page.goto(urls[1])
-        page.wait_for_selector("#hand .card")
-        page.wait_for_timeout(300)
+        page.wait_for_selector("#play:not([disabled])")  # the buttons go live a moment after the turn shows
         page.screenshot(path=str(args.out / "phones-page.png"))
 
         join = browser.new_page(viewport={"width": 1100, "height": 560})

@@ -1,78 +1,131 @@
-"""A phone's page in real headless Chromium (Debian's ``chromium``, driven by Playwright) at 360x640:
-the hand shows, Pass is tapped on the player's turn, and the game moves."""
+"""A phone's page in real headless Chromium at 360x640, tapped with real touch events: the hand,
+the line to say, the buttons the rules allow, a double tap, a lead, notices and the end of a deal."""
 
 from __future__ import annotations
 
-import json
-import time
-import urllib.request
 from pathlib import Path
-from typing import Any
 
 import pytest
-from phones_table import PhoneTable, choose, phone_table
+from phones_browser import PHONE, PhonePage, browser
+from phones_table import FAST, choose, keys_to_the_end, keys_until, phone_table, view, wait_for
+from playwright.sync_api import Browser, expect
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--no-first-run", "--disable-sync"]
+from voice_earl.game.cards import Rank
+from voice_earl.i18n import rank_plural
 
+__all__ = ["browser"]  # the fixture
 
-def view(table: PhoneTable, seat: int) -> dict[str, Any]:
-    with urllib.request.urlopen(table.url(seat) + "/state.json") as response:
-        result: dict[str, Any] = json.load(response)
-        return result
-
-
-def wait_for_moves(table: PhoneTable, seat: int, moves: int) -> dict[str, Any]:
-    deadline = time.monotonic() + 5
-    while (state := view(table, seat))["moves"] < moves:
-        assert time.monotonic() < deadline, state
-        time.sleep(0.01)
-    return state
+pytestmark = pytest.mark.slow
 
 
-def play_until_seat_may_pass(table: PhoneTable, seat: int) -> dict[str, Any]:
-    """Drive the game from the keyboard (a pipe) until ``seat`` is due a rank it does not hold."""
-    state = view(table, seat)
-    while True:
-        on_turn = view(table, state["turn"]["seat"])
-        if on_turn["seat"] == seat and choose(on_turn) == ("pass", None):
-            return on_turn
-        action, rank = choose(on_turn)
-        table.commands.put(f"lead {rank}" if action == "lead" else action)
-        state = wait_for_moves(table, seat, on_turn["moves"] + 1)
+def test_a_phone_shows_its_hand_and_passes_in_real_chromium(browser: Browser, tmp_path: Path) -> None:
+    with phone_table(seed=5, limits=FAST) as table, PhonePage(browser, table.url(1)) as ben:
+        page = ben.page
+        hand = view(table, 1)["hand"]
+        expect(page.locator("#hand .card")).to_have_count(len(hand))
+        shown = page.locator("#hand .card").evaluate_all("cards => cards.map(c => c.getAttribute('aria-label'))")
+        assert shown == hand
+        assert page.evaluate("document.documentElement.scrollWidth") <= 360  # nothing wider than the phone
+
+        due = keys_until(table, lambda s: s["seat"] == 1 and s["due"]["rank"] is not None
+                         and choose(s) == ("pass", None))
+        expect(page.locator("#whose")).to_have_text("Your turn")
+        # Ben holds none of the rank: he is told to say pass, and Pass is the one button that works.
+        expect(page.locator("#line")).to_have_text("Say: pass")
+        expect(page.locator("#pass")).to_be_enabled()
+        expect(page.locator("#play")).to_be_disabled()
+        assert "primary" in (page.locator("#pass").get_attribute("class") or "")
+        assert ben.box("#pass")["height"] >= 44  # a thumb-sized button
+        page.screenshot(path=str(tmp_path / "must-pass.png"))
+        ben.tap("#pass")
+
+        expect(page.locator("#last")).to_have_text("You pass")  # Ben's own phone speaks to Ben
+        expect(page.locator("#whose")).not_to_have_text("Your turn")
+        assert view(table, 0)["moves"] == due["moves"] + 1
+        assert view(table, 0)["last"] == "Ben passes"
+        assert not ben.errors
 
 
-@pytest.mark.slow
-def test_a_phone_shows_its_hand_and_passes_in_real_chromium(tmp_path: Path) -> None:
-    from playwright.sync_api import expect, sync_playwright
+def test_a_double_tap_on_play_that_ends_a_quartet_leads_no_rank(browser: Browser) -> None:
+    """The fourth card of a rank makes its player lead next: the second tap of a double tap on Play
+    must not land on a rank button (nor say that it is someone else's turn)."""
+    with phone_table(seed=5, limits=FAST) as table:
+        due = keys_until(table, lambda s: s["due"]["position"] == 4 and choose(s) == ("play", None))
+        seat = due["seat"]
+        with PhonePage(browser, table.url(seat)) as phone:
+            page = phone.page
+            expect(page.locator("#play")).to_be_enabled()
+            x, y = phone.centre("#play")
+            page.touchscreen.tap(x, y)
+            expect(page.locator("#leads button").first).to_be_visible()  # the player's lead is on the screen
+            page.touchscreen.tap(x, y)  # the finger comes down again at once
+            assert phone.at(x, y)["parent"] != "leads", "a rank button lies where Play was"
+            page.wait_for_timeout(1500)
+            after = view(table, seat)
+            assert after["moves"] == due["moves"] + 1 and after["legal"] == ["lead"]  # the Play, and no lead
+            expect(page.locator("#notice")).to_be_hidden()
 
-    assert CHROMIUM.exists(), "the browser test needs Debian's chromium: bash scripts/setup.sh dev installs it"
-    with phone_table(seed=5) as table, sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 360, "height": 640})
-            errors: list[str] = []
-            page.on("pageerror", lambda error: errors.append(str(error)))
-            page.goto(table.url(1))
-            ben = view(table, 1)
-            expect(page.locator("#hand .card")).to_have_count(len(ben["hand"]))
-            shown = page.locator("#hand .card").evaluate_all("cards => cards.map(c => c.getAttribute('aria-label'))")
-            assert shown == ben["hand"]
-            assert page.evaluate("document.documentElement.scrollWidth") <= 360  # nothing wider than the phone
+            rank = after["leads"][0]  # once the lead has been on the screen a moment, a rank button works
+            phone.tap(f"#leads button:text-is('{rank}')")
+            wait_for(table, lambda s: s["moves"] == due["moves"] + 2 and s["open_rank"] == rank)
+            assert not phone.errors
 
-            due = play_until_seat_may_pass(table, 1)
-            expect(page.locator("#whose")).to_have_text("Your turn")
-            expect(page.locator("#line")).to_contain_text(due["line"])
-            pass_button = page.locator("#pass")
-            expect(pass_button).to_be_visible()
-            assert pass_button.bounding_box()["height"] >= 44  # a thumb-sized button
-            page.screenshot(path=str(tmp_path / "before.png"))
-            pass_button.click()
 
-            expect(page.locator("#last")).to_have_text("You pass")  # Ben's own phone speaks to Ben
-            expect(page.locator("#whose")).not_to_have_text("Your turn")
-            assert view(table, 0)["moves"] == due["moves"] + 1
-            assert not errors
-        finally:
-            browser.close()
+def test_a_lead_on_a_small_phone_leaves_the_hand_and_the_last_line_in_view(browser: Browser, tmp_path: Path) -> None:
+    with phone_table(seed=5, limits=FAST) as table:
+        leader = wait_for(table, lambda s: bool(s["turn"] and s["turn"]["id"]))["turn"]["seat"]
+        start = view(table, leader)
+        with PhonePage(browser, table.url(leader)) as phone:
+            page = phone.page
+            expect(page.locator("#leads button")).to_have_count(len(start["leads"]))
+            page.screenshot(path=str(tmp_path / "lead.png"))
+            # The real words of the lead's line, with a blank for the rank the player chooses.
+            expect(page.locator("#line")).to_have_text("Say: There's as good as ____ can be")
+            footer = phone.box("#actions")
+            assert footer["height"] <= 0.3 * PHONE["height"], footer
+            for card in page.locator("#hand .card").all():  # the whole hand, without scrolling
+                box = card.bounding_box()
+                assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= footer["y"], box
+            page.locator("#page").evaluate("main => main.scrollTo(0, main.scrollHeight)")
+            last = phone.box("#last")
+            assert last["y"] + last["height"] <= footer["y"]  # and, scrolled, the last line too
+            assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+
+
+def test_the_end_of_a_deal_shows_at_once_until_the_next_deal_begins(browser: Browser, tmp_path: Path) -> None:
+    with phone_table(seed=5, deals=2, limits=FAST, hold=True) as table, PhonePage(browser, table.url(0)) as ann:
+        page = ann.page
+        expect(page.locator("#hand .card").first).to_be_visible()
+        over = keys_to_the_end(table)  # the table waits before the next deal, as players do
+        result = over["last_deal"]
+        winner = "you" if result["yours"] else result["winner"]
+        expect(page.locator("#whose")).to_have_text(
+            "Deal 1 is over: you won." if result["yours"] else f"Deal 1 is over: {winner} won.")
+        expect(page.locator("#result")).to_be_visible()
+        expect(page.locator("#standings li")).to_have_count(3)
+        expect(page.locator("#payments li").first).to_be_visible()
+        expect(page.locator("#actions")).to_be_hidden()  # nothing covers it
+        page.screenshot(path=str(tmp_path / "deal-over.png"))
+
+        table.commands.put("next")
+        expect(page.locator("#result")).to_be_hidden()
+        expect(page.locator("#deal")).to_have_text("Deal 2 of 2")
+        assert not ann.errors
+
+
+def test_idle_buttons_are_disabled_and_a_notice_ends_with_its_turn(browser: Browser) -> None:
+    with phone_table(seed=5, limits=FAST) as table:
+        due = keys_until(table, lambda s: s["seat"] == 1 and s["due"]["rank"] is not None)
+        with PhonePage(browser, table.url(2)) as cy, PhonePage(browser, table.url(1)) as ben:
+            expect(cy.page.locator("#whose")).to_have_text("Ben's turn")
+            expect(cy.page.locator("#pass")).to_be_disabled()  # not Cy's turn: the buttons do nothing, and say so
+            expect(cy.page.locator("#play")).to_be_disabled()
+            expect(ben.page.locator("#whose")).to_have_text("Your turn")
+            table.commands.put("lead K")  # typed at the laptop: refused, and Ben's phone shows why
+            ranks = rank_plural(Rank.parse(due["due"]["rank"])).lower()
+            expect(ben.page.locator("#notice")).to_have_text(f"the {ranks} are open: play one (enter) or pass (space)")
+            table.commands.put(choose(due)[0])  # Ben's move: his turn is over, and so is the notice
+            expect(ben.page.locator("#whose")).not_to_have_text("Your turn")
+            expect(ben.page.locator("#notice")).to_be_hidden(timeout=2000)
+            assert not cy.errors and not ben.errors
+

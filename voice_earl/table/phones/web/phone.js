@@ -5,6 +5,18 @@
   const $ = (id) => document.getElementById(id);
   const SUITS = { S: "♠", H: "♥", D: "♦", C: "♣" };
   const fmt = (text, values) => text.replace(/\{(\w+)\}/g, (all, key) => (key in values ? String(values[key]) : all));
+  const now = () => performance.now();
+
+  // A tap is taken once: after it the buttons rest for GUARD_MS and until the player's next turn has
+  // been on the screen for SETTLE_MS, so the second tap of a double tap never lands on a new button.
+  const GUARD_MS = 700;
+  const SETTLE_MS = 450;
+  // The page pings every PING_MS; a socket that answers nothing for DEAD_MS is dead (a Wi-Fi that
+  // drops silently never closes it), and so is one that does not open within DEAD_MS.
+  const PING_MS = 2000;
+  const DEAD_MS = 5000;
+  const CLOSE_ENDED = 4000;  // the series is over
+  const CLOSE_STOPPED = 4001;  // stopped at the laptop: the same address works again once it is resumed
 
   function element(name, className, text) {
     const node = document.createElement(name);
@@ -15,38 +27,97 @@
 
   let state = null;
   let socket = null;
+  let opened = false;  // the socket has opened and not died since
+  let heard = 0;  // when the server was last heard
   let timer = null;
   let retry = 500;
+  let closed = null;  // "ended" or "stopped" when the server closed the socket saying why
   let wasMine = false;
-  let dismissed = null;
+  let shownTurn = null;  // the turn id on the screen, and since when
+  let shownAt = 0;
+  let guard = null;  // after a tap: { turn, until, released }
+  let leadsFor = null;  // the turn the rank buttons were drawn for
+  let noticeTurn = null;
   let noticeTimer = null;
+  let wake = null;
 
   // -- the connection: reconnects by itself after sleep, a lost Wi-Fi or a reload
 
   function connect() {
-    if (socket !== null) return;
+    if (socket !== null || closed === "ended") return;
     clearTimeout(timer);
     const scheme = location.protocol === "https:" ? "wss:" : "ws:";
     const ws = new WebSocket(scheme + "//" + location.host + L.base + "/ws");
     socket = ws;
-    ws.onopen = () => { retry = 500; online(true); };
-    ws.onmessage = (event) => receive(JSON.parse(event.data));
-    ws.onclose = () => {
-      if (socket === ws) socket = null;
-      online(false);
-      timer = setTimeout(connect, retry);
-      retry = Math.min(retry * 2, 5000);
+    heard = now();
+    ws.onopen = () => {
+      if (socket !== ws) return;
+      retry = 500;
+      heard = now();
+      opened = true;
+      closed = null;
+      showLink();
+    };
+    ws.onmessage = (event) => {
+      if (socket !== ws) return;
+      heard = now();
+      receive(JSON.parse(event.data));
+    };
+    ws.onclose = (event) => {
+      if (socket !== ws) return;
+      if (event.code === CLOSE_ENDED) closed = "ended";
+      else if (event.code === CLOSE_STOPPED) closed = "stopped";
+      lost(closed === "stopped" ? 5000 : retry);
     };
   }
 
-  function online(on) {
+  function lost(wait) {
+    // The socket is gone (or dead): say so, grey the buttons, and try again unless the game has ended.
+    const ws = socket;
+    socket = null;
+    opened = false;
+    if (ws !== null) {
+      ws.onopen = ws.onmessage = ws.onclose = null;
+      try { ws.close(); } catch (error) { /* already closing */ }
+    }
+    showLink();
+    if (state !== null) render();
+    if (closed === "ended") return;
+    clearTimeout(timer);
+    timer = setTimeout(connect, wait);
+    retry = Math.min(retry * 2, 5000);
+  }
+
+  function alive() {
+    return socket !== null && opened && socket.readyState === WebSocket.OPEN;
+  }
+
+  let pinged = 0;
+  setInterval(() => {
+    if (socket === null) return;
+    if (now() - heard > DEAD_MS) {
+      lost(0);  // nothing heard: the socket is dead even if the browser does not know it yet
+    } else if (alive() && now() - pinged >= PING_MS) {
+      pinged = now();
+      socket.send(JSON.stringify({ type: "ping" }));
+    }
+  }, 500);
+
+  function showLink() {
+    const on = alive();
     $("link").classList.toggle("on", on);
-    $("offline").hidden = on;
-    $("offline").textContent = L.offline;
+    document.body.classList.toggle("offline", !on && closed === null);
+    const status = $("status");
+    const text = closed === "ended" ? L.ended : (!on && closed === null ? L.offline : "");
+    status.textContent = text;
+    status.hidden = text === "";
+    status.classList.toggle("alarm", closed === null);
+    refreshButtons();
   }
 
   document.addEventListener("visibilitychange", () => { if (!document.hidden) connect(); });
   window.addEventListener("online", connect);
+  window.addEventListener("offline", () => lost(retry));
 
   function receive(message) {
     if (message.type === "state") {
@@ -54,75 +125,128 @@
       render();
     } else if (message.type === "refused") {
       notice(message.reason);
-      enable(true);
-    } else if (message.type === "ignored" || message.type === "error") {
-      enable(true);
+      release();
+    } else if (message.type === "error") {
+      release();
     }
   }
 
   // -- taps
 
+  function ready() {
+    // Whether a tap may go now; when only time stands in the way, the buttons are looked at again then.
+    const s = state;
+    if (!s || s.phase !== "playing" || s.paused || !s.turn || !s.turn.yours || !s.turn.id || !alive()) return false;
+    if (shownTurn !== s.turn.id) return false;
+    if (guard !== null && !guard.released && guard.turn === s.turn.id) return false;  // the game has the tap
+    const wait = Math.max(shownAt + SETTLE_MS, guard !== null ? guard.until : 0) - now();
+    if (wait > 0) {
+      clearTimeout(wake);
+      wake = setTimeout(refreshButtons, wait + 20);
+      return false;
+    }
+    return true;
+  }
+
   function tap(action, rank) {
-    if (!state || !state.turn || !state.turn.id || !socket || socket.readyState !== WebSocket.OPEN) return;
+    if (!ready() || !state.legal.includes(action)) return;
     const message = { type: "tap", turn: state.turn.id, action: action };
     if (rank) message.rank = rank;
     socket.send(JSON.stringify(message));
-    if (state.turn.yours) enable(false);  // until the game answers: one tap, one move
+    guard = { turn: state.turn.id, until: now() + GUARD_MS, released: false };
+    refreshButtons();
   }
 
-  function enable(on) {
-    document.querySelectorAll("#actions button").forEach((b) => { b.disabled = !on; });
+  function release() {
+    // The game refused the tap: the same turn may be tapped again once the guard time is over.
+    if (guard !== null) guard.released = true;
+    refreshButtons();
+  }
+
+  function refreshButtons() {
+    const live = ready();
+    const legal = live ? state.legal : [];
+    $("pass").disabled = !legal.includes("pass");
+    $("play").disabled = !legal.includes("play");
+    document.querySelectorAll("#leads button").forEach((b) => { b.disabled = !legal.includes("lead"); });
   }
 
   function notice(text) {
     const box = $("notice");
     box.textContent = text;
     box.hidden = false;
+    noticeTurn = state && state.turn ? state.turn.id : null;
     clearTimeout(noticeTimer);
-    noticeTimer = setTimeout(() => { box.hidden = true; }, 5000);
+    noticeTimer = setTimeout(() => { box.hidden = true; }, 8000);
   }
 
   $("pass").addEventListener("click", () => tap("pass"));
   $("play").addEventListener("click", () => tap("play"));
-  $("result-ok").addEventListener("click", () => {
-    dismissed = state && state.last_deal ? state.last_deal.deal : null;
-    $("result").hidden = true;
-  });
 
   // -- drawing
 
   function render() {
     const s = state;
+    const turn = s.turn ? s.turn.id : null;
+    if (turn !== shownTurn) {
+      shownTurn = turn;
+      shownAt = now();
+    }
+    if (!$("notice").hidden && noticeTurn !== turn) $("notice").hidden = true;  // a notice ends with its turn
     $("deal").textContent = s.deal ? (s.deals ? fmt(L.deal_of, { deal: s.deal, deals: s.deals }) : fmt(L.deal, { deal: s.deal })) : "";
     renderBanner(s);
     renderTable(s);
+    renderResult(s);
     renderHand(s);
     renderPlayers(s);
-    renderResult(s);
     renderActions(s);
     $("last").textContent = s.last || "";
+    showLink();
+  }
+
+  function banner(s) {
+    // [whose, line, hint]
+    const result = s.last_deal;
+    if (s.phase === "waiting") {
+      const here = s.joined.length ? fmt(L.joined, { players: s.joined.join(", ") }) : "";
+      const missing = s.not_joined.length ? fmt(L.not_joined, { players: s.not_joined.join(", ") }) : "";
+      return [L.waiting, "", [here, missing].filter(Boolean).join(" · ")];
+    }
+    if (s.phase === "stopped" || (closed === "stopped" && s.phase === "playing")) {
+      return [L.stopped, "", s.resume ? command(s.resume) : ""];
+    }
+    if ((s.phase === "deal_over" || s.phase === "over") && result) {
+      const won = result.yours ? fmt(L.deal_over_you, { deal: result.deal }) : fmt(L.deal_over, { deal: result.deal, winner: result.winner });
+      return [won, "", s.phase === "over" ? "" : L.next_deal];
+    }
+    if (s.phase === "over") return [L.final, "", ""];
+    if (s.paused) return [L.paused, "", ""];
+    if (!s.turn) return ["", "", ""];
+    if (s.turn.yours) return [L.your_turn, L.say + " " + s.say, ""];
+    return [fmt(L.their_turn, { player: s.turn.player }), "", s.hint];
+  }
+
+  function command(text) {
+    // How the series goes on, with the command kept on one line.
+    const [before, after] = L.resume.split("{command}");
+    const code = element("code", "command", text);
+    return [before, code, after];
   }
 
   function renderBanner(s) {
-    const mine = !!(s.turn && s.turn.yours);
+    const [whose, line, hint] = banner(s);
+    const mine = !!(s.turn && s.turn.yours && s.phase === "playing");
     $("banner").classList.toggle("mine", mine);
-    if (s.phase === "waiting") {
-      $("whose").textContent = L.waiting;
-    } else if (s.phase === "over") {
-      $("whose").textContent = L.final;
-    } else if (s.paused) {
-      $("whose").textContent = L.paused;
-    } else if (s.turn) {
-      $("whose").textContent = mine ? L.your_turn : fmt(L.their_turn, { player: s.turn.player });
-    }
-    $("line").textContent = mine ? (L.say + " " + s.line) : "";
-    $("hint").textContent = s.turn && s.phase === "playing" ? s.hint : "";
+    $("whose").textContent = whose;
+    $("line").textContent = line;
+    $("hint").replaceChildren(...(Array.isArray(hint) ? hint : [hint]));
     if (mine && !wasMine && navigator.vibrate) navigator.vibrate([150, 80, 150]);
     wasMine = mine;
   }
 
   function renderTable(s) {
-    const playing = s.phase === "playing";
+    // Not at the player's own lead: no rank is open, and the room goes to the hand.
+    const playing = s.phase === "playing" && !s.legal.includes("lead");
     $("table").hidden = !playing;
     if (!playing) return;
     $("rank").textContent = s.open_rank ? fmt(L.open_rank, { ranks: L.ranks[s.open_rank] }) : L.any_rank;
@@ -172,8 +296,9 @@
 
   function renderPlayers(s) {
     $("players-title").textContent = L.players;
-    $("col-cards").textContent = L.cards;
-    $("col-total").textContent = L.total;
+    const waiting = s.phase === "waiting";
+    $("col-cards").textContent = waiting ? "" : L.cards;
+    $("col-total").textContent = waiting ? "" : L.total;
     const body = document.querySelector("#players tbody");
     body.replaceChildren();
     s.players.forEach((p, seat) => {
@@ -183,64 +308,72 @@
       const name = element("td", "", p.name);
       if (p.dealer) name.append(element("span", "tag", L.dealer));
       if (p.bot) name.append(element("span", "tag", L.bot));
-      const waiting = s.phase === "waiting";
       row.append(name, element("td", "", waiting ? "" : String(p.cards)), element("td", "", waiting ? "" : String(p.total)));
       body.append(row);
     });
   }
 
   function renderResult(s) {
+    // From the end of a deal until the next one begins, and at the end of the series.
     const result = s.last_deal;
-    const fresh = result && s.phase === "playing" && result.deal === s.deal - 1 && s.deal_moves < s.players.length;
-    const show = (s.phase === "over") || (fresh && dismissed !== result.deal);
+    const show = s.phase === "over" || (s.phase === "deal_over" && !!result);
     $("result").hidden = !show;
     if (!show) return;
-    $("result-title").textContent = result ? fmt(L.deal_over, { deal: result.deal, winner: result.winner }) : "";
     const payments = $("payments");
     payments.replaceChildren();
     if (result) {
-      for (const p of result.payments) {
+      for (const p of [...result.payments].sort((a, b) => b.amount - a.amount)) {  // the winner's take first
         if (p.amount === 0) continue;
-        const text = p.amount < 0 ? fmt(L.pays, { player: p.name, amount: -p.amount }) : fmt(L.takes, { player: p.name, amount: p.amount });
-        payments.append(element("li", "", text));
+        const paid = p.amount < 0;
+        const label = p.yours ? (paid ? L.you_pay : L.you_take) : (paid ? L.pays : L.takes);
+        payments.append(element("li", "", fmt(label, { player: p.name, amount: Math.abs(p.amount) })));
       }
     }
     $("standings-title").textContent = s.phase === "over" ? L.final : L.standings;
     const standings = $("standings");
     standings.replaceChildren();
     for (const p of s.standings) {
-      const item = element("li", "", p.name + " " + p.total);
+      const item = element("li", p.name === s.player ? "me" : "", p.name + " " + p.total);
       item.value = p.place;
       standings.append(item);
     }
-    $("result-ok").textContent = L.ok;
-    $("result-ok").hidden = s.phase === "over";
   }
 
   function renderActions(s) {
-    const playing = s.phase === "playing" && !!s.turn;
+    const playing = s.phase === "playing" && !!s.turn && closed === null;
     $("actions").hidden = !playing;
     if (!playing) return;
     const mine = s.turn.yours;
+    const lead = mine && s.legal.includes("lead");
     $("actions").classList.toggle("idle", !mine);
-    const lead = s.due && s.due.rank === null;
     $("pass").textContent = L.pass;
     $("play").textContent = L.play;
-    $("pass").hidden = mine && lead;
-    $("play").hidden = mine && lead;
+    // The Play button's primary look goes to the move the rules allow (Pass when passing is all there is).
+    const primary = s.legal.includes("play") ? "play" : (s.legal.includes("pass") ? "pass" : null);
+    $("play").classList.toggle("primary", primary === "play");
+    $("pass").classList.toggle("primary", primary === "pass");
+    // At a lead the rank buttons sit above the place where Pass and Play were, which holds a note:
+    // a second tap on Play that ends a quartet cannot land on a rank.
+    $("buttons").hidden = lead;
+    $("lead-note").hidden = !lead;
+    $("lead-note").textContent = L.lead;
     const leads = $("leads");
-    leads.replaceChildren();
-    if (mine && lead) {
-      leads.append(element("p", "leads-title", L.lead));
+    if (!lead) {
+      leads.replaceChildren();
+      leadsFor = null;
+    } else if (leadsFor !== s.turn.id) {
+      leadsFor = s.turn.id;
+      leads.replaceChildren();
       for (const rank of s.leads) {
         const button = element("button", "", rank);
         button.type = "button";
+        button.disabled = true;
         button.setAttribute("aria-label", L.lead + " " + L.ranks[rank]);
         button.addEventListener("click", () => tap("lead", rank));
         leads.append(button);
       }
     }
-    enable(true);
+    refreshButtons();
   }
 
   connect();

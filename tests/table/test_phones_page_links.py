@@ -1,0 +1,130 @@
+"""The phone's page and its link to the laptop, in real headless Chromium: a socket that dies
+without a word, the game's end and a quit at the laptop, and the waiting page."""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import threading
+from collections.abc import Iterator
+
+import pytest
+from phones_browser import PhonePage, browser
+from phones_table import FAST, keys_to_the_end, phone_table, wait_for
+from playwright.sync_api import Browser, expect
+
+from voice_earl.table.phones.hub import serve_phones
+from voice_earl.table.phones.tokens import PhoneTokens
+
+__all__ = ["browser"]  # the fixture
+
+pytestmark = pytest.mark.slow
+
+
+class Relay:
+    """A TCP relay on 127.0.0.1 in front of the phones' server, like a Wi-Fi between a phone and the
+    laptop. ``silent``: it stops carrying anything either way and closes nothing, as a Wi-Fi that
+    drops without a word does (no FIN, no RST: the browser's socket stays open)."""
+
+    def __init__(self, port: int) -> None:
+        self.target = port
+        self.silent = threading.Event()
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        self.held: list[socket.socket] = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        with contextlib.suppress(OSError):
+            while True:
+                phone, _address = self.listener.accept()
+                laptop = socket.create_connection(("127.0.0.1", self.target))
+                self.held += [phone, laptop]
+                for source, sink in ((phone, laptop), (laptop, phone)):
+                    threading.Thread(target=self._carry, args=(source, sink), daemon=True).start()
+
+    def _carry(self, source: socket.socket, sink: socket.socket) -> None:
+        with contextlib.suppress(OSError):
+            while data := source.recv(65536):
+                if not self.silent.is_set():
+                    sink.sendall(data)
+
+    def close(self) -> None:
+        self.listener.close()
+        for held in self.held:
+            held.close()
+
+
+@contextlib.contextmanager
+def relay(port: int) -> Iterator[Relay]:
+    found = Relay(port)
+    try:
+        yield found
+    finally:
+        found.close()
+
+
+def test_a_socket_that_dies_without_a_word_is_seen_within_seconds(browser: Browser) -> None:
+    with phone_table(seed=5, limits=FAST) as table, relay(table.phones.server.port) as wifi:
+        leader = wait_for(table, lambda s: bool(s["turn"] and s["turn"]["id"]))["turn"]["seat"]
+        url = table.url(leader).replace(f":{table.phones.server.port}/", f":{wifi.port}/")
+        with PhonePage(browser, url) as phone:
+            page = phone.page
+            expect(page.locator("#leads button").first).to_be_enabled()
+            expect(page.locator("#link")).to_have_class("dot on")
+            wifi.silent.set()
+            # Pings go unanswered: within seconds (not the 45 s and more of old), the page says so.
+            expect(page.locator("#link")).not_to_have_class("dot on", timeout=12_000)
+            expect(page.locator("#status")).to_have_text("Connection lost: trying again…")
+            expect(page.locator("#leads button").first).to_be_disabled()  # a tap now would be lost
+            wifi.silent.clear()
+            expect(page.locator("#status")).to_be_hidden(timeout=15_000)  # and back by itself
+            expect(page.locator("#leads button").first).to_be_enabled()
+            assert not phone.errors
+
+
+def test_a_quit_at_the_laptop_is_said_on_the_phone_with_how_to_go_on(browser: Browser) -> None:
+    with phone_table(seed=5, resume="voice-earl play --resume 3") as table, PhonePage(browser, table.url(1)) as ben:
+        page = ben.page
+        expect(page.locator("#hand .card").first).to_be_visible()
+        table.commands.put("quit")
+        table.thread.join(timeout=10)
+        table.phones.server.stop()  # as the game's end does
+        expect(page.locator("#whose")).to_have_text("Stopped at the laptop.")
+        expect(page.locator("#hint")).to_have_text(
+            "voice-earl play --resume 3 goes on with the series, and this page comes back by itself then.")
+        expect(page.locator("#actions")).to_be_hidden()
+        page.wait_for_timeout(6000)  # a try to come back has failed by now: it is still no lost connection
+        expect(page.locator("#status")).not_to_contain_text("Connection lost")
+        expect(page.locator("#whose")).to_have_text("Stopped at the laptop.")
+        assert not ben.errors
+
+
+def test_the_end_of_the_series_is_said_on_the_phone_which_stops_trying(browser: Browser) -> None:
+    with phone_table(seed=5, limits=FAST) as table, PhonePage(browser, table.url(1)) as ben:
+        page = ben.page
+        expect(page.locator("#hand .card").first).to_be_visible()
+        sockets: list[str] = []
+        page.on("websocket", lambda ws: sockets.append(ws.url))
+        keys_to_the_end(table)
+        table.thread.join(timeout=10)
+        table.phones.server.stop()
+        expect(page.locator("#whose")).to_contain_text("Deal 1 is over: ")
+        expect(page.locator("#standings-title")).to_have_text("Final standings")
+        expect(page.locator("main")).to_contain_text("The game has ended.")
+        expect(page.locator("#standings li")).to_have_count(3)
+        page.wait_for_timeout(3000)
+        assert sockets == []  # no new socket: there is nothing to come back to
+        expect(page.locator("#status")).to_have_text("The game has ended.")
+        assert not ben.errors
+
+
+def test_the_waiting_page_says_who_has_joined(browser: Browser) -> None:
+    names = ("Ann", "Ben", "Cy")
+    with serve_phones(names, range(3), PhoneTokens.new(names), "127.0.0.1", 0) as phones, \
+            PhonePage(browser, phones.server.url(1)) as ben:
+        expect(ben.page.locator("#whose")).to_have_text("Waiting for the game to begin…")
+        expect(ben.page.locator("#hint")).to_have_text("Here: Ben · not yet: Ann, Cy")
+        with PhonePage(browser, phones.server.url(2)):
+            expect(ben.page.locator("#hint")).to_have_text("Here: Ben, Cy · not yet: Ann")
+
