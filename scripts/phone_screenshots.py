@@ -3,7 +3,7 @@
 
 - docs/phones-page.png: a player's page at 360x640 (CSS pixels) when it is their turn;
 - docs/phones-qr.png: the table screen's QR code for the first player (80x24 terminal, drawn by rich);
-- docs/phones-join.png: the join page with every player's code.
+- docs/phones-join.png: the join page, which shows one player's code a screen.
 
     .venv/bin/python scripts/phone_screenshots.py [--out docs]
 """
@@ -90,7 +90,7 @@ def main() -> int:
         join = browser.new_page(viewport={"width": 1100, "height": 560})
         join.goto(phones.server.join_url())
         join.wait_for_timeout(300)
-        join.screenshot(path=str(args.out / "phones-join.png"), full_page=True)
+        join.screenshot(path=str(args.out / "phones-join.png"))  # one code a screen
 
         # The terminal's QR screen, as rich draws it at 80x24, with a laptop's address on a home network.
         phones.server.host = "192.168.1.23"

@@ -1,5 +1,5 @@
 """The phone's page and its link to the laptop, in real headless Chromium: a socket that dies
-without a word, the game's end and a quit at the laptop, and the waiting page."""
+without a word, the game's end and a quit at the laptop, the waiting page and the join page."""
 
 from __future__ import annotations
 
@@ -128,3 +128,23 @@ def test_the_waiting_page_says_who_has_joined(browser: Browser) -> None:
         with PhonePage(browser, phones.server.url(2)):
             expect(ben.page.locator("#hint")).to_have_text("Here: Ben, Cy · not yet: Ann")
 
+
+@pytest.mark.parametrize("screen", [(1280, 800), (1024, 768), (768, 1024)])
+def test_the_join_page_shows_one_code_at_a_time(browser: Browser, screen: tuple[int, int]) -> None:
+    """A camera aimed at one player's code never has a neighbour's in view (with it, their hand)."""
+    names = ("Ann", "Ben", "Cy", "Di")
+    width, height = screen
+    with serve_phones(names, range(4), PhoneTokens.new(names), "127.0.0.1", 0) as phones, \
+            PhonePage(browser, phones.server.join_url(), {"width": width, "height": height}) as join:
+        codes = join.page.locator("svg.qr")
+        expect(codes).to_have_count(4)
+        for index in range(4):
+            join.page.locator("section.join").nth(index).evaluate("s => s.scrollIntoView({block: 'start'})")
+            join.page.wait_for_timeout(100)
+            in_view = join.page.evaluate(
+                "() => [...document.querySelectorAll('svg.qr')].map(q => q.getBoundingClientRect())"
+                ".map(r => r.bottom > 0 && r.top < innerHeight && r.right > 0 && r.left < innerWidth)")
+            assert in_view == [i == index for i in range(4)], (screen, index, in_view)
+            box = join.box(f"section.join >> nth={index} >> svg.qr")
+            assert box["y"] >= 0 and box["y"] + box["height"] <= height  # the whole of this one
+            assert box["width"] >= 200  # large enough to scan from across the table

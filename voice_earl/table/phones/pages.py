@@ -98,19 +98,23 @@ class JoinEntry:
 
 
 def join_page(base: str, entries: Sequence[JoinEntry]) -> str:
-    """Every player's code and address, for a laptop or tablet browser to show at the table."""
+    """Every player's code and address, for a laptop or tablet browser to show at the table: one
+    code a screen, so that a camera aimed at one never catches a neighbour's (and their hand)."""
+    intro = html.escape(_("Each player scans their own code with their phone's camera."))
     cards = "\n".join(
-        '<section class="join"><h2>{title}</h2>{svg}<p class="url">{url}</p></section>'.format(
+        '<section class="join"><p class="intro">{intro}</p><div class="face"><h2>{title}</h2>{svg}'
+        '<p class="url">{url}</p></div><p class="next">{next}</p></section>'.format(
+            intro=intro,
             title=html.escape(_("{player}, scan this").format(player=entry.name)),
             svg=entry.svg,
             url=html.escape(entry.url),
+            next=html.escape(_("Next: {player}, further down").format(player=after.name)) if after else "",
         )
-        for entry in entries
+        for entry, after in zip(entries, [*entries[1:], None], strict=True)
     )
     return Template(_read("join.html")).substitute(
         lang=html.escape(current_language()),
         title=html.escape(_("Join the game")),
         base=html.escape(base),
-        intro=html.escape(_("Each player scans their own code with their phone's camera.")),
         cards=cards,
     )
