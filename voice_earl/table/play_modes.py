@@ -284,10 +284,8 @@ def _all_saved(journal: Journal) -> bool:
 
 def _saving_report(journal: Journal) -> int:
     """0 when everything is saved; otherwise say what was not, and how to go on, and return 1."""
-    if _all_saved(journal):
+    report = journal.report()
+    if report is None:
         return 0
-    text = _("voice-earl: series {series} is not saved completely ({problem}): {count} moves are missing; it"
-             " resumes from the last move saved: {command}")
-    _complain(text.format(series=journal.series_id, problem=journal.failure, count=journal.unsaved_moves,
-                          command=resume_command(journal.mode, journal.series_id)))
+    _complain(report)
     return 1
