@@ -50,6 +50,7 @@ def key_of(card: str) -> str:
     return {"10": "0", "A": "a", "J": "j", "Q": "q", "K": "k"}.get(rank, rank)
 
 
+@pytest.mark.slow  # a whole deal typed at a terminal (test_saving_failures has the same at the journal, fast)
 def test_a_move_taken_back_on_a_full_disk_is_never_saved_and_the_one_made_instead_is(disk: Path) -> None:
     data = disk / "data"
     database = data / "voice-earl.sqlite3"
