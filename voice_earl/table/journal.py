@@ -213,16 +213,26 @@ class Journal:
 
     def report(self) -> str | None:
         """What is not saved, and how to go on, for the players leaving the table; None when all is saved."""
-        if self.failure is None and not self.unsaved:
+        stored, _damage = self.store.readable_events(self.series_id)
+        records = self.session.records
+        kept = agreeing(stored, records)
+        if self.failure is None and kept == len(stored) == len(records):
             return None
+        problem = self.failure or _("the saved series is not the game played")
         command = resume_command(self.mode, self.series_id)
-        if self.failure is not None and not self.unsaved:
+        missing = len(actions_of(records[kept:]))
+        if kept < len(stored):  # an undo that could not be saved: resuming brings the move back
+            text = _("voice-earl: series {series} is not saved completely ({problem}): it still holds moves that"
+                     " were taken back, and {count} moves made since are missing; resume with {command} and take"
+                     " them back again")
+            return text.format(series=self.series_id, problem=problem, count=missing, command=command)
+        if kept == len(records):
             text = _("voice-earl: series {series} is not closed, since its saved log cannot be shown to be the game"
                      " played ({problem}); it is kept as it is: {command}")
-            return text.format(series=self.series_id, problem=self.failure, command=command)
+            return text.format(series=self.series_id, problem=problem, command=command)
         text = _("voice-earl: series {series} is not saved completely ({problem}): {count} moves are missing; it"
                  " resumes from the last move saved: {command}")
-        return text.format(series=self.series_id, problem=self.failure, count=self.unsaved_moves, command=command)
+        return text.format(series=self.series_id, problem=problem, count=missing, command=command)
 
     def _utterance(self, event: FormulaJudged) -> None:
         if self.session.settings.seats[event.seat].kind is SeatKind.BOT:
