@@ -3,6 +3,8 @@
 ``read_only_file`` takes the write bits away; as root (who ignores them) it also marks the file immutable
 with ``chattr +i``. ``tiny_disk`` caps every database the game opens at a few more pages than it holds
 (SQLite's ``max_page_count``), so writing fails with SQLite's own "database or disk is full".
+``small_disk`` mounts a real tmpfs of a few megabytes, which ``fill_disk`` fills to the last byte and
+``read_only_mount`` makes read-only; ``flip_bytes`` damages a file in place.
 """
 
 from __future__ import annotations
@@ -50,3 +52,64 @@ def tiny_disk(spare_pages: int) -> Iterator[None]:
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(storage, "connect_checked", capped)
         yield
+
+
+@contextmanager
+def small_disk(folder: Path, size: str = "4m") -> Iterator[Path]:
+    """A tmpfs of ``size`` mounted at ``folder`` while inside (root only; skipped with the reason elsewhere)."""
+    if os.geteuid() != 0:
+        pytest.skip("mounting a small tmpfs needs root")
+    folder.mkdir(parents=True, exist_ok=True)
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(folder)],
+                          capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
+    try:
+        yield folder
+    finally:
+        subprocess.run(["umount", "-l", str(folder)], check=False)
+
+
+@contextmanager
+def read_only_mount(folder: Path) -> Iterator[None]:
+    """``folder``, a mount point, remounted read-only while inside: even root cannot write to it."""
+    done = subprocess.run(["mount", "-o", "remount,ro", str(folder)], capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        pytest.skip(f"cannot remount {folder} read-only: {done.stderr.strip()}")
+    try:
+        yield
+    finally:
+        subprocess.run(["mount", "-o", "remount,rw", str(folder)], check=True)
+
+
+def fill_disk(folder: Path) -> Path:
+    """Fill the file system ``folder`` is on, to the last byte; returns the file to delete to free it."""
+    filler = folder / "filler"
+    block = b"\0" * 65536
+    with filler.open("wb", buffering=0) as out:
+        try:
+            while True:
+                out.write(block)
+        except OSError:
+            pass
+        try:
+            while True:  # the last few bytes, one at a time
+                out.write(b"\0")
+        except OSError:
+            pass
+    return filler
+
+
+def flip_bytes(path: Path, find: bytes, replace: bytes) -> int:
+    """Write ``replace`` over every place ``find`` is in the file, as a failing disk or a stray program would;
+    returns how many places. The two are the same length, so the file's structure is whole."""
+    assert len(find) == len(replace) and find != replace
+    data = bytearray(path.read_bytes())
+    places = 0
+    start = data.find(find)
+    while start >= 0:
+        data[start : start + len(find)] = replace
+        places += 1
+        start = data.find(find, start + 1)
+    path.write_bytes(bytes(data))
+    return places

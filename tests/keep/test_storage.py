@@ -20,7 +20,8 @@ import pytest
 from voice_earl.errors import VoiceEarlError
 from voice_earl.game.cards import Rank
 from voice_earl.keep.storage import Store
-from voice_earl.keep.storage_file import StoreBusy, StoreCorrupt, database_path
+from voice_earl.keep.storage_file import StoreCorrupt, database_path
+from voice_earl.keep.storage_lock import StoreBusy
 from voice_earl.keep.storage_schema import MIGRATIONS, SCHEMA_VERSION
 from voice_earl.keep.storage_values import JournalError, Mode, SeriesStatus, Utterance
 from voice_earl.paths import REPO_ROOT

@@ -12,6 +12,8 @@ from storage_faults import read_only_file, tiny_disk
 
 from voice_earl.commands.cli import main
 from voice_earl.game.bots import RandomStrategy
+from voice_earl.game.cards import Rank
+from voice_earl.game.gamelog import replay
 from voice_earl.game.rules import HOYLE, DeckMode
 from voice_earl.keep.storage import Store
 from voice_earl.keep.storage_file import database_path
@@ -19,8 +21,8 @@ from voice_earl.keep.storage_values import Mode
 from voice_earl.table.journal import Journal, SavingStopped, resume_journal, start_journal
 from voice_earl.table.saved_series import SeriesSetup, load_saved
 from voice_earl.table.session import TableSession
-from voice_earl.table.session_events import RulesApplied, Seat, TableEvent, TableSettings
-from voice_earl.table.turns import BotSource
+from voice_earl.table.session_events import RulesApplied, Seat, TableEvent, TableSettings, Undone
+from voice_earl.table.turns import BotSource, Command, KeyCommand, ScriptedInput
 
 SETTINGS = TableSettings(tuple(Seat(n) for n in ("Ann", "Ben", "Cy", "Di")), HOYLE, DeckMode.VIRTUAL, deals=2, seed=11)
 
@@ -152,3 +154,48 @@ def test_the_journal_asks_only_once_while_the_players_go_on() -> None:
         session.listeners = [journal]
         session.run()
     assert len(asked) == 1
+
+
+def taken_back_on_a_full_disk(store: Store, free_again: bool) -> tuple[TableSession, Journal, list[str], Rank]:
+    """The leader leads; the database stops taking writes; the next move is made and taken back, and so is the
+    lead (that cannot be saved either); with ``free_again`` the database takes writes again before another lead."""
+    table = TableSettings(tuple(Seat(n) for n in ("Ann", "Ben", "Cy")), HOYLE, DeckMode.VIRTUAL, deals=1, seed=3)
+    deal = TableSession(table, {}).records[0]
+    leader = (deal["dealer"] + 1) % 3
+    first, other = sorted({Rank.parse(card[:-1]) for card in deal["hands"][leader]}, key=lambda r: r.value)[:2]
+    answer = Command.PLAY if any(card[:-1] == first.value for card in deal["hands"][(leader + 1) % 3]) else Command.PASS
+    keys = ScriptedInput([KeyCommand(Command.LEAD, first), KeyCommand(answer), KeyCommand(Command.UNDO),
+                          KeyCommand(Command.UNDO), KeyCommand(Command.LEAD, other)])
+    asked: list[str] = []
+    session = TableSession(table, dict.fromkeys(range(3), keys))
+    journal = start_journal(store, session, SeriesSetup(table), go_on_unsaved=lambda m: asked.append(m) or True)
+
+    def disk(event: TableEvent) -> None:
+        if isinstance(event, RulesApplied) and len(session.moves) == 1 and not asked:
+            store._db.execute("PRAGMA query_only = 1")
+        if isinstance(event, Undone) and not session.moves and free_again:
+            store._db.execute("PRAGMA query_only = 0")
+
+    session.listeners = [journal, disk]
+    session.run()
+    return session, journal, asked, other
+
+
+def test_a_saved_move_taken_back_while_nothing_can_be_saved_is_gone_once_something_can() -> None:
+    """The journal reads back what the store holds: a lead taken back while the database refused writes
+    is taken out of it, and the lead made instead saved, once it takes writes again."""
+    with Store.open() as store:
+        session, journal, asked, other = taken_back_on_a_full_disk(store, free_again=True)
+        assert len(asked) == 2 and "The move taken back is still in the saved series." in asked[1]
+        assert journal.failure is None and journal.unsaved == 0 and journal.report() is None
+        _, kept = store.load_series(journal.series_id)
+    assert kept == session.records and kept[1]["rank"] == other.value
+    replay(kept, HOYLE, deck=DeckMode.VIRTUAL, seed=3, deals=1)
+
+
+def test_a_move_taken_back_that_could_never_be_saved_is_named_when_the_players_leave() -> None:
+    with Store.open() as store:
+        _, journal, _, _ = taken_back_on_a_full_disk(store, free_again=False)
+        report = journal.report()
+    assert report is not None and "it still holds moves that were taken back, and 1 moves made since" in report
+    assert "resume with voice-earl play --resume 1 and take them back again" in report

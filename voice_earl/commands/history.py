@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from voice_earl.commands.arguments import SERIES_ID
 from voice_earl.errors import VoiceEarlError
 from voice_earl.keep.storage import Store
-from voice_earl.keep.storage_values import SeriesStatus, SeriesSummary
+from voice_earl.keep.storage_values import JournalError, SeriesStatus, SeriesSummary
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -54,11 +55,11 @@ def run(args: argparse.Namespace) -> int:
     if args.action == "abandon":
         _abandon(args.series_id)
         return 0
-    with Store.open(exclusive=False) as store:
+    with Store.read() as store:  # only reads: a read-only folder or file is read all the same
         if args.action == "show":
             _show(console, store, args.series_id)
         elif args.action == "export":
-            _export(store, args.series_id, args.out)
+            return _export(store, args.series_id, args.out)
         elif args.unfinished:
             _list_unfinished(console, store)
         else:
@@ -81,7 +82,7 @@ def _list(console: Console, store: Store) -> None:
     for summary in summaries:
         table.add_row(
             str(summary.id),
-            summary.started_at.astimezone().strftime("%Y-%m-%d"),
+            _date(summary),
             ", ".join(summary.players) or "-",
             summary.profile,
             str(summary.deals),
@@ -89,10 +90,29 @@ def _list(console: Console, store: Store) -> None:
             _totals_text(summary),
         )
     console.print(table)
+    _tell_damaged(console, summaries)
+
+
+def _tell_damaged(console: Console, summaries: Sequence[SeriesSummary]) -> None:
+    """Each damaged series, what of it cannot be read, and what can still be done with it."""
+    for summary in summaries:
+        if summary.damage is not None:
+            console.print(
+                f"Series {summary.id} is damaged: {summary.damage}. `voice-earl history show {summary.id}` shows"
+                f" what reads, `voice-earl history export {summary.id}` saves its game log as far as it reads,"
+                f" `voice-earl history abandon {summary.id}` gives it up.",
+                soft_wrap=True,
+            )
+
+
+def _date(summary: SeriesSummary, form: str = "%Y-%m-%d") -> str:
+    return "?" if "start date" in summary.damaged else summary.started_at.astimezone().strftime(form)
 
 
 def _winner_text(summary: SeriesSummary) -> str:
-    """The winner, or why there is none: the series is unfinished or was abandoned."""
+    """The winner, or why there is none: the series is damaged, unfinished or was abandoned."""
+    if summary.damage is not None:
+        return "damaged"
     if summary.status is SeriesStatus.OPEN:
         return "unfinished"
     if summary.status is SeriesStatus.ABANDONED:
@@ -126,13 +146,14 @@ def _list_unfinished(console: Console, store: Store) -> None:
     for summary in summaries:
         table.add_row(
             str(summary.id),
-            f"{summary.started_at.astimezone():%Y-%m-%d}",
+            _date(summary),
             summary.mode.value,
             ", ".join(summary.players) or "-",
-            resume_command(summary.mode, summary.id),
+            "damaged" if summary.damage is not None else resume_command(summary.mode, summary.id),
         )
     console.print(table)
     console.print("Give one up with `voice-earl history abandon ID`.")
+    _tell_damaged(console, summaries)
 
 
 def _abandon(series: int) -> None:
@@ -210,15 +231,20 @@ def _show(console: Console, store: Store, series_id: int) -> None:
     from rich.table import Table
 
     summary = store.series_summary(series_id)
-    settings, events = store.load_series(series_id)
+    settings = _settings(store, series_id)
+    events, stopped = store.readable_events(series_id)
     status = "unfinished" if summary.status is SeriesStatus.OPEN else summary.status.value
     console.print(
-        f"Series {summary.id}: {summary.profile}, started "
-        f"{summary.started_at.astimezone():%Y-%m-%d %H:%M}, {status}, {_count(summary.events, 'event')}"
+        f"Series {summary.id}: {summary.profile}, started {_date(summary, '%Y-%m-%d %H:%M')}, {status},"
+        f" {_count(summary.events, 'event')}"
     )
+    if summary.damage is not None or stopped is not None or settings is None:
+        what = "; ".join(filter(None, (summary.damage, None if settings is not None else "its settings cannot be read",
+                                       None if stopped is None else f"its {stopped}, so what follows stops there")))
+        console.print(f"Damaged: {what}.", soft_wrap=True)
     players = list(summary.players)
     console.print("Players: " + (", ".join(f"{seat} {name}" for seat, name in enumerate(players)) or "-"))
-    console.print("Settings: " + settings_in_words(settings, players))
+    console.print("Settings: " + settings_in_words(settings or {}, players))
     deals = deals_of(players, events)
     if not deals:
         console.print("no deals yet")
@@ -241,17 +267,30 @@ def _show(console: Console, store: Store, series_id: int) -> None:
         console.print(f"Winner: {', '.join(summary.winners)}; places {_per_player(players, summary.places or ())}")
 
 
-def _export(store: Store, series_id: int, out: Path | None) -> None:
-    _, events = store.load_series(series_id)
+def _settings(store: Store, series_id: int) -> dict[str, Any] | None:
+    try:
+        return store.settings(series_id)
+    except JournalError:
+        return None
+
+
+def _export(store: Store, series_id: int, out: Path | None) -> int:
+    """Write the game log; a damaged series as far as it reads (and 1, with what stopped it)."""
+    events, stopped = store.readable_events(series_id)
     text = "".join(json.dumps(event, ensure_ascii=False, separators=(",", ":")) + "\n" for event in events)
     if out is None:
         print(text, end="")
-        return
-    try:
-        out.write_text(text, encoding="utf-8")
-    except OSError as error:
-        raise VoiceEarlError(f"cannot write {out}: {error.strerror}") from None
-    print(f"wrote {_count(len(events), 'event')} of series {series_id} to {out}")
+    else:
+        try:
+            out.write_text(text, encoding="utf-8")
+        except OSError as error:
+            raise VoiceEarlError(f"cannot write {out}: {error.strerror}") from None
+        print(f"wrote {_count(len(events), 'event')} of series {series_id} to {out}")
+    if stopped is None:
+        return 0
+    print(f"voice-earl history: series {series_id} is damaged: its {stopped}; the {_count(len(events), 'event')}"
+          " before it were exported", file=sys.stderr)
+    return 1
 
 
 def settings_in_words(record: dict[str, Any], players: Sequence[str]) -> str:

@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     from voice_earl.keep.storage import Store
     from voice_earl.keep.storage_values import Mode
 
-    with Store.open(exclusive=False) as store:
+    with Store.read() as store:  # only reads: a read-only folder or file is read all the same
         utterances = store.utterances(mode=None if args.mode is None else Mode(args.mode))
     console = Console(highlight=False, width=WIDTH)
     if not utterances:

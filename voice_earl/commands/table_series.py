@@ -66,7 +66,7 @@ def start_new(args: argparse.Namespace, table: TableSettings, mode: Mode, strate
 def _note_unfinished(store: Store) -> None:
     from voice_earl.table.saved_series import TABLE_MODES, resume_command
 
-    unfinished = [s for s in store.unfinished_series() if s.mode in TABLE_MODES]
+    unfinished = [s for s in store.unfinished_series() if s.mode in TABLE_MODES and s.damage is None]
     for summary in unfinished[:SHOWN_UNFINISHED]:
         text = _("Series {series} ({players}, started {date}) is unfinished: `{command}` goes on with it,"
                  " `voice-earl history abandon {series}` gives it up.")

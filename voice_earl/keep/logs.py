@@ -1,4 +1,9 @@
-"""Logging to a rotating file under the user data directory, never over the game screen."""
+"""Logging to a rotating file under the user data directory, never over the game screen.
+
+The log is a convenience: a disk that fills up, or a folder that cannot be written, must neither stop the
+game nor print Python's "--- Logging error ---" tracebacks over it. The file's handler never raises: the
+first record it cannot write is told on stderr in one line, and the later ones are dropped quietly.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +12,24 @@ import logging.handlers
 import sys
 
 from voice_earl.paths import log_file
+
+
+class QuietFileHandler(logging.handlers.RotatingFileHandler):
+    """A rotating log file whose failures are told once, in one line, and never raised."""
+
+    failed = False
+
+    def handleError(self, record: logging.LogRecord) -> None:
+        if self.failed:
+            return
+        self.failed = True
+        error = sys.exc_info()[1]
+        reason = getattr(error, "strerror", None) or error or "unknown error"
+        try:
+            sys.stderr.write(f"voice-earl: cannot write the log {self.baseFilename} ({reason}); going on without it\n")
+            sys.stderr.flush()
+        except (OSError, ValueError):  # no stderr either: nothing left to tell
+            pass
 
 
 def configure_logging(verbose: bool = False) -> None:
@@ -21,9 +44,7 @@ def configure_logging(verbose: bool = False) -> None:
     try:
         path = log_file()
         path.parent.mkdir(parents=True, exist_ok=True)
-        file_handler: logging.Handler = logging.handlers.RotatingFileHandler(
-            path, maxBytes=1_000_000, backupCount=3, encoding="utf-8"
-        )
+        file_handler: logging.Handler = QuietFileHandler(path, maxBytes=1_000_000, backupCount=3, encoding="utf-8")
     except OSError:
         file_handler = logging.NullHandler()  # an unwritable data dir must not stop the game
     file_handler.setFormatter(formatter)

@@ -19,23 +19,25 @@ from __future__ import annotations
 import json
 import logging
 import sqlite3
-import wave
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager, suppress
-from datetime import datetime, timezone
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
 from voice_earl.errors import VoiceEarlError
-from voice_earl.game.cards import Rank
 from voice_earl.keep.storage_file import (
     StoreWriteError,
-    WriterLock,
     connect_checked,
+    connect_read_only,
     database_path,
     describe_error,
+    is_damage,
 )
+from voice_earl.keep.storage_lock import WriterLock
+from voice_earl.keep.storage_rows import SUMMARY_COLUMNS, json_object, summary_of, whole_numbers
+from voice_earl.keep.storage_schema import SCHEMA_VERSION
+from voice_earl.keep.storage_utterances import insert_utterance, keep_wav, select_utterances, stamp
 from voice_earl.keep.storage_values import (
     MAX_SERIES_ID,
     MIN_SERIES_ID,
@@ -82,6 +84,19 @@ class Store:
             raise
         return cls(connection, path, lock, keep_audio)
 
+    @classmethod
+    def read(cls, path: Path | None = None) -> Store:
+        """Open for reading only (``history``, ``stats``): nothing is written, so a read-only folder or file
+        is read all the same. A file of an older voice-earl is brought up to date first, where it can be."""
+        path = path or database_path()
+        connection = connect_read_only(path)
+        (version,) = connection.execute("PRAGMA user_version").fetchone()
+        if version < SCHEMA_VERSION:
+            connection.close()
+            connect_checked(path).close()
+            connection = connect_read_only(path)
+        return cls(connection, path, None, keep_audio=False)
+
     def close(self) -> None:
         self._db.close()
         if self._lock is not None:
@@ -105,7 +120,7 @@ class Store:
         with self._transaction():
             cursor = self._db.execute(
                 "INSERT INTO series (started_at, settings, players) VALUES (?, ?, ?)",
-                (_stamp(utc_now()), body, _dumps(_names(players))),
+                (stamp(utc_now()), body, _dumps(_names(players))),
             )
         series_id = cursor.lastrowid
         assert series_id is not None
@@ -130,7 +145,7 @@ class Store:
                 "SELECT body FROM events WHERE series_id = ? AND seq = ?", (series_id, seq)
             ).fetchone()
             if stored is not None:
-                if _object(stored[0], f"series {series_id}'s event {seq}") != json.loads(body):
+                if json_object(stored[0], f"series {series_id}'s event {seq}") != json.loads(body):
                     raise JournalError(f"series {series_id} already holds a different event {seq}")
                 return
             if status is not SeriesStatus.OPEN:
@@ -142,7 +157,7 @@ class Store:
                 raise JournalError(f"series {series_id} expects event {next_seq} next, not {seq}")
             self._db.execute(
                 "INSERT INTO events (series_id, seq, kind, body, at) VALUES (?, ?, ?, ?, ?)",
-                (series_id, seq, kind, body, _stamp(utc_now())),
+                (series_id, seq, kind, body, stamp(utc_now())),
             )
             self._summarise(series_id, event)
         self._note_series(series_id)
@@ -161,19 +176,45 @@ class Store:
             )
             rows = self._db.execute("SELECT body FROM events WHERE series_id = ? ORDER BY seq", (series_id,))
             for (body,) in rows.fetchall():
-                self._summarise(series_id, _object(body, f"series {series_id}'s events"))
+                self._summarise(series_id, json_object(body, f"series {series_id}'s events"))
 
     def load_series(self, series_id: int) -> tuple[Event, list[Event]]:
         """The settings and every journalled event, in order, exactly as appended.
 
         A body that is not a JSON object (the file was edited or damaged) is a ``JournalError`` naming it.
         """
-        row = self._db.execute("SELECT settings FROM series WHERE id = ?", (_known_id(series_id),)).fetchone()
-        if row is None:
-            raise _no_series(series_id)
-        settings = _object(row[0], f"series {series_id}'s settings")
+        settings = self.settings(series_id)
         rows = self._db.execute("SELECT seq, body FROM events WHERE series_id = ? ORDER BY seq", (series_id,))
-        return settings, [_object(body, f"series {series_id}'s event {seq}") for seq, body in rows]
+        return settings, [json_object(body, f"series {series_id}'s event {seq}") for seq, body in rows]
+
+    def settings(self, series_id: int) -> Event:
+        """A series' settings record (a ``JournalError`` when it cannot be read)."""
+        (value,) = self._status_row(series_id, "settings")
+        return json_object(value, f"series {series_id}'s settings")
+
+    def readable_events(self, series_id: int) -> tuple[list[Event], str | None]:
+        """A series' events as far as they read, and what stopped the reading (None: every one read)."""
+        self._status_row(series_id)
+        events: list[Event] = []
+        rows = self._db.execute("SELECT seq, body FROM events WHERE series_id = ? ORDER BY seq", (series_id,))
+        for seq, body in rows:
+            if seq != len(events):
+                return events, f"event {len(events)} is missing"
+            try:
+                events.append(json_object(body, f"event {seq}"))
+            except JournalError as error:
+                return events, str(error)
+        return events, None
+
+    def event_count(self, series_id: int) -> int:
+        """How many events of a series are stored (numbered from 0, without gaps)."""
+        try:
+            (count,) = self._db.execute(
+                "SELECT COALESCE(MAX(seq), -1) + 1 FROM events WHERE series_id = ?", (_known_id(series_id),)
+            ).fetchone()
+        except sqlite3.OperationalError as error:  # the disk failed: nothing can be saved either
+            raise StoreWriteError(f"cannot read the database {self.path}: {describe_error(error, self.path)}") from None
+        return int(count)
 
     def update_settings(self, series_id: int, changes: Mapping[str, Any]) -> None:
         """Merge ``changes`` into a series' settings record (other keys stay as they are)."""
@@ -181,7 +222,7 @@ class Store:
             row = self._db.execute("SELECT settings FROM series WHERE id = ?", (_known_id(series_id),)).fetchone()
             if row is None:
                 raise _no_series(series_id)
-            settings = {**_object(row[0], f"series {series_id}'s settings"), **changes}
+            settings = {**json_object(row[0], f"series {series_id}'s settings"), **changes}
             self._db.execute("UPDATE series SET settings = ? WHERE id = ?", (_dumps(settings), series_id))
 
     def keep_phones(self, series_id: int, phones: Mapping[str, Any]) -> None:
@@ -191,21 +232,39 @@ class Store:
             self._db.execute("UPDATE series SET phones = ? WHERE id = ?", (_dumps(phones), series_id))
 
     def phones(self, series_id: int) -> dict[str, Any] | None:
-        """The phones' addresses kept with a series, or None."""
-        row = self._db.execute("SELECT phones FROM series WHERE id = ?", (series_id,)).fetchone()
-        if row is None:
-            raise _no_series(series_id)
-        value = json.loads(row[0]) if row[0] else None
-        return value if isinstance(value, dict) else None
+        """The phones' addresses kept with a series, or None; a record that is not a JSON object is a
+        ``JournalError`` naming it (what is inside is for the phones to judge)."""
+        (value,) = self._status_row(series_id, "phones")
+        if value is None:
+            return None
+        return json_object(value, f"series {series_id}'s phones record")
 
     def finish_series(self, series_id: int, *, abandoned: bool = False) -> None:
-        """Close a series: finished (played out), or abandoned (given up unfinished)."""
+        """Close a series: finished (played out), or abandoned (given up unfinished).
+
+        A status damaged inside its row no longer matches its entry in the status index, and SQLite refuses
+        to change it: the index is built again from the rows, and the series closed (and so repaired)."""
         status = SeriesStatus.ABANDONED if abandoned else SeriesStatus.FINISHED
+        try:
+            self._close(series_id, status)
+        except sqlite3.DatabaseError as error:
+            if not is_damage(error):
+                raise
+            log.warning("series %d cannot be closed (%s): rebuilding the status index", series_id, error)
+            try:
+                with self._transaction():
+                    self._db.execute("REINDEX series_status")
+                self._close(series_id, status)
+            except sqlite3.DatabaseError as again:
+                raise VoiceEarlError(f"cannot close series {series_id}: the database {self.path} is damaged"
+                                     f" ({again})") from None
+
+    def _close(self, series_id: int, status: SeriesStatus) -> None:
         with self._transaction():
             self._status(series_id)
             self._db.execute(
                 "UPDATE series SET status = ?, finished_at = COALESCE(finished_at, ?) WHERE id = ?",
-                (status.value, _stamp(utc_now()), series_id),
+                (status.value, stamp(utc_now()), series_id),
             )
 
     def unfinished_series(self) -> list[SeriesSummary]:
@@ -226,51 +285,15 @@ class Store:
 
     def record_utterance(self, utterance: Utterance, *, pcm16: bytes | None = None, sample_rate: int = 16000) -> int:
         """Store one utterance; its audio (16-bit mono PCM) is kept as a WAV only with ``keep_audio``."""
-        audio_path = utterance.audio_path
+        audio = utterance.audio_path
         if pcm16 is not None and self.keep_audio:
-            try:
-                audio_path = self._write_wav(utterance, pcm16, sample_rate)
-            except OSError as error:  # the line itself is still kept
-                log.warning("cannot keep the audio of an utterance: %s", error)
-        relative = None if audio_path is None else _relative_to(audio_path, self.path.parent)
+            audio = keep_wav(self.path.parent, utterance, pcm16, sample_rate) or audio
         with self._transaction():
-            cursor = self._db.execute(
-                "INSERT INTO utterances (at, mode, position, rank, expected, heard, verdict, score,"
-                " latency_ms, strictness, session, series_id, audio_path, heard_position)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    _stamp(utterance.at),
-                    utterance.mode.value,
-                    utterance.position,
-                    None if utterance.rank is None else utterance.rank.value,
-                    utterance.expected,
-                    utterance.heard,
-                    utterance.verdict,
-                    utterance.score,
-                    utterance.latency_ms,
-                    utterance.strictness,
-                    utterance.session,
-                    utterance.series_id,
-                    relative,
-                    utterance.heard_position,
-                ),
-            )
-        row_id = cursor.lastrowid
-        assert row_id is not None
-        return row_id
+            return insert_utterance(self._db, utterance, audio, self.path.parent)
 
     def utterances(self, *, mode: Mode | None = None) -> list[Utterance]:
-        """Recorded utterances, oldest first, optionally of one mode only."""
-        query = (
-            "SELECT mode, position, rank, expected, heard, verdict, score, latency_ms, strictness, at,"
-            " session, series_id, audio_path, heard_position FROM utterances"
-        )
-        params: tuple[str, ...] = ()
-        if mode is not None:
-            query += " WHERE mode = ?"
-            params = (mode.value,)
-        rows = self._db.execute(query + " ORDER BY at, id", params).fetchall()
-        return [self._utterance(row) for row in rows]
+        """Recorded utterances, oldest first, optionally of one mode only (a damaged row is left out)."""
+        return select_utterances(self._db, self.path.parent, mode)
 
     # -- internals -------------------------------------------------------------------------------
 
@@ -292,13 +315,22 @@ class Store:
                 raise
         except sqlite3.OperationalError as error:
             log.warning("cannot write to %s: %s", self.path, error)
-            raise StoreWriteError(f"cannot save to the database {self.path}: {describe_error(error)}") from None
+            why = describe_error(error, self.path)
+            raise StoreWriteError(f"cannot save to the database {self.path}: {why}") from None
 
     def _status(self, series_id: int) -> SeriesStatus:
-        row = self._db.execute("SELECT status FROM series WHERE id = ?", (_known_id(series_id),)).fetchone()
+        """A series' status; one that cannot be read is taken as open (nothing says it ended)."""
+        (status,) = self._status_row(series_id)
+        try:
+            return SeriesStatus(status)
+        except ValueError:
+            return SeriesStatus.OPEN
+
+    def _status_row(self, series_id: int, column: str = "status") -> tuple[Any, ...]:
+        row = self._db.execute(f"SELECT {column} FROM series WHERE id = ?", (_known_id(series_id),)).fetchone()
         if row is None:
             raise _no_series(series_id)
-        return SeriesStatus(row[0])
+        return tuple(row)
 
     def _note_series(self, series_id: int) -> None:
         if self._lock is not None:
@@ -317,7 +349,10 @@ class Store:
                 )
         elif kind == "win" and isinstance(event.get("player"), int) and event["player"] >= 0:
             (wins_text,) = self._db.execute("SELECT wins FROM series WHERE id = ?", (series_id,)).fetchone()
-            wins: list[int] = json.loads(wins_text)
+            try:
+                wins = list(whole_numbers(wins_text))
+            except ValueError:  # a listing column, damaged: counted again from this win on
+                wins = []
             seat = event["player"]
             wins.extend([0] * (seat + 1 - len(wins)))
             wins[seat] += 1
@@ -328,43 +363,8 @@ class Store:
                 self._db.execute("UPDATE series SET places = ? WHERE id = ?", (_dumps(event["places"]), series_id))
 
     def _summaries(self, where: str, params: tuple[int, ...] = ()) -> list[SeriesSummary]:
-        rows = self._db.execute(
-            "SELECT s.id, s.started_at, s.finished_at, s.status, s.players, s.settings, s.deals, s.totals,"
-            " s.places, s.wins, (SELECT COUNT(*) FROM events e WHERE e.series_id = s.id)"
-            f" FROM series s {where} ORDER BY s.id DESC",
-            params,
-        ).fetchall()
-        return [_summary(row) for row in rows]
-
-    def _utterance(self, row: sqlite3.Row) -> Utterance:
-        return Utterance(
-            mode=Mode(row["mode"]),
-            position=row["position"],
-            rank=None if row["rank"] is None else Rank(row["rank"]),
-            expected=row["expected"],
-            heard=row["heard"],
-            verdict=row["verdict"],
-            score=row["score"],
-            latency_ms=row["latency_ms"],
-            strictness=row["strictness"],
-            at=datetime.fromisoformat(row["at"]),
-            session=row["session"],
-            series_id=row["series_id"],
-            audio_path=None if row["audio_path"] is None else self.path.parent / row["audio_path"],
-            heard_position=row["heard_position"],
-        )
-
-    def _write_wav(self, utterance: Utterance, pcm16: bytes, sample_rate: int) -> Path:
-        folder = self.path.parent / "audio" / utterance.at.astimezone().strftime("%Y-%m-%d")
-        folder.mkdir(parents=True, exist_ok=True)
-        name = f"{utterance.at.strftime('%H%M%S-%f')}-{utterance.mode.value}-p{utterance.position}.wav"
-        path = folder / name
-        with wave.open(str(path), "wb") as out:
-            out.setnchannels(1)
-            out.setsampwidth(2)
-            out.setframerate(sample_rate)
-            out.writeframes(pcm16)
-        return path
+        rows = self._db.execute(f"SELECT {SUMMARY_COLUMNS} FROM series s {where} ORDER BY s.id DESC", params)
+        return [summary_of(tuple(row)) for row in rows.fetchall()]
 
 
 # -- small helpers ---------------------------------------------------------------------------------
@@ -377,23 +377,12 @@ def _dumps(value: Any) -> str:
         raise ValueError(f"not JSON-able: {error}") from None
 
 
-def _stamp(moment: datetime) -> str:
-    return moment.astimezone(timezone.utc).isoformat(timespec="microseconds")
-
-
 def _names(value: object) -> list[str]:
     return [str(name) for name in value] if isinstance(value, list) else []
 
 
 def _int_list(value: object) -> bool:
     return isinstance(value, list) and all(isinstance(x, int) for x in value)
-
-
-def _relative_to(path: Path, folder: Path) -> str:
-    try:
-        return str(path.relative_to(folder))
-    except ValueError:
-        return str(path)
 
 
 def _no_series(series_id: int) -> VoiceEarlError:
@@ -405,40 +394,3 @@ def _known_id(series_id: int) -> int:
     if not MIN_SERIES_ID <= series_id <= MAX_SERIES_ID:
         raise _no_series(series_id)
     return series_id
-
-
-def _object(text: str, what: str) -> Event:
-    """A stored JSON object, or a ``JournalError`` saying which one is damaged."""
-    try:
-        value = json.loads(text)
-    except (TypeError, ValueError):
-        raise JournalError(f"{what} is not JSON") from None
-    if not isinstance(value, dict):
-        raise JournalError(f"{what} is not a JSON object")
-    return value
-
-
-def _summary(row: tuple[Any, ...]) -> SeriesSummary:
-    series_id, started, finished, status, players, settings, deals, totals, places, wins, events = row
-    try:
-        record = _object(settings, "settings")
-    except JournalError:
-        record = {}  # history still lists it; resuming it says what is wrong
-    try:
-        mode = Mode(record.get("mode", "play"))
-    except ValueError:
-        mode = Mode.PLAY
-    return SeriesSummary(
-        id=series_id,
-        started_at=datetime.fromisoformat(started),
-        finished_at=None if finished is None else datetime.fromisoformat(finished),
-        status=SeriesStatus(status),
-        players=tuple(json.loads(players)),
-        profile=str(record.get("profile", "?")),
-        mode=mode,
-        deals=deals,
-        events=events,
-        totals=None if totals is None else tuple(json.loads(totals)),
-        places=None if places is None else tuple(json.loads(places)),
-        wins=tuple(json.loads(wins)),
-    )

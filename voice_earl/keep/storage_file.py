@@ -1,18 +1,21 @@
-"""The journal's SQLite file: opening it with checks and migrations, moving a damaged file aside, and the
-writer's lock beside it (it dies with the process, so a second instance is told the database is busy).
+"""The journal's SQLite file: opening it with checks and migrations (or for reading only), and moving a
+damaged or empty file aside. The writer's lock beside it is :mod:`voice_earl.keep.storage_lock`.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import secrets
 import sqlite3
 import time
+import urllib.parse
+from contextlib import suppress
 from datetime import datetime
 from pathlib import Path
 
 from voice_earl.errors import VoiceEarlError
-from voice_earl.keep.file_lock import open_lock_file, try_lock
+from voice_earl.keep.storage_rows import decode_text
 from voice_earl.keep.storage_schema import MIGRATIONS, SCHEMA_VERSION
 from voice_earl.paths import data_dir
 
@@ -24,10 +27,6 @@ BUSY_TIMEOUT_S = 10.0
 # sqlite3 error names that mean the file itself is damaged (rather than busy or unopenable).
 _DAMAGE_ERRORS = {"SQLITE_CORRUPT", "SQLITE_NOTADB"}
 _DAMAGE_WORDS = ("malformed", "not a database", "corrupt")
-
-
-class StoreBusy(VoiceEarlError):
-    """Another running voice-earl holds the database."""
 
 
 class StoreWriteError(VoiceEarlError):
@@ -51,33 +50,214 @@ def database_path() -> Path:
 
 # -- opening, checking, migrating ------------------------------------------------------------------
 
+# Marks a file voice-earl made (``PRAGMA application_id``); files made before it say 0.
+APPLICATION_ID = 0x56456172  # "VEar"
+OUR_TABLES = frozenset({"series", "events", "utterances"})
+
+
+class NotOurs(VoiceEarlError):
+    """The file at the database's place belongs to another program: it is never changed."""
+
 
 def connect_checked(path: Path) -> sqlite3.Connection:
-    """Connect, check integrity and migrate; a damaged file is moved aside (``StoreCorrupt``)."""
+    """Connect, check the file is ours and whole, then switch it to WAL and migrate it.
+
+    Nothing is written before the checks: a file that is not voice-earl's is refused as it is
+    (``NotOurs``), and a damaged file is moved aside (``StoreCorrupt``), as is an empty one.
+    """
+    _set_aside_if_empty(path)
+    if not path.exists():
+        _create(path)
     connection: sqlite3.Connection | None = None
     try:
-        connection = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
-        connection.row_factory = sqlite3.Row
+        connection = _connect(str(path))
+        _check_ours(connection, path)
+        _quick_check(connection)
         _use_wal(connection)
         connection.execute("PRAGMA synchronous = FULL")
         connection.execute("PRAGMA foreign_keys = ON")
-        problems = [row[0] for row in connection.execute("PRAGMA quick_check")]
-        if problems != ["ok"]:
-            raise sqlite3.DatabaseError(f"database disk image is malformed ({problems[0]})")
         _migrate(connection, path)
         return connection
     except sqlite3.DatabaseError as error:
         if connection is not None:
             connection.close()
-        if not _is_damage(error):
+        if not is_damage(error):
             log.warning("cannot open the database %s", path, exc_info=True)
-            raise VoiceEarlError(f"cannot open the database {path}: {describe_error(error)}") from None
+            raise VoiceEarlError(f"cannot open the database {path}: {describe_error(error, path)}") from None
         moved = _move_aside(path)
         raise StoreCorrupt(
             f"the database {path} is damaged ({error}); it was moved to {moved} and a new one will be"
             " started the next time you run voice-earl",
             moved,
         ) from None
+    except BaseException:
+        if connection is not None:
+            connection.close()
+        raise
+
+
+def connect_read_only(path: Path) -> sqlite3.Connection:
+    """For commands that only read: nothing is written, not even WAL's shared-memory file where the folder
+    cannot take one (then the file is read as ``immutable``). No file yet reads as an empty database."""
+    if not path.exists():
+        return _empty_in_memory()
+    if _is_empty(path):
+        raise VoiceEarlError(f"the database {path} is empty (0 bytes): it holds no series; the next"
+                             " `voice-earl play` moves it aside and begins a new one")
+    uri = "file:" + urllib.parse.quote(str(path.resolve()))
+    for mode in ("mode=ro", "immutable=1"):
+        connection: sqlite3.Connection | None = None
+        try:
+            connection = _connect(f"{uri}?{mode}", uri=True)
+            _check_ours(connection, path)
+            _quick_check(connection)
+            _schema_version(connection, path)
+            return connection
+        except sqlite3.DatabaseError as error:
+            if connection is not None:
+                connection.close()
+            if mode == "mode=ro" and _cannot_open(error):
+                log.info("reading %s as immutable: %s", path, error)
+                continue
+            if not is_damage(error):
+                raise VoiceEarlError(f"cannot read the database {path}: {describe_error(error, path)}") from None
+            raise _damaged_reading(path, error) from None
+        except BaseException:
+            if connection is not None:
+                connection.close()
+            raise
+    raise AssertionError("unreachable: immutable is the last way to read")
+
+
+def _connect(target: str, *, uri: bool = False) -> sqlite3.Connection:
+    connection = sqlite3.connect(target, timeout=BUSY_TIMEOUT_S, isolation_level=None, uri=uri)
+    connection.row_factory = sqlite3.Row
+    connection.text_factory = decode_text  # a damaged value is marked, never stops a query
+    return connection
+
+
+def _check_ours(connection: sqlite3.Connection, path: Path) -> None:
+    """Refuse another program's SQLite file before anything writes to it (the switch to WAL would)."""
+    (application,) = connection.execute("PRAGMA application_id").fetchone()
+    (version,) = connection.execute("PRAGMA user_version").fetchone()
+    tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if version > SCHEMA_VERSION:
+        _schema_version(connection, path)  # a newer voice-earl's: refused as it is
+    if application not in (0, APPLICATION_ID):
+        why = f"it is marked as another program's (application id {application:#x})"
+    elif version == 0 and tables:
+        why = "it holds tables of its own: " + ", ".join(sorted(tables)[:5])
+    elif version > 0 and not tables >= OUR_TABLES:
+        why = f"it has no {', '.join(sorted(OUR_TABLES - tables))} table"
+    else:
+        return
+    raise NotOurs(f"the file {path} is not a voice-earl database ({why}); it was left as it is. Move it"
+                  " elsewhere, or keep voice-earl's files in another folder with VOICE_EARL_DATA_DIR")
+
+
+# quick_check's words for a value that breaks its column's constraint: damage inside one row, which the
+# rows' readers name (storage_rows), not damage to the file.
+_ROW_DAMAGE = ("CHECK constraint failed in ", "NULL value in ")
+
+
+def _quick_check(connection: sqlite3.Connection) -> None:
+    problems = [str(row[0]) for row in connection.execute("PRAGMA quick_check") if row[0] != "ok"]
+    in_rows = [problem for problem in problems if problem.startswith(_ROW_DAMAGE)]
+    if in_rows:
+        log.warning("damage inside rows, left for their readers to name: %s", "; ".join(in_rows))
+    if len(in_rows) < len(problems):
+        first = next(problem for problem in problems if problem not in in_rows)
+        raise sqlite3.DatabaseError(f"database disk image is malformed ({first})")
+
+
+def _create(path: Path) -> None:
+    """A new database, built whole beside its place and then linked there: no other voice-earl ever sees
+    it half made (an empty file at the database's place is a file that lost its contents)."""
+    temporary = path.with_name(f"{path.name}.new-{os.getpid()}-{secrets.token_hex(4)}")
+    try:
+        connection = sqlite3.connect(temporary, isolation_level=None)
+        try:
+            connection.execute("BEGIN IMMEDIATE")
+            for target in range(1, SCHEMA_VERSION + 1):
+                for statement in statements(MIGRATIONS[target - 1]):
+                    connection.execute(statement)
+            connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            connection.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+            connection.execute("COMMIT")
+            connection.execute("PRAGMA journal_mode = WAL")
+        finally:
+            connection.close()
+        _link(temporary, path)
+        log.info("created the database %s", path)
+    except sqlite3.Error as error:
+        raise VoiceEarlError(f"cannot create the database {path}: {describe_error(error, path)}") from None
+    except OSError as error:
+        raise VoiceEarlError(f"cannot create the database {path}: {error.strerror or error}") from None
+    finally:
+        for leftover in (temporary, *(temporary.with_name(temporary.name + s) for s in ("-wal", "-shm", "-journal"))):
+            with suppress(OSError):
+                leftover.unlink()
+
+
+def _link(made: Path, path: Path) -> None:
+    """Put ``made`` at ``path`` unless another voice-earl has just put its own there."""
+    try:
+        os.link(made, path)
+    except FileExistsError:
+        pass
+    except OSError:  # a file system without hard links: a rename, if the place is still free
+        if not path.exists():
+            os.rename(made, path)
+
+
+def _empty_in_memory() -> sqlite3.Connection:
+    connection = _connect(":memory:")
+    for script in MIGRATIONS:
+        for statement in statements(script):
+            connection.execute(statement)
+    connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+    return connection
+
+
+def _is_empty(path: Path) -> bool:
+    """A database file of 0 bytes, with no write-ahead log that could still hold its pages."""
+    try:
+        if path.stat().st_size != 0:
+            return False
+        wal = path.with_name(path.name + "-wal")
+        return not wal.exists() or wal.stat().st_size == 0
+    except OSError:
+        return False
+
+
+def _set_aside_if_empty(path: Path) -> None:
+    if not _is_empty(path):
+        return
+    moved = _move_aside(path, "empty")
+    raise StoreCorrupt(
+        f"the database {path} was empty (0 bytes: it held no series); it was moved to {moved}, and a new one"
+        " is begun in its place",
+        moved,
+    )
+
+
+def _cannot_open(error: sqlite3.DatabaseError) -> bool:
+    name = str(getattr(error, "sqlite_errorname", ""))
+    return name.startswith(("SQLITE_CANTOPEN", "SQLITE_READONLY")) or "unable to open" in str(error).lower()
+
+
+def _damaged_reading(path: Path, error: sqlite3.DatabaseError) -> VoiceEarlError:
+    """A damaged file found by a command that only reads: moved aside where the folder allows it."""
+    try:
+        moved = _move_aside(path)
+    except OSError as failed:
+        return VoiceEarlError(f"the database {path} is damaged ({error}); it could not be moved aside"
+                              f" ({failed.strerror or failed}), and is left as it is")
+    return StoreCorrupt(
+        f"the database {path} is damaged ({error}); it was moved to {moved} and a new one will be"
+        " started the next time you run voice-earl",
+        moved,
+    )
 
 
 def _use_wal(connection: sqlite3.Connection) -> None:
@@ -99,7 +279,7 @@ def _use_wal(connection: sqlite3.Connection) -> None:
             time.sleep(0.02)
 
 
-def _is_damage(error: sqlite3.DatabaseError) -> bool:
+def is_damage(error: sqlite3.DatabaseError) -> bool:
     if getattr(error, "sqlite_errorname", None) in _DAMAGE_ERRORS:
         return True
     text = str(error).lower()
@@ -158,13 +338,16 @@ def statements(script: str) -> list[str]:
     return found
 
 
-def describe_error(error: sqlite3.Error) -> str:
-    """What went wrong with the database, in plain words: "the disk is full", "it is read-only"..."""
+def describe_error(error: sqlite3.Error, path: Path | None = None) -> str:
+    """What went wrong with the database at ``path``, in plain words: "the disk is full", "it is read-only"...
+
+    A disk with no room left can fail as an I/O error (the shared-memory file cannot grow): the room left
+    on the database's disk tells it apart from a disk that is failing."""
     name = str(getattr(error, "sqlite_errorname", ""))
     text = str(error).lower()
     if name.startswith("SQLITE_READONLY") or "readonly" in text or "read-only" in text:
         return "it is read-only (check the permissions of the file and its folder)"
-    if name == "SQLITE_FULL" or "disk is full" in text:
+    if name == "SQLITE_FULL" or "disk is full" in text or (name.startswith("SQLITE_IOERR") and _no_room(path)):
         return "the disk is full"
     if name.startswith("SQLITE_IOERR") or "disk i/o error" in text:
         return f"the disk failed to read or write ({error})"
@@ -175,12 +358,21 @@ def describe_error(error: sqlite3.Error) -> str:
     return str(error)
 
 
-def _move_aside(path: Path) -> Path:
+def _no_room(path: Path | None) -> bool:
+    if path is None:
+        return False
+    try:
+        return os.statvfs(path.parent).f_bavail == 0
+    except OSError:
+        return False
+
+
+def _move_aside(path: Path, why: str = "corrupt") -> Path:
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-    target = path.with_name(f"{path.name}.corrupt-{stamp}")
+    target = path.with_name(f"{path.name}.{why}-{stamp}")
     counter = 1
     while target.exists():
-        target = path.with_name(f"{path.name}.corrupt-{stamp}-{counter}")
+        target = path.with_name(f"{path.name}.{why}-{stamp}-{counter}")
         counter += 1
     # The WAL and shared-memory files travel with it, so the pair can still be opened for rescue.
     for suffix in ("-wal", "-shm"):
@@ -188,55 +380,5 @@ def _move_aside(path: Path) -> Path:
         if companion.exists():
             companion.rename(target.with_name(target.name + suffix))
     path.rename(target)
-    log.warning("moved the damaged database %s to %s", path, target)
+    log.warning("moved the %s database %s to %s", "empty" if why == "empty" else "damaged", path, target)
     return target
-
-
-# -- the writer's lock -------------------------------------------------------------------------------
-
-
-class WriterLock:
-    """An exclusive ``flock`` on ``<database>.lock``, noting the holder's pid and series.
-
-    The operating system drops the lock when the process dies, however it dies.
-    """
-
-    def __init__(self, fd: int, path: Path) -> None:
-        self._fd = fd
-        self.path = path
-
-    @classmethod
-    def acquire(cls, database: Path) -> WriterLock:
-        path = database.with_name(database.name + ".lock")
-        fd = open_lock_file(path)
-        if not try_lock(fd):
-            holder = os.read(fd, 200).decode("utf-8", "replace").strip()
-            os.close(fd)
-            raise StoreBusy(f"busy: the database {database} is in use by {_describe_holder(holder)}; finish it first")
-        lock = cls(fd, path)
-        lock._write(f"pid {os.getpid()}")
-        return lock
-
-    def note_series(self, series_id: int) -> None:
-        self._write(f"pid {os.getpid()} series {series_id}")
-
-    def release(self) -> None:
-        if self._fd >= 0:
-            os.close(self._fd)  # closing the descriptor releases the lock
-            self._fd = -1
-
-    def _write(self, text: str) -> None:
-        try:
-            os.ftruncate(self._fd, 0)
-            os.pwrite(self._fd, text.encode(), 0)
-        except OSError as error:  # only a note for the busy message: the lock itself holds
-            log.warning("cannot note the lock's holder in %s: %s", self.path, error)
-
-
-def _describe_holder(note: str) -> str:
-    """``pid 41 series 7`` -> ``another voice-earl (pid 41) playing series 7``."""
-    words = note.split()
-    fields = dict(zip(words[::2], words[1::2], strict=False))
-    who = f"another voice-earl (pid {fields['pid']})" if "pid" in fields else "another voice-earl"
-    return f"{who} playing series {fields['series']}" if "series" in fields else who
-

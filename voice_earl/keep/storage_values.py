@@ -54,6 +54,15 @@ class SeriesSummary:
     totals: tuple[int, ...] | None
     places: tuple[int, ...] | None
     wins: tuple[int, ...]
+    damaged: tuple[str, ...] = ()  # the parts of its row that cannot be read ("players", "start date"...)
+
+    @property
+    def damage(self) -> str | None:
+        """What of its row cannot be read, in words ("its players and totals cannot be read"); None: all of it."""
+        if not self.damaged:
+            return None
+        parts = self.damaged[0] if len(self.damaged) == 1 else f"{', '.join(self.damaged[:-1])} and {self.damaged[-1]}"
+        return f"its {parts} cannot be read"
 
     @property
     def winners(self) -> tuple[str, ...]:

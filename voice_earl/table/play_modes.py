@@ -161,15 +161,31 @@ def open_store(keep_audio: bool = False) -> Store:
 
 def open_phones(args: argparse.Namespace, store: Store, series_id: int | None, settings: TableSettings,
                 stack: contextlib.ExitStack[bool | None]) -> PhonesAtTable | None:
-    """With ``--phones`` (or resuming a series that had them): the players' phones, served while the game runs."""
-    if not getattr(args, "phones", False) and (series_id is None or store.phones(series_id) is None):
+    """With ``--phones`` (or resuming a series that had them): the players' phones, served while the game runs.
+
+    A resumed series' phones record that is damaged is refused, not guessed at: ``--phones`` gives the
+    phones new addresses instead."""
+    wanted = bool(getattr(args, "phones", False))
+    kept = None
+    if series_id is not None:
+        from voice_earl.table.phones.tokens import DamagedPhones, kept_tokens
+
+        try:
+            kept = kept_tokens(store, series_id, settings.names)
+        except DamagedPhones as error:
+            if not wanted:
+                resume = f"{resume_command(Mode.PLAY, series_id)} --phones"
+                raise VoiceEarlError(_("{problem}; it was left as it is. `{command}` serves the phones at new"
+                                       " addresses").format(problem=error, command=resume)) from None
+            _complain("voice-earl: " + _("{problem}: the phones get new addresses").format(problem=error))
+    if not wanted and kept is None:
         return None
     try:
         from voice_earl.table.phones.at_table import phones_at_table
     except ImportError as error:
         raise UsageError(f"--phones needs the phones extra ({error.name or error} is missing): "
                          "pip install 'voice-earl[phones]', or run scripts/setup.sh") from None
-    return stack.enter_context(phones_at_table(args, store, series_id, settings))
+    return stack.enter_context(phones_at_table(args, store, series_id, settings, kept))
 
 
 def run_table_mode(args: argparse.Namespace, store: Store, setup: SeriesSetup, saved: SavedSeries | None = None) -> int:
@@ -285,10 +301,8 @@ def _all_saved(journal: Journal) -> bool:
 
 def _saving_report(journal: Journal) -> int:
     """0 when everything is saved; otherwise say what was not, and how to go on, and return 1."""
-    if _all_saved(journal):
+    report = journal.report()
+    if report is None:
         return 0
-    text = _("voice-earl: series {series} is not saved completely ({problem}): {count} moves are missing; it"
-             " resumes from the last move saved: {command}")
-    _complain(text.format(series=journal.series_id, problem=journal.failure, count=journal.unsaved_moves,
-                          command=resume_command(journal.mode, journal.series_id)))
+    _complain(report)
     return 1

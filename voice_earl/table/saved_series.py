@@ -218,14 +218,14 @@ def check_replay(series_id: int, session: TableSession, records: Sequence[Mappin
     The journal may end part-way through a move's records (a crash between two appends); the
     replay then holds those records and more, which the journal's catch-up appends.
     """
-    replayed = [_game_of(record) for record in session.records[: len(records)]]
-    saved = [_game_of(record) for record in records]
+    replayed = [game_of(record) for record in session.records[: len(records)]]
+    saved = [game_of(record) for record in records]
     if replayed != saved:
         first = next((i for i, (a, b) in enumerate(zip(replayed, saved, strict=False)) if a != b), len(replayed))
         raise SeriesDoesNotReplay(_cannot_replay(series_id, f"event {first} differs from the game it rebuilds"))
 
 
-def _game_of(record: Mapping[str, Any]) -> dict[str, Any]:
+def game_of(record: Mapping[str, Any]) -> dict[str, Any]:
     """A record without the wording of its line: a series saved before "an Ace" replays all the same."""
     return {key: value for key, value in record.items() if key != "line"}
 

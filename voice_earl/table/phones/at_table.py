@@ -43,10 +43,15 @@ class PhonesAtTable:
         return hub
 
 
-def listen_host(args: argparse.Namespace) -> tuple[str, str]:
-    """Where to listen, and a line that says why there."""
+def listen_host(args: argparse.Namespace, kept: PhoneTokens | None = None,
+                series_id: int | None = None) -> tuple[str, str]:
+    """Where to listen, and a line that says why there: ``--host``, else where the series was served
+    before, else the laptop's address on the local network."""
     if args.host:
         return args.host, _("phones: listening on {host}, as --host asks").format(host=args.host)
+    if kept is not None and kept.host is not None:
+        text = _("phones: listening on {host}, where series {series} was served (--host chooses another address)")
+        return kept.host, text.format(host=kept.host, series=series_id)
     found = lan_address()
     if found is None:
         return LOOPBACK, _("phones: no local network found, so listening on {host} only, where no phone can "
@@ -56,17 +61,20 @@ def listen_host(args: argparse.Namespace) -> tuple[str, str]:
 
 @contextlib.contextmanager
 def phones_at_table(
-    args: argparse.Namespace, store: Store, series_id: int | None, settings: TableSettings
+    args: argparse.Namespace, store: Store, series_id: int | None, settings: TableSettings,
+    kept: PhoneTokens | None = None,
 ) -> Iterator[PhonesAtTable]:
-    """Start the server, show each player their code, and stop the server when the game ends."""
+    """Start the server, show each player their code, and stop the server when the game ends.
+
+    ``kept``: the tokens a resumed series was served with (read by :func:`~voice_earl.table.phones.tokens.kept_tokens`).
+    """
     names = settings.names
-    kept = store.phones(series_id) if series_id is not None else None
-    tokens = PhoneTokens.from_record(kept, names) or PhoneTokens.new(names)
+    tokens = kept or PhoneTokens.new(names)
     port = args.port if args.port is not None else tokens.port or DEFAULT_PORT
-    host, note = listen_host(args)
+    host, note = listen_host(args, kept, series_id)
     humans = [seat for seat, s in enumerate(settings.seats) if s.kind is SeatKind.HUMAN]
     with serve_phones(names, humans, tokens, host, port) as phones:
-        served = tokens.with_port(phones.server.port)
+        served = tokens.served_at(host, phones.server.port)
         if series_id is not None:
             store.keep_phones(series_id, served.to_record())
         print_summary(phones.server, humans, note, sys.stderr)
