@@ -39,9 +39,10 @@ from voice_earl.listening.context import ListenContext
 from voice_earl.listening.verdicts import Strictness, judge
 from voice_earl.table import narrator
 from voice_earl.table.presenters import ScreenView
+from voice_earl.table.refusals import explain
 from voice_earl.table.screen import TableScreen
 from voice_earl.table.screen_sections import plain_parts
-from voice_earl.table.session import TableSession, _explain
+from voice_earl.table.session import TableSession
 from voice_earl.table.session_events import MoveRefused, Seat, TableEvent, TableSettings
 from voice_earl.table.turns import Command, KeyCommand, ScriptedInput, parse_command
 
@@ -284,7 +285,7 @@ def test_engine_refusals_are_explained_in_the_language_with_the_players_names() 
     def refused(action: Lead | Play | Pass) -> str:
         with pytest.raises(IllegalAction) as caught:
             deal.apply(action)
-        return _explain(caught.value, action, deal, names)
+        return explain(caught.value, action, deal, names)
 
     set_language("nl")
     assert refused(Pass(other)) == f"{names[leader]} is aan de beurt, niet {names[other]}."
@@ -314,9 +315,9 @@ def test_every_kind_of_refusal_has_its_own_translated_sentence(error: type[Illeg
     follower = deal.turn
     wrong = next(c for c in deal.hands[follower] if c.rank is not card.rank)
     action = Lead(follower, Rank.KING) if error in (RankFinished, LeadDuringQuartet) else Play(follower, wrong)
-    english = _explain(error("player 1 cannot"), action, deal, names)
+    english = explain(error("player 1 cannot"), action, deal, names)
     set_language(code)
-    translated = _explain(error("player 1 cannot"), action, deal, names)
+    translated = explain(error("player 1 cannot"), action, deal, names)
     assert translated != english and "player 1" not in translated
     fallback = _("That move is not allowed now: {reason}").split("{")[0]
     assert not translated.startswith(fallback), f"{error.__name__} has no sentence of its own"

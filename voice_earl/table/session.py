@@ -14,30 +14,22 @@ from collections.abc import Callable, Mapping, Sequence
 
 from voice_earl.game.cards import RANKS, Rank
 from voice_earl.game.engine import Deal
-from voice_earl.game.events import DealStarted, Event, Led, Passed, Played, Settled, Won
+from voice_earl.game.events import Event, Led, Passed, Played, Settled, Won
 from voice_earl.game.gamelog import Record, to_record
 from voice_earl.game.moves import (
     Action,
-    CardNotHeld,
     FormulaDue,
-    GameOver,
     IllegalAction,
     Lead,
-    LeadDuringQuartet,
-    NoRankOpen,
-    NotSeated,
-    OutOfTurn,
     Pass,
-    PassWhileHolding,
     Play,
-    RankFinished,
-    WrongRank,
 )
 from voice_earl.game.rules import DeckMode, Scoring
 from voice_earl.game.series import Series, competition_places
-from voice_earl.i18n import _, rank_name, rank_plural
+from voice_earl.i18n import _, rank_plural
 from voice_earl.listening.context import ListenContext
 from voice_earl.listening.verdicts import Verdict
+from voice_earl.table.refusals import explain, rank_finished
 from voice_earl.table.session_events import (
     DealBegins,
     DealOver,
@@ -93,6 +85,7 @@ class TableSession:
         self.listeners = list(listeners)
         self.moves: list[Move] = []
         self.records: list[Record] = []
+        self._move_events: list[tuple[Event, ...]] = []  # what each move did, for saying what undo takes back
         self.series = self._new_series()
         self.paused = False
         self.hold: Callable[[bool], None] = _go_on
@@ -116,6 +109,7 @@ class TableSession:
         self.series = self._new_series()
         self.moves = []
         self.records = []
+        self._move_events = []
         self._start_deal(announce=False)
         for move in moves:
             self._apply(move, announce=False)
@@ -126,9 +120,11 @@ class TableSession:
         self.records.append(to_record(started, self.settings.chant))
         if announce:
             self._emit(RulesApplied((started,), (self.records[-1],)))
-            self._emit(self._deal_begins(started))
+            self._emit(self.deal_begins())
 
-    def _deal_begins(self, started: DealStarted) -> DealBegins:
+    def deal_begins(self) -> DealBegins:
+        """The current deal as it was dealt: its dealer and each hand's size, in dealing order."""
+        started = self.deal.started_event()
         names = self.settings.names
         order = [(started.dealer + k) % len(names) for k in range(1, len(names) + 1)]
         sizes = tuple((names[s], started.hand_sizes[s]) for s in order if s in started.seated)
@@ -137,6 +133,7 @@ class TableSession:
     def _apply(self, move: Move, announce: bool) -> tuple[Event, ...]:
         events = self.series.apply(move.action)
         self.moves.append(move)
+        self._move_events.append(events)
         records = tuple(self._record(event, move) for event in events)
         self.records.extend(records)
         if announce:
@@ -219,7 +216,7 @@ class TableSession:
         if not self.moves:
             self._emit(RulesApplied((started,), (self.records[0],)))
         if not self.deal.history:
-            self._emit(self._deal_begins(started))
+            self._emit(self.deal_begins())
         while not self.series.over:
             if not self.play_turn():
                 ended = SessionEnded(finished=False)
@@ -305,6 +302,9 @@ class TableSession:
         seat, due = request.seat, request.due
         card = None
         hands = self.deal.hands
+        if due.rank is None and self.deal.out[rank.index] == 4:
+            self._refuse(request, rank_finished(rank))  # nobody holds one: say why, not that this player holds none
+            return None
         if hands is not None:
             card = next((c for c in hands[seat] if c.rank is rank), None)
             if card is None:
@@ -363,7 +363,7 @@ class TableSession:
         try:
             self._apply(move, announce=True)
         except IllegalAction as error:
-            self._refuse(request, _explain(error, action, self.deal, self.settings.names))
+            self._refuse(request, explain(error, action, self.deal, self.settings.names))
             return _Outcome.AGAIN
         return _Outcome.DONE
 
@@ -374,9 +374,16 @@ class TableSession:
         if not self.moves:
             self._emit(MoveRefused(self.deal.turn, self.settings.names[self.deal.turn], _("nothing to undo yet")))
             return _Outcome.AGAIN
-        last = self.moves[-1]
+        if not self.deal.history:
+            # The last move ended the deal before: its payments are made and, at a real table, the cards redealt.
+            text = _("Nothing to undo: deal {previous} is over and paid, and deal {deal} has just been dealt.")
+            previous = self.deal.number - 1
+            self._emit(MoveRefused(self.deal.turn, self.settings.names[self.deal.turn],
+                                   text.format(previous=previous, deal=self.deal.number)))
+            return _Outcome.AGAIN
+        last, events = self.moves[-1], self._move_events[-1]
         self._rebuild(self.moves[:-1])
-        self._emit(Undone(self.settings.names[last.action.player], len(self.records)))
+        self._emit(Undone(self.settings.names[last.action.player], len(self.records), events))
         return _Outcome.DONE
 
     # -- summaries for presenters
@@ -399,38 +406,3 @@ SPOKEN_COMMANDS = tuple(_SPOKEN_COMMANDS)  # listened for on every turn
 
 def _spoken_command(heard: str) -> Command | None:
     return _SPOKEN_COMMANDS.get(heard.strip().lower())
-
-
-def _explain(error: IllegalAction, action: Action, deal: Deal, names: Sequence[str]) -> str:
-    """Why the engine refused ``action``, in the table's language and names (the deal is as it was)."""
-    player = names[action.player]
-    card = getattr(action, "card", None)
-    open_rank = deal.rank
-    if isinstance(error, GameOver):
-        winner = names[deal.winner] if deal.winner is not None else "?"
-        return _("Deal {deal} is over: {winner} won.").format(deal=deal.number, winner=winner)
-    if isinstance(error, NotSeated):
-        return _("{player} does not take part in this deal.").format(player=player)
-    if isinstance(error, OutOfTurn):
-        return _("It is {turn}'s turn, not {player}'s.").format(turn=names[deal.turn], player=player)
-    if isinstance(error, NoRankOpen):
-        return _("No rank is open: {player} must lead.").format(player=player)
-    if isinstance(error, PassWhileHolding) and open_rank is not None:
-        return _("{player} holds a {rank} and must play it.").format(player=player, rank=rank_name(open_rank))
-    if isinstance(error, LeadDuringQuartet) and open_rank is not None:
-        return _("The {ranks} are still open: play a {rank} or pass.").format(
-            ranks=rank_plural(open_rank).lower(), rank=rank_name(open_rank)
-        )
-    if isinstance(error, RankFinished) and isinstance(action, Lead):
-        return _("All four {ranks} are out already: lead another rank.").format(ranks=rank_plural(action.rank).lower())
-    if isinstance(error, WrongRank) and open_rank is not None and card is not None:
-        return _("{card} is not a {rank}: the {ranks} are open.").format(
-            card=card.pretty, rank=rank_name(open_rank), ranks=rank_plural(open_rank).lower()
-        )
-    if isinstance(error, CardNotHeld):
-        if deal.hands is None:
-            return _("{player} has no cards left.").format(player=player)
-        if card is None:
-            return _("The virtual deck needs the card, not only its rank.")
-        return _("{player} does not hold {card}.").format(player=player, card=card.pretty)
-    return _("That move is not allowed now: {reason}").format(reason=error)
