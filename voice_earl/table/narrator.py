@@ -33,29 +33,12 @@ from dataclasses import dataclass
 from voice_earl.errors import UsageError, VoiceEarlError
 from voice_earl.game.cards import Rank
 from voice_earl.game.chants import EARL, ChantSet
-from voice_earl.i18n import _, language_voice, rank_plural
+from voice_earl.i18n import _, rank_plural
 from voice_earl.table import speech, speech_synth
 from voice_earl.table.playback import AudioOutput, OutputUnavailable, open_output
 
 log = logging.getLogger(__name__)
 
-
-def narrator_voice_for(code: str) -> str | None:
-    """The installed espeak-ng voice that speaks the language; None: the default voice (English), or none installed."""
-    voice = language_voice(code)
-    return voice if voice is not None and _installed(voice) else None
-
-
-@functools.cache
-def _installed(voice: str) -> bool:
-    try:
-        installed = {speech.normalize_voice(info.id) for info in speech.list_voices()}
-    except (speech_synth.SpeechError, OSError) as error:
-        log.warning("cannot list the voices (%s): the narrator keeps its default voice", error)
-        return False
-    if voice not in installed:
-        log.warning("no espeak-ng voice %r installed: the narrator keeps its default voice", voice)
-    return voice in installed
 
 _CLOSE_TIMEOUT_S = 2.0
 

@@ -21,10 +21,11 @@ from voice_earl.keep.storage_file import StoreCorrupt
 from voice_earl.keep.storage_values import Mode
 from voice_earl.table import narrator as say
 from voice_earl.table.journal import GoOnUnsaved, Journal, resume_journal, start_journal
-from voice_earl.table.narrator import Narrator, Verbosity, narrator_voice_for, recital
+from voice_earl.table.narrator import Narrator, Verbosity, recital
 from voice_earl.table.saved_series import SavedSeries, SeriesSetup, remember_settings, resume_command, with_silent
 from voice_earl.table.session import TableSession
 from voice_earl.table.session_events import Listener, Move, SeatKind, TableSettings
+from voice_earl.table.speech import narrator_voice_for
 from voice_earl.table.table_app import NarratorOptions, Table, keyboard_input, open_table
 from voice_earl.table.terminal import cbreak
 from voice_earl.table.turns import InputSource, KeyHelp, KeyPresses, TurnRequest, is_yes
