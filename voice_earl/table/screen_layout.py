@@ -222,4 +222,6 @@ class _Fitter:
 def _has_content(snapshot: TableSnapshot, section: str) -> bool:
     if section == "heard":
         return snapshot.heard is not None or snapshot.verdict is not None
+    if section == "recent":
+        return bool(snapshot.recent or snapshot.deal_line)
     return bool(getattr(snapshot, section))

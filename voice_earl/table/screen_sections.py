@@ -95,6 +95,8 @@ class TableSnapshot:
     keys: str = DEFAULT_KEYS  # in English: the screen translates it
     recent: tuple[str, ...] = ()  # the deal's moves so far, oldest first ("Ann Q♠", "Ben pass")
     result: DealResult | None = None  # a deal is over: the deal-over view instead of the table
+    deal_line: str = ""  # "Deal 2. Ben deals: Cy 18, Ann 17, Ben 17.": in the moves line until the first card
+    listening: bool = True  # something is heard (not Silent Earl): the heard and feedback lines keep their rows
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -264,9 +266,12 @@ def players_inline(players: tuple[PlayerRow, ...]) -> Text:
 
 
 def recent_moves(snapshot: TableSnapshot, width: int) -> Text | None:
-    """``moves  … Ann Q♠ · Ben pass · Cy Q♦``: the newest moves that fit the width, newest last."""
+    """``moves  … Ann Q♠ · Ben pass · Cy Q♦``: the newest moves that fit the width, newest last.
+
+    Before the deal's first card, who dealt and how many cards each player got.
+    """
     if not snapshot.recent:
-        return None
+        return Text(snapshot.deal_line, style="bold") if snapshot.deal_line else None
     label = _("moves") + "  "
     shown: list[str] = []
     room = width - len(label) - 2
