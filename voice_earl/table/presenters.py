@@ -6,7 +6,7 @@ import threading
 from collections.abc import Callable
 from typing import TextIO
 
-from voice_earl.game.cards import SUITS, Card
+from voice_earl.game.cards import RANKS, SUITS, Card
 from voice_earl.game.events import (
     Event,
     FullCircle,
@@ -161,6 +161,7 @@ class ScreenView:
         self.result: DealResult | None = None  # between deals, and at the end: the deal-over view
         self.finished = False  # the game is over or stopped: no key does anything any more
         self._owner = threading.get_ident()
+        self._samples: tuple[str, ...] | None = None
 
     def narrate(self, line: str) -> None:
         """The narrator's printer: every announcement is shown, and stays until the next one.
@@ -247,12 +248,18 @@ class ScreenView:
             feedback=heard.feedback() if heard is not None else "",
             message=self.message,
             deal_line=self._deal_line() if self.result is None else "",
+            due_samples=self._due_samples(),
             listening=not settings.silent,
             status=self.status,
             keys=self._keys(),
             recent=self._recent(),
             result=self.result,
         )
+
+    def _due_samples(self) -> tuple[str, ...]:
+        if self._samples is None:
+            self._samples = due_samples(self.session)
+        return self._samples
 
     def _keys(self) -> str:
         """The turn's keys; after a deal the key that goes on; nothing once the game is over."""
@@ -296,6 +303,16 @@ class ScreenView:
                 deal=deal_no, deals=planned, profile=series.profile.name, deck=deck
             )
         return _("Deal {deal} · {profile} · {deck}").format(deal=deal_no, profile=series.profile.name, deck=deck)
+
+
+def due_samples(session: TableSession) -> tuple[str, ...]:
+    """Every line that may be due at this table as the big text shows it (any player, any rank)."""
+    settings = session.settings
+    if settings.silent:
+        turns = [say.turn(name, rank, 4).line for name in settings.names for rank in RANKS]
+        return tuple(turns + [say.turn(name, None, 1).line for name in settings.names])
+    lead = session.formula_line(FormulaDue(0, 1, None))
+    return (lead, *(settings.chant.line(position, rank) for position in (2, 3, 4) for rank in RANKS))
 
 
 def sorted_hand(cards: tuple[Card, ...] | list[Card]) -> tuple[str, ...]:
