@@ -331,7 +331,7 @@ def test_a_refused_key_and_the_screen_speak_dutch() -> None:
                            [events.append])
     assert not session.play_turn()
     reasons = [e.reason for e in events if isinstance(e, MoveRefused)]
-    assert reasons == ["uitkomen vraagt een waarde: druk op haar toets (A 2-9 0 J Q K) of typ 'lead Q'"]
+    assert reasons == ["uitkomen vraagt een waarde: druk op haar toets (A 2-9 0/T J Q K) of typ 'lead Q'"]
     view = ScreenView(session, TableScreen(live=False), show_hands=lambda seat: False)
     parts = plain_parts(view.snapshot())
     assert parts["title"] == "Ronde 1 van 1 · hoyle · virtueel kaartspel"

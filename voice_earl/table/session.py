@@ -287,7 +287,7 @@ class TableSession:
         if given.command is Command.PASS:
             return Pass(seat)
         if due.rank is None and given.command is Command.PLAY:
-            self._refuse(request, _("a lead needs a rank: press its key (A 2-9 0 J Q K) or type 'lead Q'"))
+            self._refuse(request, _("a lead needs a rank: press its key (A 2-9 0/T J Q K) or type 'lead Q'"))
             return None
         if due.rank is not None and given.command is Command.LEAD:
             text = _("the {ranks} are open: play one (enter) or pass (space)")
