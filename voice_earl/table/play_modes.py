@@ -142,6 +142,9 @@ def _warn_hands_unseen(table: Table) -> None:
 
 def offer_silent(problem: str) -> bool:
     """Ask (at a terminal) whether to play Silent Earl instead; elsewhere say so and go on."""
+    from voice_earl.listening.audio import SILENT_MODE_HINT
+
+    problem = problem.replace(f", {SILENT_MODE_HINT}", "")  # the question offers it, with no command to type
     print(f"voice-earl: {problem}", file=sys.stderr)
     if not sys.stdin.isatty():
         print("voice-earl: " + _("playing Silent Earl instead (one command per line: play, pass, lead Q, undo, quit)"),
