@@ -22,9 +22,6 @@ chmod 755 "$launcher.partial"
 mv "$launcher.partial" "$launcher"
 shown=${launcher/#$HOME\//\~/}
 case ":$PATH:" in
-    *":$bin_dir:"*)
-        echo "voice-earl: installed the voice-earl command ($shown): 'voice-earl play' starts the game in any terminal" ;;
-    *)
-        echo "voice-earl: installed the voice-earl command ($shown); that folder is on your PATH once you log in" \
-            "again (until then: bash scripts/play)" ;;
+    *":$bin_dir:"*) echo "voice-earl: added $shown: 'voice-earl play' from any folder" ;;
+    *) echo "voice-earl: added $shown, on your PATH from your next login" ;;
 esac

@@ -140,7 +140,7 @@ def test_the_first_run_shows_one_line_a_step_and_keeps_the_details_in_setup_log(
     assert result.returncode == 0, result.stderr
     shown = (result.stdout + result.stderr).splitlines()
     assert shown[0] == "voice-earl: installing voice-earl[phones,judge] into .venv (details: setup.log)"
-    assert shown[1].startswith("voice-earl: installed the voice-earl command (~/.local/bin/voice-earl)")
+    assert shown[1] == "voice-earl: added ~/.local/bin/voice-earl, on your PATH from your next login"
     assert shown[2] == "voice-earl play --silent (VOICE_EARL_PLAY_SCRIPT=scripts/play)"  # then the game
     assert len(shown) == 3
     log = (repository / "setup.log").read_text()
@@ -155,7 +155,7 @@ def test_the_launcher_runs_the_game_from_any_folder_and_leaves_another_voice_ear
     env = first_run_env(tmp_path, on_path=True)
     installed = subprocess.run(["bash", str(repository / "scripts" / "launcher.sh")], env=env, capture_output=True,
                                text=True, timeout=60, check=True)
-    assert "'voice-earl play' starts the game in any terminal" in installed.stdout
+    assert installed.stdout == "voice-earl: added ~/.local/bin/voice-earl: 'voice-earl play' from any folder\n"
     launched = subprocess.run(["voice-earl", "play", "--resume", "1"], cwd=tmp_path, env=env, capture_output=True,
                               text=True, timeout=60, check=True)
     assert launched.stdout.startswith("voice-earl play --resume 1")
