@@ -4,7 +4,8 @@
 # automatic updates run at first boot) it waits, saying so, for up to VOICE_EARL_APT_WAIT seconds
 # (default 300), trying again every VOICE_EARL_APT_POLL seconds (default 5). If the lock stays held,
 # apt fails otherwise, or there is no root or password-less sudo, it prints the command to run and
-# returns 0, so that the set-up goes on and the voice parts that need the packages say so.
+# returns 0, so that the set-up goes on and the voice parts that need the packages say so. What apt-get
+# prints goes to $VOICE_EARL_SETUP_LOG when it is set.
 # Usage: bash scripts/apt_install.sh PACKAGE...
 set -uo pipefail
 (($#)) || exit 0
@@ -12,6 +13,7 @@ packages=("$@")
 wait_limit=${VOICE_EARL_APT_WAIT:-300}
 poll=${VOICE_EARL_APT_POLL:-5}
 by_hand="sudo apt-get update && sudo apt-get install -y ${packages[*]}"
+log=${VOICE_EARL_SETUP_LOG:-}  # what apt-get prints goes there (scripts/setup.sh's log), not on the screen
 
 carry_on() {  # $1: what went wrong
     echo "voice-earl: $1"
@@ -40,6 +42,7 @@ apt_get() {
     while true; do
         output=$("${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get "$@" 2>&1)
         status=$?
+        [ -n "$log" ] && printf '$ apt-get %s\n%s\n' "$*" "$output" >> "$log"
         [ "$status" = 0 ] && return 0
         if ! grep -qE "Could not get lock|Unable to acquire the dpkg frontend lock|Unable to lock" <<<"$output"; then
             grep -E "^(E|W): " <<<"$output" | tail -n 3
@@ -61,4 +64,3 @@ apt_get() {
 echo "voice-earl: installing system packages: ${packages[*]}"
 apt_get update -qq || carry_on "apt-get update failed"
 apt_get install -y -qq "${packages[@]}" || carry_on "apt-get install failed"
-echo "voice-earl: installed ${packages[*]}"

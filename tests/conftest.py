@@ -15,6 +15,7 @@ def isolated_user_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Itera
     monkeypatch.setenv("VOICE_EARL_CONFIG_DIR", str(tmp_path / "user-config"))
     monkeypatch.delenv("VOICE_EARL_MODEL", raising=False)
     monkeypatch.delenv("VOICE_EARL_JUDGE_MODEL", raising=False)
+    monkeypatch.delenv("VOICE_EARL_PLAY_SCRIPT", raising=False)  # the messages name `voice-earl`
     yield data
 
 

@@ -37,7 +37,7 @@ from voice_earl.game.rules import HOYLE, DeckMode
 from voice_earl.i18n import LANGUAGES, _, a_rank, current_language, parse_po, set_language
 from voice_earl.listening.context import ListenContext
 from voice_earl.listening.verdicts import Strictness, judge
-from voice_earl.table import narrator
+from voice_earl.table import narrator, speech
 from voice_earl.table.presenters import ScreenView
 from voice_earl.table.refusals import explain
 from voice_earl.table.screen import TableScreen
@@ -208,9 +208,9 @@ def test_set_language_switches_at_call_time_and_refuses_unknown_codes() -> None:
 
 def test_narrator_voice_for_each_language() -> None:
     assert i18n.language_voice("en") is None
-    assert narrator.narrator_voice_for("en") is None
+    assert speech.narrator_voice_for("en") is None
     with pytest.raises(UsageError):
-        narrator.narrator_voice_for("de")
+        speech.narrator_voice_for("de")
 
 
 @pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="espeak-ng is not installed")
@@ -218,7 +218,7 @@ def test_narrator_voice_for_each_language() -> None:
 def test_the_narrator_voice_is_the_installed_espeak_ng_voice_of_the_language(code: str) -> None:
     listed = subprocess.run(["espeak-ng", f"--voices={code}"], capture_output=True, text=True, check=True).stdout
     installed = any(line.split()[1] == code for line in listed.splitlines()[1:])
-    assert narrator.narrator_voice_for(code) == (code if installed else None)
+    assert speech.narrator_voice_for(code) == (code if installed else None)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -362,7 +362,7 @@ def test_a_refused_key_and_the_screen_speak_dutch() -> None:
                            [events.append])
     assert not session.play_turn()
     reasons = [e.reason for e in events if isinstance(e, MoveRefused)]
-    assert reasons == ["uitkomen vraagt een waarde: druk op haar toets (A 2-9 0 J Q K) of typ 'lead Q'"]
+    assert reasons == ["uitkomen vraagt een waarde: druk op haar toets (A 2-9 0/T J Q K) of typ 'lead Q'"]
     view = ScreenView(session, TableScreen(live=False), show_hands=lambda seat: False)
     parts = plain_parts(view.snapshot())
     assert parts["title"] == "Ronde 1 van 1 · hoyle · virtueel kaartspel"
@@ -424,7 +424,7 @@ def test_the_narrator_speaks_the_tables_language_unless_a_voice_is_chosen() -> N
         return argparse.Namespace(**{"no_voice": False, "voice": None, "rate": None, "verbosity": None, **given})
 
     set_language("it")
-    assert narrator_options(options()).voice == narrator.narrator_voice_for("it") == "it"
+    assert narrator_options(options()).voice == speech.narrator_voice_for("it") == "it"
     assert narrator_options(options(voice="en-us")).voice == "en-us"
     assert narrator_options(options(no_voice=True)).voice is None
     set_language("en")

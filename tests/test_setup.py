@@ -10,6 +10,8 @@ import os
 import subprocess
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[1]
 
 FAKE_APT_GET = """#!/bin/sh
@@ -68,7 +70,8 @@ def test_a_held_lock_is_waited_for_with_a_message_then_the_packages_are_installe
     assert result.stdout.count("waiting") == 1  # said once, not at every try
     assert [call.split()[0] for call in calls] == ["update"] * 4 + ["install"]
     assert calls[-1] == "install -y -qq espeak-ng libportaudio2"
-    assert "installed espeak-ng libportaudio2" in result.stdout
+    assert result.stdout.startswith("voice-earl: installing system packages: espeak-ng libportaudio2\n")
+    assert len(result.stdout.splitlines()) == 2  # the step, and the wait
 
 
 def test_a_lock_held_too_long_prints_the_command_and_goes_on(tmp_path: Path) -> None:
@@ -92,3 +95,108 @@ def test_setup_hands_the_missing_packages_to_the_apt_part() -> None:
     text = (REPO / "scripts" / "setup.sh").read_text()
     assert 'bash scripts/apt_install.sh "${missing[@]}"' in text
     assert "apt-get install" not in text  # only the apt part calls apt-get, so that its waiting always applies
+
+
+# ---- the first run: quiet, one line a step, and a command that works in a new terminal
+
+
+def fake_repository(tmp_path: Path) -> Path:
+    """A copy of the set-up scripts beside a .venv whose python and voice-earl only say what they were asked."""
+    repository = tmp_path / "repo"
+    (repository / "scripts").mkdir(parents=True)
+    for name in ("setup.sh", "apt_install.sh", "launcher.sh", "play"):
+        (repository / "scripts" / name).write_text((REPO / "scripts" / name).read_text())
+    (repository / "pyproject.toml").write_text("")
+    bin_dir = repository / ".venv" / "bin"
+    bin_dir.mkdir(parents=True)
+    noisy_pip = ("#!/bin/sh\necho \"$*\" >> \"$FAKE_PIP_LOG\"\n"
+                 "echo '  editable_wheel.py:354: BuildBackendWarning: Editable installation.' >&2\n"
+                 "echo '  !!' >&2\necho '          ****************' >&2\n")
+    (bin_dir / "python").write_text(noisy_pip)
+    game = '#!/bin/sh\necho "voice-earl $* (VOICE_EARL_PLAY_SCRIPT=$VOICE_EARL_PLAY_SCRIPT)"\n'
+    (bin_dir / "voice-earl").write_text(game)
+    for path in bin_dir.iterdir():
+        path.chmod(0o755)
+    return repository
+
+
+def first_run_env(tmp_path: Path, *, on_path: bool) -> dict[str, str]:
+    fake = tmp_path / "bin"
+    fake.mkdir(exist_ok=True)
+    (fake / "dpkg").write_text("#!/bin/sh\nexit 0\n")  # every system package is there
+    (fake / "dpkg").chmod(0o755)
+    home = tmp_path / "home"
+    path = f"{fake}:{os.environ['PATH']}"
+    if on_path:
+        path = f"{home}/.local/bin:{path}"
+    return {**os.environ, "HOME": str(home), "PATH": path, "FAKE_PIP_LOG": str(tmp_path / "pip-calls")}
+
+
+def test_the_first_run_shows_one_line_a_step_and_keeps_the_details_in_setup_log(tmp_path: Path) -> None:
+    repository = fake_repository(tmp_path)
+    env = first_run_env(tmp_path, on_path=False)
+    result = subprocess.run(["bash", "scripts/play", "--silent"], cwd=repository, env=env, capture_output=True,
+                            text=True, timeout=60, check=False)
+    assert result.returncode == 0, result.stderr
+    shown = (result.stdout + result.stderr).splitlines()
+    assert shown[0] == "voice-earl: installing voice-earl[phones,judge] into .venv (details: setup.log)"
+    assert shown[1] == "voice-earl: added ~/.local/bin/voice-earl, on your PATH from your next login"
+    assert shown[2] == "voice-earl play --silent (VOICE_EARL_PLAY_SCRIPT=scripts/play)"  # then the game
+    assert len(shown) == 3
+    log = (repository / "setup.log").read_text()
+    assert "BuildBackendWarning" in log and "-m pip install -e .[phones,judge]" in log
+    again = subprocess.run(["bash", "scripts/play"], cwd=repository, env=env, capture_output=True, text=True,
+                           timeout=60, check=False)
+    assert (again.stdout + again.stderr).splitlines() == ["voice-earl play (VOICE_EARL_PLAY_SCRIPT=scripts/play)"]
+
+
+def test_the_launcher_runs_the_game_from_any_folder_and_leaves_another_voice_earl_alone(tmp_path: Path) -> None:
+    repository = fake_repository(tmp_path)
+    env = first_run_env(tmp_path, on_path=True)
+    installed = subprocess.run(["bash", str(repository / "scripts" / "launcher.sh")], env=env, capture_output=True,
+                               text=True, timeout=60, check=True)
+    assert installed.stdout == "voice-earl: added ~/.local/bin/voice-earl: 'voice-earl play' from any folder\n"
+    launched = subprocess.run(["voice-earl", "play", "--resume", "1"], cwd=tmp_path, env=env, capture_output=True,
+                              text=True, timeout=60, check=True)
+    assert launched.stdout.startswith("voice-earl play --resume 1")
+    quiet = subprocess.run(["bash", str(repository / "scripts" / "launcher.sh")], env=env, capture_output=True,
+                           text=True, timeout=60, check=True)
+    assert quiet.stdout == ""  # said once
+    launcher = tmp_path / "home" / ".local" / "bin" / "voice-earl"
+    launcher.write_text("#!/bin/sh\nexec pipx-run voice-earl \"$@\"\n")
+    other = subprocess.run(["bash", str(repository / "scripts" / "launcher.sh")], env=env, capture_output=True,
+                           text=True, timeout=60, check=True)
+    assert "is another voice-earl; left as it is" in other.stdout
+    assert "pipx-run" in launcher.read_text()
+
+
+def test_the_game_names_the_command_that_works_where_it_was_started(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from voice_earl.paths import command
+
+    monkeypatch.setenv("PATH", str(tmp_path))  # no voice-earl command here
+    assert command("play --resume 1") == "voice-earl play --resume 1"  # not started by scripts/play
+    monkeypatch.setenv("VOICE_EARL_PLAY_SCRIPT", "scripts/play")
+    assert command("play --resume 1") == "bash scripts/play --resume 1"
+    assert command("practice --resume 2") == ".venv/bin/voice-earl practice --resume 2"
+    monkeypatch.setenv("VOICE_EARL_PLAY_SCRIPT", "voice-earl/scripts/play")  # typed from the folder above
+    assert command("history abandon 3") == "voice-earl/.venv/bin/voice-earl history abandon 3"
+    (tmp_path / "voice-earl").write_text("#!/bin/sh\n")
+    (tmp_path / "voice-earl").chmod(0o755)
+    assert command("play --resume 1") == "voice-earl play --resume 1"  # the command is on the PATH
+
+
+def test_quitting_a_game_started_by_scripts_play_names_the_script(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import io
+    import sys
+
+    from voice_earl.commands.cli import main
+
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setenv("VOICE_EARL_PLAY_SCRIPT", "scripts/play")
+    monkeypatch.setattr(sys, "stdin", io.StringIO("quit\n"))
+    assert main(["play", "--players", "Ann", "Ben", "Cy", "--silent", "--no-voice"]) == 0
+    assert "The series is saved: bash scripts/play --resume 1 goes on with it." in capsys.readouterr().err

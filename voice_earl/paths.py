@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import stat
 from pathlib import Path
 
@@ -15,6 +16,23 @@ import platformdirs
 
 APP = "voice-earl"
 REPO_ROOT = Path(__file__).resolve().parent.parent
+PLAY_SCRIPT = "VOICE_EARL_PLAY_SCRIPT"  # scripts/play, as it was typed: set by the script itself
+
+
+def command(arguments: str) -> str:
+    """How to run ``voice-earl ARGUMENTS`` in a new terminal, for the messages that tell the players to.
+
+    ``voice-earl`` when that command is on the PATH, or when the game was not started by
+    ``scripts/play`` (an installed package brings the command). Started by ``scripts/play`` without
+    it, the script, as it was typed (``bash scripts/play --resume 1``), and for other commands the
+    ``.venv`` beside it.
+    """
+    script = os.environ.get(PLAY_SCRIPT)
+    if not script or shutil.which(APP) is not None:
+        return f"{APP} {arguments}"
+    if arguments.startswith("play "):
+        return f"bash {script} {arguments.removeprefix('play ')}"
+    return f"{Path(script).parent.parent / '.venv' / 'bin' / APP} {arguments}"
 
 
 def data_dir() -> Path:

@@ -104,3 +104,17 @@ def test_six_open_hands_and_the_moves_line_still_leave_room_for_every_key() -> N
     assert len(rows) <= 24
     assert KEY_SEPARATOR.join(row.rstrip() for row in rows[-2:]) == KEY_HELP  # two lines, broken between keys
     assert any(row.startswith("moves") for row in rows)
+
+
+def test_the_key_bar_names_every_key_that_leads_a_rank() -> None:
+    entry = next(entry for entry in KEY_HELP.split(KEY_SEPARATOR) if entry.endswith("lead that rank"))
+    named: set[str] = set()
+    for token in entry.removesuffix("lead that rank").split():
+        if "-" in token:  # 2-9
+            low, high = token.split("-")
+            named.update(str(n) for n in range(int(low), int(high) + 1))
+        else:  # A, 0/T, J ...
+            named.update(token.split("/"))
+    leading = {key.upper() for key in string.printable
+               if (given := key_command(key, at_lead=True)) is not None and given.command is Command.LEAD}
+    assert leading == named

@@ -125,25 +125,28 @@ def test_stopping_says_the_series_is_saved_only_when_every_move_is_kept() -> Non
 
 
 def test_silent_earl_does_not_echo_the_turn_under_its_big_letters() -> None:
+    from table_views import table_console
+
     from voice_earl.table.session_events import TableEvent, TurnBegins
 
     settings = TableSettings(tuple(Seat(n) for n in ("Ann", "Ben", "Cy")), HOYLE.with_changes(silent=True),
                              DeckMode.VIRTUAL, deals=1, seed=3)
     session = TableSession(settings, dict.fromkeys(range(3), BotSource(MostStrategy(), "t")))
-    view = ScreenView(session, TableScreen(live=False), show_hands=lambda seat: False)
+    view = ScreenView(session, TableScreen(table_console(), live=True), show_hands=lambda seat: False)
     narrator = Narrator(speak=False, printer=view.narrate)
-    seen: list[tuple[str, str | None, str]] = []  # what was narrated, the big letters, the message line
+    seen: list[tuple[str | None, str]] = []  # the big letters, the message line, while a turn waits
 
-    def while_waiting(event: TableEvent) -> None:  # the screen as players see it while a turn waits
+    def while_waiting(event: TableEvent) -> None:
         if isinstance(event, TurnBegins):
             snapshot = view.snapshot()
-            seen.append((view.message, snapshot.due_line, snapshot.message))
+            seen.append((snapshot.due_line, snapshot.message))
 
     session.listeners = [Narration(session, narrator), view, while_waiting]
     for _ in range(6):
         session.play_turn()
     narrator.close()
     assert len(seen) == 6
-    assert all(said == big and message == "" for said, big, message in seen)
+    assert all(big and message != big for big, message in seen)  # the line keeps the last other announcement
+    assert any(message == "Ann passes" for _big, message in seen)
     view.narrate("Ann leads Queens")
     assert view.snapshot().message == "Ann leads Queens"

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import io
+import os
 import re
+import signal
+import time
 
 import pytest
 from rich.console import Console
@@ -293,7 +296,9 @@ def test_live_progress_and_notices_appear_in_the_frame() -> None:
         after = out.getvalue()[len(during) :]
     assert "model loaded: small English" in during
     assert "synthesizing voices" in during and "40%" in during
-    assert "synthesizing voices" not in after.split("\x1b[?1049l")[0]
+    # The spinner's own redraws may still land after `during` was read: the last frame is the one that counts.
+    last_frame = after.split("\x1b[?1049l")[0].rsplit("\x1b[H", 1)[-1]
+    assert "synthesizing voices" not in last_frame and "model loaded" in last_frame
 
 
 def test_live_spinner_without_total_and_before_any_table() -> None:
@@ -346,8 +351,9 @@ def test_block_font_glyphs_are_rectangles_five_pixels_tall() -> None:
 
 def test_block_font_wraps_at_spaces_and_refuses_what_it_cannot_draw() -> None:
     assert blockfont.text_width("AS GOOD AS") == 35
-    assert blockfont.wrap("AS GOOD AS HE", 35) == ["AS GOOD AS", "HE"]
+    assert blockfont.wrap("AS GOOD AS HE", 35) == ["AS GOOD", "AS HE"]  # even lines, not "HE" alone
     assert blockfont.wrap("AS GOOD AS HE", 34) == ["AS GOOD", "AS HE"]
+    assert blockfont.wrap("AS GOOD AS HE", 60) == ["AS GOOD AS HE"]
     assert blockfont.wrap("COVENTRY", 10) is None
     assert blockfont.normalize("Café’s") == "CAFE'S"
     assert blockfont.normalize("Q♠") is None
@@ -365,3 +371,68 @@ def test_a_small_screen_keeps_every_player_on_one_line_each_entry_whole() -> Non
     entries = re.findall(r"(▶?[A-Z][a-z]+(?:\(D\))?):(\d+)/(\d+)", text)
     assert [name.lstrip("▶").removesuffix("(D)") for name, _, _ in entries] == list(NAMES)
     assert ("▶Ben", "4", "5") in entries and ("Ann(D)", "4", "0") in entries
+
+
+def frames_of_a_game(silent: bool, names: tuple[str, ...], width: int = 80, height: int = 24) -> list[str]:
+    """The screen at every turn of a deal between bots, as a table of ``names`` would read it."""
+    from voice_earl.game.bots import MostStrategy
+    from voice_earl.game.rules import HOYLE, DeckMode
+    from voice_earl.table.presenters import ScreenView
+    from voice_earl.table.session import TableSession
+    from voice_earl.table.session_events import Seat, TableEvent, TableSettings, TurnBegins
+    from voice_earl.table.turns import BotSource
+
+    profile = HOYLE.with_changes(silent=silent)
+    settings = TableSettings(tuple(Seat(name) for name in names), profile, DeckMode.VIRTUAL, deals=1, seed=8)
+    session = TableSession(settings, dict.fromkeys(range(len(names)), BotSource(MostStrategy(), "t")))
+    view = ScreenView(session, TableScreen(live=False, console=Console(file=io.StringIO())), show_hands=lambda s: False)
+    frames: list[str] = []
+
+    def look(event: TableEvent) -> None:
+        if isinstance(event, TurnBegins):
+            frames.append(screen_text(view.snapshot(), width, height))
+
+    session.listeners = [look]
+    session.run()
+    return frames
+
+
+@pytest.mark.parametrize("silent", [True, False])
+@pytest.mark.parametrize("count", [3, 6])
+def test_the_turn_in_big_letters_fits_80_columns_and_the_layout_keeps_still(silent: bool, count: int) -> None:
+    frames = frames_of_a_game(silent, NAMES[:count])
+    for frame in frames:
+        assert_fits(frame)
+    # Whatever the turn (a lead, Eights, card 4 of 4; a long name or a short one) the table below the big
+    # letters starts on the same row: nothing jumps from one turn to the next.
+    header_rows = {next(i for i, row in enumerate(frame.split("\n")) if "total" in row) for frame in frames}
+    assert len(header_rows) == 1, header_rows
+    big_rows = {sum("▀" in row or "▄" in row or "█" in row for row in frame.split("\n")) for frame in frames}
+    assert len(big_rows) <= 2, big_rows  # the rows of big text differ only by the quartet's blank progress
+
+
+def test_a_turn_in_big_letters_breaks_between_phrases_never_before_a_lone_word() -> None:
+    for name in ("Ben", "Dmitri"):
+        for rank in ("Eights", "Queens"):
+            line = blockfont.normalize(f"{name}: {rank}, card 4 of 4")
+            assert line is not None
+            assert blockfont.wrap(line, 80) == [f"{name}: {rank},".upper(), "CARD 4 OF 4"]
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGWINCH"), reason="no terminal size signal here")
+def test_the_live_frame_follows_the_terminal_when_it_grows() -> None:
+    out = io.StringIO()
+    console = Console(file=out, width=80, height=24, force_terminal=True, color_system=None)
+    before = signal.getsignal(signal.SIGWINCH)
+    with TableScreen(console, live=True) as screen:
+        screen.update(snapshot(3))
+        assert out.getvalue().count("\n") == 23  # a frame of 24 rows
+        console.size = (80, 40)  # the terminal grows, and says so
+        out.truncate(0)
+        out.seek(0)
+        os.kill(os.getpid(), signal.SIGWINCH)
+        deadline = time.monotonic() + 10
+        while out.getvalue().count("\n") < 39 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert out.getvalue().count("\n") == 39  # redrawn at once, 40 rows, without waiting for a key
+    assert signal.getsignal(signal.SIGWINCH) is before  # closed: the terminal's signal is left as it was

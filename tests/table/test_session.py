@@ -299,3 +299,50 @@ def test_holding_none_of_the_open_rank_says_how_this_player_passes(source: str, 
     session.run()
     (refused,) = [e.reason for e in events if isinstance(e, MoveRefused)]
     assert refused == f"{settings.names[follower]} holds no {rank.plural.lower()}: {how}"
+
+
+class RealPack:
+    """A table with a real pack that plays every card it is asked for and leads the first rank not finished."""
+
+    def __init__(self, then: list[TurnInput]) -> None:
+        self.then = then  # given instead, once the first deal is over
+        self.session: TableSession | None = None
+
+    def next_input(self, request: TurnRequest) -> TurnInput:
+        if self.session is not None and self.session.deal.number > 1:
+            return self.then.pop(0) if self.then else KeyCommand(Command.QUIT)
+        if request.due.rank is None:
+            return KeyCommand(Command.LEAD, request.context.ranks[0])
+        return KeyCommand(Command.PLAY)
+
+
+def test_undo_at_the_start_of_a_deal_does_not_reopen_the_deal_before() -> None:
+    settings = TableSettings(seats("Ann", "Ben", "Cy"), HOYLE.with_changes(silent=True), DeckMode.PHYSICAL,
+                             deals=3, seed=5)
+    table = RealPack([KeyCommand(Command.UNDO)])
+    events: list[TableEvent] = []
+    session = TableSession(settings, dict.fromkeys(range(3), table), [events.append])
+    table.session = session
+    session.run()
+    assert session.deal.number == 2 and not session.deal.history  # the cards of deal 2 are dealt: it stays
+    assert sum(r["event"] == "settle" for r in session.records) == 1  # deal 1's payments stay made
+    refused = [e for e in events if isinstance(e, MoveRefused)]
+    assert [e.reason for e in refused] == [
+        "Nothing to undo: deal 1 is over and paid, and deal 2 has just been dealt."
+    ]
+    assert not any(isinstance(e, Undone) for e in events)
+
+
+def test_leading_a_finished_rank_says_it_is_finished() -> None:
+    settings = TableSettings(seats("Ann", "Ben", "Cy"), HOYLE.with_changes(silent=True), DeckMode.VIRTUAL,
+                             deals=1, seed=3)
+    session = TableSession(settings, dict.fromkeys(range(3), BotSource(MostStrategy(), "t")))
+    while not (session.deal.finished_ranks() and session.deal.rank is None):
+        session.play_turn()
+    finished = session.deal.finished_ranks()[0]
+    events: list[TableEvent] = []
+    session.listeners = [events.append]
+    session.inputs = dict.fromkeys(range(3), ScriptedInput([KeyCommand(Command.LEAD, finished)]))
+    assert not session.play_turn()  # then the script ends: quit
+    reasons = [e.reason for e in events if isinstance(e, MoveRefused)]
+    assert reasons == [f"All four {finished.plural.lower()} are out already: lead another rank."]

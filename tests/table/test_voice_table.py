@@ -367,3 +367,30 @@ def test_speech_set_aside_asks_the_player_again_on_the_screen_and_listening_goes
 
     assert shown == [f"{request.name}: that was not heard as a line or a pass - say it again"]
     assert isinstance(given, Heard) and given.judgement.verdict is Verdict.CORRECT  # the line after it still counts
+
+
+def test_no_microphone_is_said_before_the_recognizer_spends_its_seconds_loading(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from voice_earl.errors import VoiceEarlError
+    from voice_earl.table import voice_input
+
+    loads: list[object] = []
+    monkeypatch.setattr(voice_input, "open_chain", lambda *given, **named: loads.append(given))
+    settings = TableSettings(tuple(Seat(n) for n in "ABC"), HOYLE, DeckMode.VIRTUAL, deals=1, seed=1)
+    no_microphone = SimpleNamespace(device="voice-earl-test-no-such-microphone")
+    with pytest.raises(VoiceEarlError, match=r"no microphone found|no input device|PortAudio"), \
+            voice_input.open_voice_input(no_microphone, settings):
+        pass
+    assert loads == []  # nothing was loaded for a game that cannot listen
+    assert "loading the recognizer" not in capsys.readouterr().err
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("judge", "said"), [
+    (True, "pocketsphinx + whisper judge"),
+    (False, "pocketsphinx alone: without the whisper judge, table talk may move the game (--no-judge)"),
+])
+def test_the_listener_is_named_in_one_short_line_with_its_paths_in_the_log(judge: bool, said: str) -> None:
+    _found, reason = open_listener(SimpleNamespace(recognizer="pocketsphinx", no_judge=not judge))
+    assert reason == said and "/" not in reason

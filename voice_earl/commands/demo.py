@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import secrets
 import sys
 
 from voice_earl.commands.arguments import SEED, probability, whole_number
@@ -16,7 +17,9 @@ EXAMPLES = """examples:
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--players", type=whole_number(1, 100), default=3, help="how many bots (default 3)")
-    parser.add_argument("--seed", type=SEED, default=1, help="the same seed deals the same cards")
+    parser.add_argument("--seed", type=SEED, default=None,
+                        help="the same seed deals the same cards (default: a new one, printed so that it can be "
+                             "played again)")
     parser.add_argument("--deals", type=whole_number(1, 1000), default=1,
                         help="how many deals (default 1; hoyle's series is 6)")
     parser.add_argument("--profile", choices=sorted(PROFILES), default="hoyle")
@@ -40,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     from voice_earl.game.moves import Action, Lead, Pass
     from voice_earl.game.rules import DeckMode, profile_by_name
     from voice_earl.game.simulate import NAMES
-    from voice_earl.i18n import N_
+    from voice_earl.i18n import N_, _
     from voice_earl.listening.verdicts import Strictness
     from voice_earl.table.narrator import Verbosity
     from voice_earl.table.screen import TableScreen
@@ -52,18 +55,20 @@ def run(args: argparse.Namespace) -> int:
 
     profile = profile_by_name(args.profile)
     profile.check_players(args.players)
+    seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
     settings = TableSettings(
         seats=tuple(Seat(name, SeatKind.BOT) for name in NAMES[: args.players]),
         profile=profile,
         deck=DeckMode.VIRTUAL,
         deals=args.deals,
-        seed=args.seed,
+        seed=seed,
         chant=EARL,
     )
+    again = _("seed {seed}: voice-earl demo --seed {seed} deals these cards again").format(seed=seed)
+    print(f"voice-earl demo: {again}", file=sys.stderr)
     screen = TableScreen(Console(file=sys.stderr)) if args.jsonl else TableScreen()
-    with screen.progress("loading the recognizer"):
+    with screen.progress(_("loading the recognizer")):
         listener, reason = open_listener(args)
-    screen.print_line(f"Listening with {reason}")
     strictness = Strictness(args.strictness)
     voices = bot_voices(args.players)
     reciters = [synthesized_recital(listener, voice, strictness) for voice in voices]
@@ -82,11 +87,14 @@ def run(args: argparse.Namespace) -> int:
             position = 3 if position != 3 else 2  # another position's line
         return EARL.line(position, rank)
 
-    bots = {seat: BotSource(MostStrategy(), f"demo:{args.seed}", args.chant_errors, recite)
+    bots = {seat: BotSource(MostStrategy(), f"demo:{seed}", args.chant_errors, recite)
             for seat in range(args.players)}
     narration = NarratorOptions(speak=args.speak, verbosity=Verbosity.NORMAL)
     keys = KeyHelp(N_("Ctrl-C stops"), "", "")  # bots play on by themselves: nothing waits after the deal
     with open_table(settings, bots, narration=narration, show_hands=lambda seat: True,
                     keys=keys, jsonl=sys.stdout if args.jsonl else None, screen=screen) as table:
+        table.view.narrate(_("listening with {listener}").format(listener=reason))  # until the first announcement
         table.run()
+    if screen.is_live:  # the live screen hid the line printed before it
+        print(f"voice-earl demo: {again}", file=sys.stderr)
     return 0

@@ -15,6 +15,9 @@ if TYPE_CHECKING:
 
 
 STATUS_STYLE = {"ok": "green", "warn": "yellow", "fail": "bold red"}
+_STATUS_WIDTH = 4
+_NAME_WIDTH = 18  # longer names fold
+_GAP = 2
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -49,30 +52,32 @@ def run(args: argparse.Namespace) -> int:
             device = loaded.settings.input_device
             results += doctor_checks.guarded("microphone level", lambda: doctor_audio.check_microphone(device))
     render(results, console)
-    if not args.mic_test:
+    if not args.mic_test and doctor_audio.mic_test_blocker(results) is None:  # with no microphone, nothing to test
         console.print("Add --mic-test to measure the microphone level.", highlight=False)
     return 0 if doctor_checks.voice_ready(results) else 1
 
 
 def render(results: Sequence[CheckResult], console: Console) -> None:
-    """The checks as a table (details are plain text, never rich markup), then the verdict."""
+    """One row per check: its status, its name, and what it found with the fix under it, wrapped between
+    words to the console's width (a path breaks after a slash). Details are plain text, never rich markup."""
     from rich.table import Table
     from rich.text import Text
 
     from voice_earl.commands.doctor_checks import summary
+    from voice_earl.commands.wrapping import wrap
 
-    table = Table(title="voice-earl doctor", show_lines=False, expand=False)
-    table.add_column("check", overflow="fold", max_width=30)
-    table.add_column("status", no_wrap=True, min_width=6)
-    table.add_column("detail", overflow="fold", ratio=3)
-    table.add_column("fix", overflow="fold", ratio=2)
+    name_width = min(max((len(result.name) for result in results), default=0), _NAME_WIDTH)
+    text_width = max(console.width - _STATUS_WIDTH - name_width - 2 * _GAP, _NAME_WIDTH)
+    table = Table.grid(padding=(0, _GAP))
+    table.add_column(no_wrap=True, width=_STATUS_WIDTH)
+    table.add_column(width=name_width, overflow="fold")
+    table.add_column(no_wrap=True)  # wrapped above, to text_width
     for result in results:
         status = result.status.value
-        table.add_row(
-            Text(result.name),
-            Text(status, style=STATUS_STYLE.get(status, "")),
-            Text(result.detail),
-            Text(result.fix),
-        )
+        lines = wrap(result.detail, text_width)
+        if result.fix:
+            lines += wrap(f"fix: {result.fix}", text_width, indent="     ")
+        table.add_row(Text(status, style=STATUS_STYLE.get(status, "")), Text(result.name), Text("\n".join(lines)))
+    console.print(Text("voice-earl doctor", style="bold"))
     console.print(table)
     console.print(Text(summary(results)))

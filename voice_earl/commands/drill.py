@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from voice_earl.commands.arguments import SEED, device, whole_number
 from voice_earl.commands.table_options import add_judge_options, add_language_option
+from voice_earl.commands.wrapping import print_wrapped
 from voice_earl.keep.chant_files import chant_set
 from voice_earl.listening.verdicts import Strictness
 from voice_earl.table.drill import Drill, Prompt, run_drill
@@ -67,8 +68,8 @@ def run(args: argparse.Namespace) -> int:
                 store.record_utterance(kept, pcm16=voice.last_audio if voice is not None else None)
             return answer
 
-        print(_("Say the line for each prompt. Ctrl-C or an empty line (typed) stops."))
-        run_drill(drill, args.rounds, recite_and_keep, print)
+        print_wrapped(_("Say the line for each prompt. Ctrl-C or an empty line (typed) stops."))
+        run_drill(drill, args.rounds, recite_and_keep, print_wrapped)
     print()
     print("\n".join(drill.summary()))
     return 0

@@ -24,6 +24,7 @@ from voice_earl.game.rules import MatchEnd
 from voice_earl.i18n import _, current_language
 from voice_earl.keep.chant_files import chant_set
 from voice_earl.keep.storage_values import Mode
+from voice_earl.paths import command
 from voice_earl.table.session_events import SeatKind
 
 if TYPE_CHECKING:
@@ -69,10 +70,11 @@ def _note_unfinished(store: Store) -> None:
     unfinished = [s for s in store.unfinished_series() if s.mode in TABLE_MODES and s.damage is None]
     for summary in unfinished[:SHOWN_UNFINISHED]:
         text = _("Series {series} ({players}, started {date}) is unfinished: `{command}` goes on with it,"
-                 " `voice-earl history abandon {series}` gives it up.")
+                 " `{abandon}` gives it up.")
         print(text.format(series=summary.id, players=", ".join(summary.players),
                           date=f"{summary.started_at.astimezone():%Y-%m-%d}",
-                          command=resume_command(summary.mode, summary.id)), file=sys.stderr)
+                          command=resume_command(summary.mode, summary.id),
+                          abandon=command(f"history abandon {summary.id}")), file=sys.stderr)
     if len(unfinished) > SHOWN_UNFINISHED:
         more = _("{count} more unfinished series: voice-earl history --unfinished")
         print(more.format(count=len(unfinished) - SHOWN_UNFINISHED), file=sys.stderr)

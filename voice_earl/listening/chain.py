@@ -24,6 +24,7 @@ class ListenerChain:
     listener: Listener
     description: str  # one line for the user
     ready_s: float  # from the start of loading to ready to listen
+    summary: str = ""  # what listens, short; without the judge, also what is lost (the rest is in the log)
 
 
 def open_listener(
@@ -50,4 +51,5 @@ def open_listener(
     description = f"{name}: {first.reason}; {judging.reason}"
     ready = time.perf_counter() - started
     logger.info("listening with %s (ready in %.2f s)", description, ready)
-    return ListenerChain(Listener(loaded, settings, judge=second), description, ready)
+    summary = name if second is not None else f"{name}: {judging.reason}"
+    return ListenerChain(Listener(loaded, settings, judge=second), description, ready, summary)

@@ -16,6 +16,8 @@ True
 
 from __future__ import annotations
 
+import functools
+import itertools
 import unicodedata
 
 PIXEL_ROWS = 5
@@ -80,6 +82,7 @@ _GLYPHS: dict[str, tuple[str, str, str, str, str]] = {
 }
 # Typographic forms the font draws with a plain glyph.
 _SUBSTITUTES = {"’": "'", "‘": "'", "“": '"', "”": '"', "–": "-", "—": "-", "…": "..."}
+_PHRASE_ENDS = (",", ":", ";", ".", "!", "?")
 # Half-block character for (upper pixel lit, lower pixel lit).
 _HALF_BLOCKS = {(False, False): " ", (True, False): "▀", (False, True): "▄", (True, True): "█"}
 
@@ -99,6 +102,15 @@ def text_width(text: str, scale: int = 1) -> int:
     return scale * (sum(len(_GLYPHS[char][0]) for char in text) + _LETTER_GAP * (len(text) - 1))
 
 
+def line_rows(scale: int = 1) -> int:
+    """Terminal rows one line of big text takes (two pixel rows share a terminal row).
+
+    >>> line_rows(1), line_rows(2)
+    (3, 5)
+    """
+    return (PIXEL_ROWS * scale + 1) // 2
+
+
 def render_line(text: str, scale: int = 1) -> tuple[str, ...]:
     """The terminal rows (``TEXT_ROWS`` times ``scale``) that draw normalized ``text`` in the big font."""
     gap = "." * _LETTER_GAP
@@ -112,39 +124,60 @@ def render_line(text: str, scale: int = 1) -> tuple[str, ...]:
     )
 
 
-def wrap(text: str, width: int, scale: int = 1) -> list[str] | None:
-    """Split normalized ``text`` at spaces into lines no wider than ``width`` columns; None if a word is wider."""
-    lines: list[str] = []
-    current = ""
-    for word in text.split():
-        candidate = f"{current} {word}" if current else word
-        if text_width(candidate, scale) <= width:
-            current = candidate
-            continue
-        if text_width(word, scale) > width:
-            return None
-        lines.append(current)
-        current = word
-    if current:
-        lines.append(current)
-    return lines
+def wrap(text: str, width: int, scale: int = 1, max_lines: int = 3, min_lines: int = 1) -> list[str] | None:
+    """Split normalized ``text`` at spaces into as few lines as fit ``width`` columns (``min_lines`` to
+    ``max_lines``; fewer only when there are fewer words).
+
+    Among the splits into that many lines, the one that breaks after punctuation, then the one with
+    the most even lines, is chosen, so that a line never ends with a lone word the next one needed
+    ("CARD 4 OF" over "4"). None if the text needs more lines, or a word is wider than ``width``.
+
+    >>> wrap("BEN: EIGHTS, CARD 4 OF 4", 50)
+    ['BEN: EIGHTS,', 'CARD 4 OF 4']
+    >>> wrap("CY: TWOS, CARD 2 OF 4", 80, min_lines=2)
+    ['CY: TWOS,', 'CARD 2 OF 4']
+    """
+    words = text.split()
+    if not words or any(text_width(word, scale) > width for word in words):
+        return None
+    for count in range(min(min_lines, len(words)), min(max_lines, len(words)) + 1):
+        splits = [_lines_of(words, cuts) for cuts in itertools.combinations(range(1, len(words)), count - 1)]
+        fitting = [lines for lines in splits if all(text_width(line, scale) <= width for line in lines)]
+        if fitting:
+            return min(fitting, key=lambda lines: _raggedness(lines, scale))
+    return None
 
 
-def banner(text: str, width: int, max_lines: int = 2, line_gap: int = 0, scale: int = 1) -> list[str] | None:
-    """Terminal rows drawing ``text`` big within ``width`` columns in at most ``max_lines`` lines of text.
+def _lines_of(words: list[str], cuts: tuple[int, ...]) -> list[str]:
+    bounds = (0, *cuts, len(words))
+    return [" ".join(words[start:end]) for start, end in itertools.pairwise(bounds)]
+
+
+def _raggedness(lines: list[str], scale: int) -> tuple[int, int]:
+    """Lines that do not end a phrase (a break after "," or ":" reads best), then the widest line."""
+    unbroken = sum(not line.endswith(_PHRASE_ENDS) for line in lines[:-1])
+    return unbroken, max(text_width(line, scale) for line in lines)
+
+
+@functools.lru_cache(maxsize=4096)
+def banner(
+    text: str, width: int, max_lines: int = 2, line_gap: int = 0, scale: int = 1, min_lines: int = 1
+) -> tuple[str, ...] | None:
+    """Terminal rows drawing ``text`` big within ``width`` columns in ``min_lines`` to ``max_lines`` lines.
 
     None when the text has a character the font lacks or does not fit. ``line_gap`` blank rows go between
-    lines of text; ``scale`` 2 draws every pixel twice as wide and tall.
+    lines of text; ``scale`` 2 draws every pixel twice as wide and tall. Kept for the next frame: the
+    screen tries the same texts at each redraw.
     """
     normalized = normalize(text)
     if normalized is None:
         return None
-    lines = wrap(normalized, width, scale)
-    if not lines or len(lines) > max_lines:
+    lines = wrap(normalized, width, scale, max_lines, min_lines)
+    if not lines:
         return None
     rows: list[str] = []
     for index, line in enumerate(lines):
         if index:
             rows.extend([""] * line_gap)
         rows.extend(render_line(line, scale))
-    return rows
+    return tuple(rows)

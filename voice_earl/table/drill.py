@@ -91,10 +91,12 @@ class Drill:
         return judgement
 
     def summary(self) -> list[str]:
+        """Tries, share right and mean time per line; a line never asked shows dashes, not 0%."""
         lines = [f"{_('line'):<44}{_('tries'):>6}{_('right'):>7}{_('mean s'):>8}"]
         for position, stats in self.per_line.items():
             label = self.chant.lines[position - 1].replace("{rank}", "RANK")
-            lines.append(f"{position}. {label:<41}{stats.attempts:>6}{stats.accuracy:>7.0%}{stats.mean_seconds:>8.1f}")
+            right, mean = (f"{stats.accuracy:.0%}", f"{stats.mean_seconds:.1f}") if stats.attempts else ("—", "—")
+            lines.append(f"{position}. {label:<41}{stats.attempts:>6}{right:>7}{mean:>8}")
         lines.append(_("best streak: {streak}").format(streak=self.best_streak))
         return lines
 

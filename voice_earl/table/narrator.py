@@ -33,29 +33,12 @@ from dataclasses import dataclass
 from voice_earl.errors import UsageError, VoiceEarlError
 from voice_earl.game.cards import Rank
 from voice_earl.game.chants import EARL, ChantSet
-from voice_earl.i18n import _, language_voice, rank_plural
+from voice_earl.i18n import _, rank_plural
 from voice_earl.table import speech, speech_synth
 from voice_earl.table.playback import AudioOutput, OutputUnavailable, open_output
 
 log = logging.getLogger(__name__)
 
-
-def narrator_voice_for(code: str) -> str | None:
-    """The installed espeak-ng voice that speaks the language; None: the default voice (English), or none installed."""
-    voice = language_voice(code)
-    return voice if voice is not None and _installed(voice) else None
-
-
-@functools.cache
-def _installed(voice: str) -> bool:
-    try:
-        installed = {speech.normalize_voice(info.id) for info in speech.list_voices()}
-    except (speech_synth.SpeechError, OSError) as error:
-        log.warning("cannot list the voices (%s): the narrator keeps its default voice", error)
-        return False
-    if voice not in installed:
-        log.warning("no espeak-ng voice %r installed: the narrator keeps its default voice", voice)
-    return voice in installed
 
 _CLOSE_TIMEOUT_S = 2.0
 
@@ -131,6 +114,19 @@ def due(rank: Rank | None, position: int) -> str:
     if rank is None or position == 1:
         return _("to lead")
     return _("{ranks}, card {position} of 4").format(ranks=rank_plural(rank), position=position)
+
+
+def deal_begins(deal: int, dealer: str, sizes: Sequence[tuple[str, int]] | None = None) -> Announcement:
+    """A new deal: who deals and, for a real pack, how many cards each player gets, in dealing order.
+
+    >>> deal_begins(2, "Ben", [("Cy", 18), ("Ann", 17), ("Ben", 17)]).line
+    'Deal 2. Ben deals: Cy 18, Ann 17, Ben 17.'
+    """
+    if sizes is None:
+        return notice(_("Deal {deal}. {dealer} deals.").format(deal=deal, dealer=dealer))
+    counts = ", ".join(f"{name} {count}" for name, count in sizes)
+    text = _("Deal {deal}. {dealer} deals: {sizes}.").format(deal=deal, dealer=dealer, sizes=counts)
+    return notice(text, min_verbosity=Verbosity.QUIET)
 
 
 def passed(player: str) -> Announcement:
@@ -233,6 +229,22 @@ def _final_standings(ordered: list[tuple[str, int]]) -> Announcement:
 def recital(player: str, line: str, voice: str | None) -> Announcement:
     """A bot's formula, spoken in the bot's own voice (practice)."""
     return Announcement(Kind.RECITAL, line, f"{player}: {line}", Verbosity.QUIET, voice)
+
+
+def again(said: Sequence[Announcement]) -> Announcement | None:
+    """What was said since the last move, once more (asked for with "repeat"); None when nothing was.
+
+    The printed line leaves out whose turn it is, which the screen shows anyway, unless nothing else was said.
+
+    >>> again([notice("Ben passes."), turn("Cy", Rank.TWO, 2)]).line
+    'Again: Ben passes.'
+    """
+    lines = [announcement.line for announcement in said if announcement.line and announcement.kind is not Kind.TURN]
+    lines = lines or [announcement.line for announcement in said if announcement.line]
+    if not lines:
+        return None
+    text = " ".join(announcement.text.rstrip(".") + "." for announcement in said)
+    return notice(text, _("Again: {said}").format(said=" · ".join(lines)), min_verbosity=Verbosity.QUIET)
 
 
 def notice(text: str, line: str | None = None, min_verbosity: Verbosity = Verbosity.NORMAL) -> Announcement:

@@ -21,10 +21,11 @@ from voice_earl.keep.storage_file import StoreCorrupt
 from voice_earl.keep.storage_values import Mode
 from voice_earl.table import narrator as say
 from voice_earl.table.journal import GoOnUnsaved, Journal, resume_journal, start_journal
-from voice_earl.table.narrator import Narrator, Verbosity, narrator_voice_for, recital
+from voice_earl.table.narrator import Narrator, Verbosity, recital
 from voice_earl.table.saved_series import SavedSeries, SeriesSetup, remember_settings, resume_command, with_silent
 from voice_earl.table.session import TableSession
 from voice_earl.table.session_events import Listener, Move, SeatKind, TableSettings
+from voice_earl.table.speech import narrator_voice_for
 from voice_earl.table.table_app import NarratorOptions, Table, keyboard_input, open_table
 from voice_earl.table.terminal import cbreak
 from voice_earl.table.turns import InputSource, KeyHelp, KeyPresses, TurnRequest, is_yes
@@ -141,6 +142,9 @@ def _warn_hands_unseen(table: Table) -> None:
 
 def offer_silent(problem: str) -> bool:
     """Ask (at a terminal) whether to play Silent Earl instead; elsewhere say so and go on."""
+    from voice_earl.listening.audio import SILENT_MODE_HINT
+
+    problem = problem.replace(f", {SILENT_MODE_HINT}", "")  # the question offers it, with no command to type
     print(f"voice-earl: {problem}", file=sys.stderr)
     if not sys.stdin.isatty():
         print("voice-earl: " + _("playing Silent Earl instead (one command per line: play, pass, lead Q, undo, quit)"),

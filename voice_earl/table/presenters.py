@@ -6,13 +6,15 @@ import threading
 from collections.abc import Callable
 from typing import TextIO
 
-from voice_earl.game.cards import SUITS, Card
+from voice_earl.game.cards import RANKS, SUITS, Card
 from voice_earl.game.events import (
     Event,
     FullCircle,
+    Led,
     Misplayed,
     Passed,
     Penalised,
+    Played,
     QuartetCompleted,
     SeriesEnded,
     Settled,
@@ -21,7 +23,7 @@ from voice_earl.game.events import (
 from voice_earl.game.gamelog import to_line
 from voice_earl.game.moves import FormulaDue
 from voice_earl.game.rules import DeckMode, Scoring
-from voice_earl.i18n import N_, _, a_rank
+from voice_earl.i18n import N_, _, a_rank, rank_name, rank_plural
 from voice_earl.listening.verdicts import Verdict
 from voice_earl.table import narrator as say
 from voice_earl.table.narrator import Announcement, Narrator, Verbosity
@@ -55,15 +57,18 @@ class Narration:
         self.session = session
         self.narrator = narrator
         self.saved = saved  # whether every move so far is kept (the players may go on without saving)
-        self.last: Announcement | None = None
+        self.said: list[Announcement] = []  # since the last move: what "repeat" says again
 
     def __call__(self, event: TableEvent) -> None:
         if isinstance(event, RepeatAsked):
-            if self.last is not None:
-                self.narrator.say(self.last)
+            repeated = say.again(self.said)
+            if repeated is not None:
+                self.narrator.say(repeated)
             return
+        if isinstance(event, RulesApplied | Undone):
+            self.said = []
         for announcement in self.announcements(event):
-            self.last = announcement
+            self.said.append(announcement)
             self.narrator.say(announcement)
 
     def announcements(self, event: TableEvent) -> list[Announcement]:
@@ -74,28 +79,24 @@ class Narration:
         if isinstance(event, FormulaJudged):
             return self._judged(event)
         if isinstance(event, DealBegins):
-            return [self._deal_begins(event)]
+            return [say.deal_begins(event.deal, event.dealer, event.hand_sizes if event.physical else None)]
         if isinstance(event, MoveRefused):
             return [] if event.private else [say.notice(event.reason, min_verbosity=Verbosity.QUIET)]
         if isinstance(event, Reminded):
             return [say.notice(_("{player}, it is your turn: {line}").format(player=event.name, line=event.line))]
         if isinstance(event, Undone):
-            text = _("Taken back: {player}'s last move.").format(player=event.name)
-            return [say.notice(text, min_verbosity=Verbosity.QUIET)]
+            return [say.notice(taken_back(event), min_verbosity=Verbosity.QUIET)]
         if isinstance(event, PauseChanged):
-            text = _("Paused. Press p to go on.") if event.paused else _("Listening again.")
-            return [say.notice(text, min_verbosity=Verbosity.QUIET)]
+            return [say.notice(self._pause_text(event.paused), min_verbosity=Verbosity.QUIET)]
         if isinstance(event, SessionEnded) and not event.finished:
             text = _("Stopped. The series is saved.") if self.saved() else _("Stopped. The last moves are not saved.")
             return [say.notice(text, min_verbosity=Verbosity.QUIET)]
         return []
 
-    def _deal_begins(self, event: DealBegins) -> Announcement:
-        if event.physical:
-            sizes = ", ".join(f"{name} {count}" for name, count in event.hand_sizes)
-            text = _("Deal {deal}. {dealer} deals: {sizes}.").format(deal=event.deal, dealer=event.dealer, sizes=sizes)
-            return say.notice(text, min_verbosity=Verbosity.QUIET)
-        return say.notice(_("Deal {deal}. {dealer} deals.").format(deal=event.deal, dealer=event.dealer))
+    def _pause_text(self, paused: bool) -> str:
+        if paused:
+            return _("Paused. Press p to go on.")
+        return _("Going on.") if self.session.settings.silent else _("Listening again.")  # Silent Earl hears nothing
 
     def _judged(self, event: FormulaJudged) -> list[Announcement]:
         judgement = event.heard.judgement
@@ -123,6 +124,9 @@ class Narration:
             text = _("A full circle of passes: someone holds {a_rank} and passed.").format(a_rank=a_rank(event.rank))
             if event.relead:
                 text += " " + _("{player} leads a new rank.").format(player=names[event.last_player])
+            else:  # the turn comes round again to a player who passed: say why
+                text += " " + _("Look at your cards again: the {ranks} go round once more.").format(
+                    ranks=rank_plural(event.rank))
             return [say.notice(text, min_verbosity=Verbosity.QUIET)]
         if isinstance(event, Penalised):
             return [say.notice(_("{player} pays a counter into the kitty.").format(player=names[event.player]))]
@@ -157,24 +161,44 @@ class ScreenView:
         self.result: DealResult | None = None  # between deals, and at the end: the deal-over view
         self.finished = False  # the game is over or stopped: no key does anything any more
         self._owner = threading.get_ident()
+        self._samples: tuple[str, ...] | None = None
 
     def narrate(self, line: str) -> None:
-        """The narrator's printer: its lines go on the screen, not over it.
+        """The narrator's printer: every announcement is shown, and stays until the next one.
 
-        A notice from the narrator's own thread only leaves its line for the next redraw: the
-        session's state may be changing on the game's thread at that moment.
+        On the live screen, whose turn it is and the deal's sizes have places of their own, so their
+        announcements leave the last one in place; elsewhere each announcement is printed as it comes (the
+        turn is in the line that shows the move). A line from the narrator's own thread only leaves its
+        line for the next redraw: the session's state may be changing on the game's thread at that moment.
         """
+        on_game_thread = threading.get_ident() == self._owner
+        if on_game_thread and line in self._shown_in_place():
+            return
+        if not self.screen.is_live:
+            self.screen.print_line(line)
+            return
         self.message = line
-        if threading.get_ident() == self._owner:
+        if on_game_thread:
             self.refresh()
+
+    def _shown_in_place(self) -> tuple[str, ...]:
+        """The announcements the screen shows in places of their own: the turn, and the deal's sizes."""
+        due = self.session.deal.formula_due()
+        turn = say.turn(self.session.settings.names[due.player], due.rank, due.position).line if due else None
+        return tuple(line for line in (turn, self._deal_line() if self.screen.is_live else "") if line)
+
+    def _deal_line(self) -> str:
+        """Who dealt and how many cards each player got: shown until the deal's first card."""
+        if self.session.deal.history:
+            return ""
+        begins = self.session.deal_begins()
+        return say.deal_begins(begins.deal, begins.dealer, begins.hand_sizes if begins.physical else None).line
 
     def __call__(self, event: TableEvent) -> None:
         if isinstance(event, FormulaJudged):
             self.heard = event
         elif isinstance(event, PauseChanged):
             self.status = _("paused") if event.paused else ""
-        elif isinstance(event, MoveRefused) and not event.private:  # a phone's refusal is for that phone alone
-            self.message = event.reason
         elif isinstance(event, DealOver):
             self.result = deal_result(event)
         elif isinstance(event, DealBegins):
@@ -222,13 +246,20 @@ class ScreenView:
             heard=heard.heard if heard is not None else None,
             verdict=heard.verdict.value if heard is not None else None,
             feedback=heard.feedback() if heard is not None else "",
-            # The turn's announcement is already there in big letters (Silent Earl) and needs no echo.
-            message="" if self.message.casefold() == (due_line or "").casefold() else self.message,
+            message=self.message,
+            deal_line=self._deal_line() if self.result is None else "",
+            due_samples=self._due_samples(),
+            listening=not settings.silent,
             status=self.status,
             keys=self._keys(),
             recent=self._recent(),
             result=self.result,
         )
+
+    def _due_samples(self) -> tuple[str, ...]:
+        if self._samples is None:
+            self._samples = due_samples(self.session)
+        return self._samples
 
     def _keys(self) -> str:
         """The turn's keys; after a deal the key that goes on; nothing once the game is over."""
@@ -274,6 +305,16 @@ class ScreenView:
         return _("Deal {deal} · {profile} · {deck}").format(deal=deal_no, profile=series.profile.name, deck=deck)
 
 
+def due_samples(session: TableSession) -> tuple[str, ...]:
+    """Every line that may be due at this table as the big text shows it (any player, any rank)."""
+    settings = session.settings
+    if settings.silent:
+        turns = [say.turn(name, rank, 4).line for name in settings.names for rank in RANKS]
+        return tuple(turns + [say.turn(name, None, 1).line for name in settings.names])
+    lead = session.formula_line(FormulaDue(0, 1, None))
+    return (lead, *(settings.chant.line(position, rank) for position in (2, 3, 4) for rank in RANKS))
+
+
 def sorted_hand(cards: tuple[Card, ...] | list[Card]) -> tuple[str, ...]:
     """A hand as the screen shows it: by rank (A 2 … 10 J Q K), then by suit.
 
@@ -301,6 +342,19 @@ def deal_result(event: DealOver) -> DealResult:
         detail = f"{winner} · {settled}" if settled else winner
         return DealResult(_("Final standings"), detail, rows, event.deal, final=True)
     return DealResult(winner, settled, rows, event.deal)
+
+
+def taken_back(event: Undone) -> str:
+    """What undo took back: ``Taken back: Ben's Queen, card 2 of 4.``"""
+    for done in event.events:
+        if isinstance(done, Led):
+            return _("Taken back: {player}'s lead of {ranks}.").format(player=event.name, ranks=rank_plural(done.rank))
+        if isinstance(done, Played):
+            text = _("Taken back: {player}'s {rank}, card {position} of 4.")
+            return text.format(player=event.name, rank=rank_name(done.rank), position=done.position)
+        if isinstance(done, Passed):
+            return _("Taken back: {player}'s pass.").format(player=event.name)
+    return _("Taken back: {player}'s last move.").format(player=event.name)
 
 
 class JsonlLog:

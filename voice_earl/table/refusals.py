@@ -53,7 +53,7 @@ def explain(error: IllegalAction, action: Action, deal: Deal, names: Sequence[st
             ranks=rank_plural(open_rank).lower(), a_rank=a_rank(open_rank)
         )
     if isinstance(error, RankFinished) and isinstance(action, Lead):
-        return _("All four {ranks} are out already: lead another rank.").format(ranks=rank_plural(action.rank).lower())
+        return rank_finished(action.rank)
     if isinstance(error, WrongRank) and open_rank is not None and card is not None:
         return _("{card} is not {a_rank}: the {ranks} are open.").format(
             card=card.pretty, a_rank=a_rank(open_rank), ranks=rank_plural(open_rank).lower()
@@ -81,3 +81,8 @@ def holds_none(player: str, rank: Rank, lead: bool, how: str, to_player: bool = 
     else:
         text = _("You hold no {ranks}: {how}") if to_player else _("{player} holds no {ranks}: {how}")
     return text.format(player=player, ranks=ranks, how=how)
+
+
+def rank_finished(rank: Rank) -> str:
+    """A lead of a rank whose four cards are out: said so, whoever holds what."""
+    return _("All four {ranks} are out already: lead another rank.").format(ranks=rank_plural(rank).lower())

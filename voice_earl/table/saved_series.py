@@ -30,6 +30,7 @@ from voice_earl.keep.chant_files import chant_from_table, chant_set
 from voice_earl.keep.storage import Store
 from voice_earl.keep.storage_file import StoreWriteError
 from voice_earl.keep.storage_values import Event, Mode, SeriesStatus, SeriesSummary
+from voice_earl.paths import command
 from voice_earl.table.session import TableSession
 from voice_earl.table.session_events import Move, Seat, SeatKind, TableSettings
 
@@ -67,8 +68,8 @@ class SeriesDoesNotReplay(VoiceEarlError):
 
 
 def resume_command(mode: Mode, series_id: int) -> str:
-    command = "practice" if mode is Mode.PRACTICE else "play"
-    return f"voice-earl {command} --resume {series_id}"
+    """The command that goes on with the series, as it can be typed in a new terminal."""
+    return command(f"{'practice' if mode is Mode.PRACTICE else 'play'} --resume {series_id}")
 
 
 # -- the settings record ---------------------------------------------------------------------------------

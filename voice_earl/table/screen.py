@@ -2,8 +2,8 @@
 
 The game loop builds a :class:`TableSnapshot` after every change and hands it to a :class:`TableScreen`.
 On a terminal the screen redraws one frame in place (rich ``Live`` on the alternate screen, refreshed only on
-an update, each frame overwriting the last without clearing); anywhere else (a pipe, a file) it prints one
-plain line per update holding only what changed.
+an update or when the terminal changes size, each frame overwriting the last without clearing); anywhere else
+(a pipe, a file) it prints one plain line per update holding only what changed.
 
 The frame is built by :func:`voice_earl.table.screen_layout.render` from the sections in
 :mod:`voice_earl.table.screen_sections`.
@@ -13,11 +13,14 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import signal
 import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
+from types import FrameType
+from typing import Any
 
 from rich.console import Console
 from rich.live import Live
@@ -31,6 +34,7 @@ logger = logging.getLogger(__name__)
 
 _NOTICE_MEMORY = 20
 _REFRESH_INTERVAL = 0.1  # seconds between spinner frames while long work runs
+_RESIZE_SETTLE_S = 0.05
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -54,6 +58,8 @@ class TableScreen:
         self._printed: dict[str, str] = {}
         self._lock = threading.RLock()
         self._closed = False
+        self._resized = threading.Event()
+        self._previous_resize_handler: Callable[[int, FrameType | None], Any] | int | None = None
 
     def __enter__(self) -> TableScreen:
         return self
@@ -96,6 +102,7 @@ class TableScreen:
             if self._closed:
                 return
             self._closed = True
+            self._stop_following_resizes()
             if self._live is not None:
                 self._live.stop()
                 if self._alt_screen and self._snapshot is not None:
@@ -115,7 +122,44 @@ class TableScreen:
                 self._live = Live(self._view(), console=self.console, auto_refresh=False, transient=False, screen=True)
                 self._live.start()
                 self._alt_screen = self.console.is_alt_screen
+                self._follow_resizes()
             self._live.update(self._view(), refresh=True)
+
+    def _follow_resizes(self) -> None:
+        """Redraw whenever the terminal changes size, so that the frame always fills it.
+
+        The terminal says so with SIGWINCH, whose handler may only be set on the main thread; the
+        handler only wakes a thread that redraws, since a redraw may be under way where it interrupts.
+        """
+        if not hasattr(signal, "SIGWINCH") or threading.current_thread() is not threading.main_thread():
+            return
+        resized = self._resized
+        previous = signal.getsignal(signal.SIGWINCH)
+
+        def on_resize(signum: int, frame: FrameType | None) -> None:
+            resized.set()
+            if callable(previous):
+                previous(signum, frame)
+
+        signal.signal(signal.SIGWINCH, on_resize)
+        self._previous_resize_handler = previous
+        threading.Thread(target=self._redraw_on_resize, name="screen-resize", daemon=True).start()
+
+    def _redraw_on_resize(self) -> None:
+        while True:
+            self._resized.wait()
+            time.sleep(_RESIZE_SETTLE_S)  # a window dragged larger sends many: draw once it has settled
+            self._resized.clear()
+            if self._closed:
+                return
+            self._redraw()
+
+    def _stop_following_resizes(self) -> None:
+        if self._previous_resize_handler is not None:
+            with contextlib.suppress(ValueError):  # not the main thread: the handler stays, and only wakes nobody
+                signal.signal(signal.SIGWINCH, self._previous_resize_handler)
+            self._previous_resize_handler = None
+        self._resized.set()
 
     @contextlib.contextmanager
     def _live_progress(self, description: str, total: float | None) -> Iterator[Callable[[float], None]]:

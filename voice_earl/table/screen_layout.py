@@ -65,6 +65,7 @@ _RESULT_PLANS: tuple[_Plan, ...] = (
 )
 
 _Lines = list[list[Segment]]
+_MESSAGE_ROWS = 2  # kept for the last announcement where there is room
 
 
 class TableView:
@@ -141,10 +142,15 @@ class _Fitter:
             ("message", functools.partial(sections.message, snapshot)),
         )
         for name, build in optional:
+            if name in _HEARD_SECTIONS and not snapshot.listening:
+                continue  # Silent Earl hears nothing: no rows kept for it
             empty = not _has_content(snapshot, name)
             if empty and not plan.keep_empty:
                 continue
-            lines = lines + (blank if empty else self.lines_of(name, build))
+            shown = blank if empty else self.lines_of(name, build)
+            if plan.keep_empty and name == "message":  # room for an announcement of two lines
+                shown = shown + blank * (_MESSAGE_ROWS - len(shown))
+            lines = lines + shown
         return lines + spacer + self.players_lines(snapshot.players, plan.players)
 
     def result_body(self, snapshot: TableSnapshot, plan: _Plan) -> _Lines | None:
@@ -219,7 +225,12 @@ class _Fitter:
         return lines
 
 
+_HEARD_SECTIONS = ("heard", "feedback")
+
+
 def _has_content(snapshot: TableSnapshot, section: str) -> bool:
     if section == "heard":
         return snapshot.heard is not None or snapshot.verdict is not None
+    if section == "recent":
+        return bool(snapshot.recent or snapshot.deal_line)
     return bool(getattr(snapshot, section))

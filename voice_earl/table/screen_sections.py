@@ -37,6 +37,8 @@ VERDICT_LABELS: dict[str, str] = {
     "pass": N_("pass"),
 }
 _TO_MOVE_STYLE = "bold reverse"
+_DUE_LINES = 3  # the line due takes at most this many lines of big text
+_WIDEST_PROGRESS = "10 10 10 10"
 _RED_SUITS = ("♥", "♦", "H", "D")
 
 
@@ -95,6 +97,11 @@ class TableSnapshot:
     keys: str = DEFAULT_KEYS  # in English: the screen translates it
     recent: tuple[str, ...] = ()  # the deal's moves so far, oldest first ("Ann Q♠", "Ben pass")
     result: DealResult | None = None  # a deal is over: the deal-over view instead of the table
+    deal_line: str = ""  # "Deal 2. Ben deals: Cy 18, Ann 17, Ben 17.": in the moves line until the first card
+    # Every line that may be due at this table: the big text takes the size and the rows that fit them
+    # all, so that the layout does not jump from one turn to the next.
+    due_samples: tuple[str, ...] = ()
+    listening: bool = True  # something is heard (not Silent Earl): the heard and feedback lines keep their rows
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -150,8 +157,13 @@ def rank_small(snapshot: TableSnapshot) -> RenderableType:
 
 
 def rank_big(snapshot: TableSnapshot, width: int, scale: int) -> RenderableType | None:
+    """The quartet's progress in the block font; None if a quartet of the widest rank would not fit beside
+    the widest labels (the size would change when Tens are led, or as more ranks are finished)."""
     side = Text("\n".join((_rank_label(snapshot), _finished_label(snapshot))))
-    rows = blockfont.banner(quartet_progress(snapshot), width - side.cell_len - 3, max_lines=1, scale=scale)
+    room = width - _widest_labels() - 3
+    if blockfont.banner(_WIDEST_PROGRESS, room, max_lines=1, scale=scale) is None:
+        return None
+    rows = blockfont.banner(quartet_progress(snapshot), room, max_lines=1, scale=scale)
     if rows is None:
         return None
     grid = Table.grid(padding=(0, 3))
@@ -159,6 +171,13 @@ def rank_big(snapshot: TableSnapshot, width: int, scale: int) -> RenderableType 
     grid.add_column(vertical="middle")
     grid.add_row(Text("\n".join(rows), style="bold"), side)
     return grid
+
+
+def _widest_labels() -> int:
+    """Columns of the labels beside the quartet's progress at their widest: any rank, every rank finished."""
+    every = TableSnapshot(title="", players=(), finished_ranks=tuple(rank.value for rank in Rank))
+    ranks = [_rank_label(TableSnapshot(title="", players=(), rank=rank.value)) for rank in Rank]
+    return max(Text(label).cell_len for label in (*ranks, _rank_label(every), _finished_label(every)))
 
 
 def due_header(snapshot: TableSnapshot) -> RenderableType | None:
@@ -173,10 +192,22 @@ def due_header(snapshot: TableSnapshot) -> RenderableType | None:
 
 
 def due_big(snapshot: TableSnapshot, width: int, scale: int, gap: bool) -> RenderableType | None:
+    """The line due in the block font, as tall as the tallest line that may be due; None if one does not fit."""
     if snapshot.due_line is None:
         return None
-    rows = blockfont.banner(snapshot.due_line, width, max_lines=3, line_gap=int(gap), scale=scale)
-    return None if rows is None else Text("\n".join(rows), style="bold", no_wrap=True)
+    lines = 1
+    for line in (snapshot.due_line, *snapshot.due_samples):
+        normalized = blockfont.normalize(line)
+        wrapped = blockfont.wrap(normalized, width, scale, _DUE_LINES) if normalized is not None else None
+        if wrapped is None:
+            return None
+        lines = max(lines, len(wrapped))
+    # Every line due in as many lines of big text, so that the layout keeps still from turn to turn.
+    rows = blockfont.banner(snapshot.due_line, width, lines, int(gap), scale, min_lines=lines)
+    if rows is None:
+        return None
+    tallest = lines * blockfont.line_rows(scale) + (lines - 1) * int(gap)
+    return Text("\n".join(rows + ("",) * max(tallest - len(rows), 0)), style="bold", no_wrap=True)
 
 
 def due_text(snapshot: TableSnapshot) -> RenderableType | None:
@@ -264,9 +295,12 @@ def players_inline(players: tuple[PlayerRow, ...]) -> Text:
 
 
 def recent_moves(snapshot: TableSnapshot, width: int) -> Text | None:
-    """``moves  … Ann Q♠ · Ben pass · Cy Q♦``: the newest moves that fit the width, newest last."""
+    """``moves  … Ann Q♠ · Ben pass · Cy Q♦``: the newest moves that fit the width, newest last.
+
+    Before the deal's first card, who dealt and how many cards each player got.
+    """
     if not snapshot.recent:
-        return None
+        return Text(snapshot.deal_line, style="bold") if snapshot.deal_line else None
     label = _("moves") + "  "
     shown: list[str] = []
     room = width - len(label) - 2

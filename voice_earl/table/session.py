@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 from voice_earl.game.cards import RANKS, Rank
 from voice_earl.game.engine import Deal
-from voice_earl.game.events import DealStarted, Event, Led, Passed, Played, Settled, Won
+from voice_earl.game.events import Event, Led, Passed, Played, Settled, Won
 from voice_earl.game.gamelog import Record, to_record
 from voice_earl.game.moves import Action, FormulaDue, IllegalAction, Lead, Pass, Play
 from voice_earl.game.rules import DeckMode, Scoring
@@ -22,7 +22,7 @@ from voice_earl.game.series import Series, competition_places
 from voice_earl.i18n import _, rank_plural
 from voice_earl.listening.context import ListenContext
 from voice_earl.listening.verdicts import Verdict
-from voice_earl.table.refusals import explain, holds_none
+from voice_earl.table.refusals import explain, holds_none, rank_finished
 from voice_earl.table.session_events import (
     DealBegins,
     DealOver,
@@ -79,6 +79,7 @@ class TableSession:
         self.listeners = list(listeners)
         self.moves: list[Move] = []
         self.records: list[Record] = []
+        self._move_events: list[tuple[Event, ...]] = []  # what each move did, for saying what undo takes back
         self.series = self._new_series()
         self.paused = False
         self.hold: Callable[[bool], None] = _go_on
@@ -103,6 +104,7 @@ class TableSession:
         self.series = self._new_series()
         self.moves = []
         self.records = []
+        self._move_events = []
         self._start_deal(announce=False)
         for move in moves:
             self._apply(move, announce=False)
@@ -113,9 +115,11 @@ class TableSession:
         self.records.append(to_record(started, self.settings.chant))
         if announce:
             self._emit(RulesApplied((started,), (self.records[-1],)))
-            self._emit(self._deal_begins(started))
+            self._emit(self.deal_begins())
 
-    def _deal_begins(self, started: DealStarted) -> DealBegins:
+    def deal_begins(self) -> DealBegins:
+        """The current deal as it was dealt: its dealer and each hand's size, in dealing order."""
+        started = self.deal.started_event()
         names = self.settings.names
         order = [(started.dealer + k) % len(names) for k in range(1, len(names) + 1)]
         sizes = tuple((names[s], started.hand_sizes[s]) for s in order if s in started.seated)
@@ -124,6 +128,7 @@ class TableSession:
     def _apply(self, move: Move, announce: bool) -> tuple[Event, ...]:
         events = self.series.apply(move.action)
         self.moves.append(move)
+        self._move_events.append(events)
         records = tuple(self._record(event, move) for event in events)
         self.records.extend(records)
         if announce:
@@ -206,7 +211,7 @@ class TableSession:
         if not self.moves:
             self._emit(RulesApplied((started,), (self.records[0],)))
         if not self.deal.history:
-            self._emit(self._deal_begins(started))
+            self._emit(self.deal_begins())
         while not self.series.over:
             if not self.play_turn():
                 ended = SessionEnded(finished=False)
@@ -278,7 +283,7 @@ class TableSession:
         if given.command is Command.PASS:
             return Pass(seat)
         if due.rank is None and given.command is Command.PLAY:
-            self._refuse(request, _("a lead needs a rank: press its key (A 2-9 0 J Q K) or type 'lead Q'"))
+            self._refuse(request, _("a lead needs a rank: press its key (A 2-9 0/T J Q K) or type 'lead Q'"))
             return None
         if due.rank is not None and given.command is Command.LEAD:
             text = _("the {ranks} are open: play one (enter) or pass (space)")
@@ -293,6 +298,9 @@ class TableSession:
         seat, due = request.seat, request.due
         card = None
         hands = self.deal.hands
+        if due.rank is None and self.deal.out[rank.index] == 4:
+            self._refuse(request, rank_finished(rank))  # nobody holds one: say why, not that this player holds none
+            return None
         if hands is not None:
             card = next((c for c in hands[seat] if c.rank is rank), None)
             if card is None:
@@ -358,9 +366,16 @@ class TableSession:
         if not self.moves:
             self._emit(MoveRefused(self.deal.turn, self.settings.names[self.deal.turn], _("nothing to undo yet")))
             return _Outcome.AGAIN
-        last = self.moves[-1]
+        if not self.deal.history:
+            # The last move ended the deal before: its payments are made and, at a real table, the cards redealt.
+            text = _("Nothing to undo: deal {previous} is over and paid, and deal {deal} has just been dealt.")
+            previous = self.deal.number - 1
+            self._emit(MoveRefused(self.deal.turn, self.settings.names[self.deal.turn],
+                                   text.format(previous=previous, deal=self.deal.number)))
+            return _Outcome.AGAIN
+        last, events = self.moves[-1], self._move_events[-1]
         self._rebuild(self.moves[:-1])
-        self._emit(Undone(self.settings.names[last.action.player], len(self.records)))
+        self._emit(Undone(self.settings.names[last.action.player], len(self.records), events))
         return _Outcome.DONE
 
     # -- summaries for presenters

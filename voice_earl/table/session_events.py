@@ -112,6 +112,7 @@ class RulesApplied:
 class Undone:
     name: str  # whose move was taken back
     records_kept: int  # the game log now holds this many records
+    events: tuple[Event, ...] = ()  # what the move taken back had done (a lead, a play, a pass...)
 
 
 @dataclass(frozen=True)

@@ -13,8 +13,10 @@ optionally with a variant (``en+m3``, ``en-us+f2``).
 
 from __future__ import annotations
 
+import functools
 import io
 import itertools
+import logging
 import shutil
 import wave
 from dataclasses import dataclass
@@ -23,7 +25,10 @@ import numpy as np
 import numpy.typing as npt
 
 from voice_earl.errors import UsageError
-from voice_earl.table.speech_synth import Backend, RenderRequest, VoiceInfo, check_variant, synthesizer
+from voice_earl.i18n import language_voice
+from voice_earl.table.speech_synth import Backend, RenderRequest, SpeechError, VoiceInfo, check_variant, synthesizer
+
+log = logging.getLogger(__name__)
 
 DEFAULT_VOICE = "en"
 DEFAULT_RATE = 175  # words per minute: espeak-ng's own default
@@ -158,3 +163,21 @@ def active_backend() -> Backend:
 def shutdown() -> None:
     """Stop the pyttsx3 thread and release its engine. A later render starts it again."""
     synthesizer.shutdown()
+
+
+def narrator_voice_for(code: str) -> str | None:
+    """The installed espeak-ng voice that speaks the language; None: the default voice (English), or none installed."""
+    voice = language_voice(code)
+    return voice if voice is not None and _installed(voice) else None
+
+
+@functools.cache
+def _installed(voice: str) -> bool:
+    try:
+        installed = {normalize_voice(info.id) for info in list_voices()}
+    except (SpeechError, OSError) as error:
+        log.warning("cannot list the voices (%s): the narrator keeps its default voice", error)
+        return False
+    if voice not in installed:
+        log.warning("no espeak-ng voice %r installed: the narrator keeps its default voice", voice)
+    return voice in installed

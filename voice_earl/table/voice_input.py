@@ -22,7 +22,7 @@ import numpy as np
 from voice_earl.game.cards import RANKS
 from voice_earl.game.chants import ChantSet
 from voice_earl.i18n import N_, _
-from voice_earl.listening.audio import AudioChunk, DeviceLostError, Microphone, pcm_chunks
+from voice_earl.listening.audio import AudioChunk, DeviceLostError, Microphone, choose_input_device, pcm_chunks
 from voice_earl.listening.chain import open_listener as open_chain
 from voice_earl.listening.context import ListenContext
 from voice_earl.listening.listener import Listener, Utterance, judge_utterance
@@ -277,14 +277,15 @@ def ask_retry(stream: TextIO) -> Callable[[str], bool]:
 
 
 def open_listener(args: object) -> tuple[Listener, str]:
-    """Load the first pass and the judge (once per run) as the command line asks, and say which and why."""
+    """Load the first pass and the judge (once per run) as the command line asks, and say in short what
+    listens (the whole description, with its models' paths, is in the log)."""
     chain = open_chain(
         getattr(args, "recognizer", None),
         getattr(args, "model", None),
         judge_model=getattr(args, "judge_model", None),
         judge=not getattr(args, "no_judge", False),
     )
-    return chain.listener, chain.description
+    return chain.listener, chain.summary or chain.description
 
 
 @contextlib.contextmanager
@@ -292,9 +293,10 @@ def open_voice_input(args: object, settings: object) -> Iterator[tuple[VoiceInpu
     """The microphone and the listener for `play` and `practice`. Raises VoiceEarlError when
     either cannot start, so the caller can offer silent mode."""
     device = getattr(args, "device", None)
-    print("voice-earl: loading the recognizer…", file=sys.stderr, flush=True)
+    choose_input_device(device)  # no microphone: say so before the recognizer takes its seconds to load
+    print("voice-earl: " + _("loading the recognizer") + "…", file=sys.stderr, flush=True)
     listener, reason = open_listener(args)
-    print(f"voice-earl: listening with {reason}", file=sys.stderr)
+    print("voice-earl: " + _("listening with {listener}").format(listener=reason), file=sys.stderr)
     microphone = Microphone(device)
     with microphone:
         keys = sys.stdin if sys.stdin.isatty() else None
@@ -380,8 +382,9 @@ def drill_recital(args: object) -> Iterator[DrillRecital]:
     """Load the recognizer, open the microphone, and listen for the drill."""
     from voice_earl.keep.chant_files import chant_set
 
+    choose_input_device(getattr(args, "device", None))
     listener, reason = open_listener(args)
-    print(f"voice-earl: listening with {reason}", file=sys.stderr)
+    print("voice-earl: " + _("listening with {listener}").format(listener=reason), file=sys.stderr)
     chant = chant_set(getattr(args, "chant", None) or "earl")
     with Microphone(getattr(args, "device", None)) as microphone:
         yield DrillRecital(listener, microphone, chant, bool(getattr(args, "keep_audio", False)))

@@ -1,0 +1,37 @@
+"""`voice-earl drill --typed`: its feedback fits the terminal, and its summary says what was not asked."""
+
+from __future__ import annotations
+
+import io
+import sys
+
+import pytest
+
+from voice_earl.commands.cli import main
+
+
+def test_feedback_is_wrapped_between_words_to_the_terminal(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    said = "there's the best of all the three, I hope and pray that it is right this time"
+    monkeypatch.setattr(sys, "stdin", io.StringIO(f"{said}\n"))
+    monkeypatch.setenv("COLUMNS", "70")
+    assert main(["drill", "--typed", "--rounds", "1", "--seed", "3"]) == 0
+    out = capsys.readouterr().out
+    lines = [line.removeprefix("> ") for line in out.splitlines()]  # the prompt, with no typed line after it
+    assert all(len(line) <= 70 for line in lines), [line for line in lines if len(line) > 70]
+    words = said.replace(",", "").replace("'s", " is").lower().split()
+    shown = {word.strip("',;:") for line in lines for word in line.split()}
+    assert set(words) <= shown  # every word of what was heard is whole on a line
+
+
+def test_the_summary_shows_dashes_for_a_line_never_asked(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys, "stdin", io.StringIO("there's a ten as good as he\n"))
+    assert main(["drill", "--typed", "--rounds", "1", "--seed", "3"]) == 0  # seed 3 asks for Tens, second card
+    rows = {line.split(".")[0]: line.split() for line in capsys.readouterr().out.splitlines() if line[:2] in
+            ("1.", "2.", "3.", "4.")}
+    assert rows["2"][-3:-1] == ["1", "100%"]
+    for never in ("1", "3", "4"):
+        assert rows[never][-3:] == ["0", "—", "—"], rows[never]
