@@ -7,6 +7,7 @@ takes "²", ``int()`` does not), "nan" and "inf", negative counts, numbers of 31
 from __future__ import annotations
 
 import io
+import re
 import sys
 
 import pytest
@@ -81,3 +82,53 @@ def test_a_practice_name_is_kept_without_its_spaces(capsys: pytest.CaptureFixtur
     monkeypatch.setattr(sys, "stdin", io.StringIO("quit\n"))
     assert main(["practice", "--silent", "--no-voice", "--name", "  Zoë ", "--seed", "3"]) == 0
     assert "Zoë" in capsys.readouterr().out
+
+
+LONG = "a" * 10_000  # each of these stopped its command with "OSError: File name too long"
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["drill", "--typed", "--chant", LONG],
+        ["practice", "--silent", "--no-voice", "--chant", LONG + ".toml"],
+        ["hear", "x.wav", "--position", "2", "--rank", "Q", "--chant", LONG],
+        ["play", *TABLE, "--model", LONG],
+        ["demo", "--model", LONG],
+        ["config", "set", "model", LONG],
+        ["models", "check", LONG],
+        ["models", "install", LONG + ".zip"],
+        ["models", "install", "x.zip", "--name", LONG],
+        ["models", "install", "x.zip", "--dest", LONG],
+        ["stats", "--plot", LONG + ".png"],
+        ["hear", LONG + ".wav", "--position", "2", "--rank", "Q"],
+        ["history", "export", "1", "--out", f"/tmp/{LONG}"],
+    ],
+)
+def test_a_path_of_ten_thousand_characters_is_one_clear_line(
+    argv: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys, "stdin", io.StringIO("quit\n"))
+    try:
+        status = main(argv)
+    except SystemExit as stopped:
+        status = stopped.code
+    err = capsys.readouterr().err
+    assert status == 2, err
+    assert re.search(r"10,00[0-9]", err) and len(err) < 400  # says how long, without printing it whole
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_a_nul_in_a_path_is_one_clear_line(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main(["hear", "a\x00b.wav", "--position", "2", "--rank", "Q"])
+    assert stopped.value.code == 2
+    assert "a file name cannot hold a NUL character" in capsys.readouterr().err
+
+
+def test_an_empty_download_address_is_refused_not_replaced_by_the_official_one(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    for argv in (["models", "fetch", "--url", ""], ["models", "fetch", "whisper-tiny.en", "--url", " "]):
+        assert main(argv) == 2  # refused before any connection is tried
+        assert "cannot download" in capsys.readouterr().err

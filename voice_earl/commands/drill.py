@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from voice_earl.commands.arguments import SEED, device, whole_number
+from voice_earl.commands.arguments import SEED, device, path_text, whole_number
 from voice_earl.commands.table_options import add_judge_options, add_language_option
 from voice_earl.keep.chant_files import chant_set
 from voice_earl.listening.verdicts import Strictness
@@ -32,11 +32,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rounds", type=whole_number(0, 10_000), default=10,
                         help="how many prompts (0: until you quit)")
     parser.add_argument("--typed", action="store_true", help="type the lines instead of saying them")
-    parser.add_argument("--chant", default=None, help="earl (default), snip-snap-snorum, or a .toml file")
+    parser.add_argument("--chant", type=path_text, default=None,
+                        help="earl (default), snip-snap-snorum, or a .toml file")
     parser.add_argument("--strictness", choices=[s.value for s in Strictness], default=None)
     parser.add_argument("--seed", type=SEED, default=None)
     parser.add_argument("--recognizer", choices=("auto", "vosk", "pocketsphinx"), default=None)
-    parser.add_argument("--model", default=None, help="path to a vosk model directory")
+    parser.add_argument("--model", type=path_text, default=None, help="path to a vosk model directory")
     add_judge_options(parser)
     parser.add_argument("--device", type=device, default=None, help="microphone: name or index")
     parser.add_argument("--keep-audio", action="store_true", help="keep a WAV of each line you say")

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from voice_earl.commands.arguments import device
+from voice_earl.commands.arguments import device, file_path, path_text
 from voice_earl.commands.table_options import add_judge_options
 from voice_earl.errors import UsageError, VoiceEarlError
 
@@ -27,10 +27,10 @@ if TYPE_CHECKING:
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("files", nargs="*", type=Path, metavar="FILE.wav", help="recordings, one formula each")
+    parser.add_argument("files", nargs="*", type=file_path, metavar="FILE.wav", help="recordings, one formula each")
     parser.add_argument(
         "--manifest",
-        type=Path,
+        type=file_path,
         metavar="LIST.jsonl",
         help='one JSON object a line: {"path": ..., "position": P, "rank": R} or "ranks": [...]',
     )
@@ -39,9 +39,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--position", type=int, choices=(1, 2, 3, 4), help="the position due (1 = the lead)")
     parser.add_argument("--rank", help="the rank due (at a lead: the only rank open)")
     parser.add_argument("--ranks", metavar="R,R,...", help="at a lead: the ranks the player may lead (default all)")
-    parser.add_argument("--chant", default="earl", help="chant set: earl, snip-snap-snorum or a .toml file")
+    parser.add_argument("--chant", type=path_text, default="earl",
+                        help="chant set: earl, snip-snap-snorum or a .toml file")
     parser.add_argument("--recognizer", default="auto", choices=("auto", "vosk", "pocketsphinx"))
-    parser.add_argument("--model", type=Path, metavar="PATH", help="the vosk model directory")
+    parser.add_argument("--model", type=file_path, metavar="PATH", help="the vosk model directory")
     add_judge_options(parser)
     parser.add_argument("--strictness", default="normal", choices=("lenient", "normal", "strict"))
     parser.add_argument(
