@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from voice_earl.commands.arguments import device, file_path, path_text
 from voice_earl.commands.table_options import add_judge_options
 from voice_earl.errors import UsageError, VoiceEarlError
+from voice_earl.paths import path_problem
 
 MAX_MANIFEST_BYTES = 10 * 1000 * 1000
 
@@ -129,13 +130,13 @@ def _manifest_jobs(path: Path, chant: ChantSet) -> Iterator[_Job]:
             continue
         if not line.strip():
             continue
-        try:
-            entry = json.loads(line)
-        except json.JSONDecodeError:
-            yield _Job(f"{path}:{number}", None, "not a JSON object")
+        entry, why_not = _json_entry(line)
+        if entry is None:
+            yield _Job(f"{path}:{number}", None, why_not)
             continue
-        if not isinstance(entry, dict) or not isinstance(entry.get("path"), str):
-            yield _Job(f"{path}:{number}", None, 'each line needs a "path"')
+        problem = path_problem(entry["path"])
+        if problem is not None:
+            yield _Job(f"{path}:{number}", None, f'"path": {problem}')
             continue
         target = Path(entry["path"])
         shown = str(target if target.is_absolute() else path.parent / target)
@@ -143,12 +144,27 @@ def _manifest_jobs(path: Path, chant: ChantSet) -> Iterator[_Job]:
             ranks = entry.get("ranks")
             position = entry.get("position")
             if not isinstance(position, int) or isinstance(position, bool) or position not in (1, 2, 3, 4):
-                raise UsageError(f'"position" must be 1-4, not {json.dumps(position)}')
+                raise UsageError(f'"position" must be 1-4, not {json.dumps(position)[:20]}')
             rank_list = ",".join(str(r) for r in ranks) if isinstance(ranks, list) else None
             rank = entry.get("rank")
             yield _Job(shown, _context(position, None if rank is None else str(rank), rank_list, chant))
         except (VoiceEarlError, ValueError) as error:
             yield _Job(shown, None, str(error))
+
+
+def _json_entry(line: str) -> tuple[dict[str, Any] | None, str]:
+    """A manifest line's object, or None and why not. Whatever a line holds, it is its own error."""
+    try:
+        entry = json.loads(line)
+    except json.JSONDecodeError:
+        return None, "not a JSON object"
+    except RecursionError:
+        return None, "not a manifest entry: nested too deeply"
+    except ValueError:  # Python reads no number of more than 4,300 digits
+        return None, "not a manifest entry: it holds a number too long to read"
+    if not isinstance(entry, dict) or not isinstance(entry.get("path"), str):
+        return None, 'each line needs a "path"'
+    return entry, ""
 
 
 def _manifest_lines(path: Path) -> Iterator[tuple[int, str | None]]:
