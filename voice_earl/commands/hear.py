@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from voice_earl.commands.arguments import device, file_path, path_text
+from voice_earl.commands.arguments import device, file_path, path_text, whole_number
 from voice_earl.commands.table_options import add_judge_options
 from voice_earl.errors import UsageError, VoiceEarlError
 from voice_earl.paths import path_problem
@@ -37,7 +37,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--mic", action="store_true", help="listen live and print a verdict for each formula")
     parser.add_argument("--device", type=device, metavar="NAME|INDEX", help="the microphone (default: the system's)")
-    parser.add_argument("--position", type=int, choices=(1, 2, 3, 4), help="the position due (1 = the lead)")
+    parser.add_argument("--position", type=whole_number(1, 4), help="the position due (1 = the lead)")
     parser.add_argument("--rank", help="the rank due (at a lead: the only rank open)")
     parser.add_argument("--ranks", metavar="R,R,...", help="at a lead: the ranks the player may lead (default all)")
     parser.add_argument("--chant", type=path_text, default="earl",
@@ -102,7 +102,7 @@ def _context(position: int, rank: str | None, ranks: str | None, chant: ChantSet
 
     if rank is not None and ranks is not None:
         raise UsageError("give --rank or --ranks, not both")
-    names = [rank] if rank is not None else [r for r in (ranks or "").split(",") if r.strip()]
+    names = [rank] if rank is not None else _rank_list(ranks)
     chosen: tuple[Rank, ...] = tuple(_parse_rank(name) for name in names)
     if not chosen:
         if position != 1:
@@ -111,6 +111,16 @@ def _context(position: int, rank: str | None, ranks: str | None, chant: ChantSet
     if position != 1 and len(chosen) != 1:
         raise UsageError(f"position {position} follows one rank: give --rank R, not several")
     return ListenContext(position, chosen, chant)
+
+
+def _rank_list(ranks: str | None) -> list[str]:
+    """The ranks of ``--ranks Q,K`` (none given: []); an empty one (``''``, ``Q,,K``) is refused."""
+    if ranks is None:
+        return []
+    names = [name.strip() for name in ranks.split(",")]
+    if not all(names):
+        raise UsageError(f"--ranks {ranks!r}: give ranks separated by commas, such as Q,K,7")
+    return names
 
 
 def _parse_rank(name: str) -> Rank:

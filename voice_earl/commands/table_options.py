@@ -10,6 +10,7 @@ from voice_earl.game.chants import ChantSet
 from voice_earl.game.rules import PROFILES, MatchEnd, RulesProfile, Scoring, profile_by_name
 from voice_earl.i18n import DEFAULT_LANGUAGE, LANGUAGES, set_language
 from voice_earl.keep.chant_files import chant_set
+from voice_earl.keep.config import MAX_RATE, MIN_RATE
 
 
 def add_rules_options(parser: argparse.ArgumentParser) -> None:
@@ -37,7 +38,8 @@ def add_voice_options(parser: argparse.ArgumentParser, *, silent: bool = True) -
     voice.add_argument("--no-voice", action="store_true", help="the narrator prints instead of speaking")
     voice.add_argument("--verbosity", choices=("quiet", "normal", "chatty"), default=None)
     voice.add_argument("--voice", default=None, help="narrator voice (see `voice-earl doctor`)")
-    voice.add_argument("--rate", type=int, default=None, help="narrator speed, words per minute")
+    voice.add_argument("--rate", type=whole_number(MIN_RATE, MAX_RATE), default=None,
+                       help="narrator speed, words per minute")
     voice.add_argument("--recognizer", choices=("auto", "vosk", "pocketsphinx"), default=None)
     voice.add_argument("--model", type=path_text, default=None, help="path to a vosk model directory")
     add_judge_options(voice)
