@@ -76,13 +76,18 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _voice_or_typing(args: argparse.Namespace, stack: contextlib.ExitStack[bool | None]) -> DrillRecital | None:
-    """The microphone when it can start; otherwise say why and take typed lines."""
+    """The microphone when it can start; otherwise say why and take typed lines (at a terminal, if the
+    player agrees: declined, the drill stops with exit status 1)."""
     from voice_earl.errors import VoiceEarlError
+    from voice_earl.i18n import _
+    from voice_earl.table.play_modes import ask_yes
 
     try:
         return stack.enter_context(voice_recital(args))
     except VoiceEarlError as error:
         print(f"voice-earl: {error}", file=sys.stderr)
+        if sys.stdin.isatty() and not ask_yes(_("Type the lines instead? [Y/n] ")):
+            raise VoiceEarlError(_("stopped: without a microphone, type the lines (--typed)")) from None
         print("voice-earl: type the lines instead (--typed)", file=sys.stderr)
         return None
 
