@@ -5,6 +5,8 @@ cap in all holds across addresses (127.0.0.2 and up are loopback too)."""
 
 from __future__ import annotations
 
+import asyncio
+import json
 import select
 import shutil
 import socket
@@ -13,9 +15,11 @@ import sys
 import time
 import urllib.request
 from dataclasses import replace
+from typing import Any
 
+import aiohttp
 import pytest
-from phones_table import FAST, phone_table
+from phones_table import FAST, PhoneTable, phone_table
 
 from voice_earl.table.phones.doors import connection_limits
 from voice_earl.table.phones.server import Limits
@@ -126,3 +130,19 @@ def test_the_soft_limit_on_open_files_is_raised_to_the_hard_one_and_the_caps_fol
     assert connection_limits(32, 256, 10.0, 1024) == connection_limits(32, 256, 10.0, 100_000)
     low = connection_limits(32, 256, 10.0, 100)
     assert (low.per_address, low.in_all) == (25, 25)
+
+
+def test_a_phone_s_live_updates_outlast_the_time_allowed_for_a_request() -> None:
+    async def idle_then_ask(table: PhoneTable) -> dict[str, Any]:
+        async with aiohttp.ClientSession() as client, client.ws_connect(table.ws_url(0)) as ws:
+            await ws.receive(timeout=5)  # the state
+            await asyncio.sleep(1.5)  # three times the time a request may take
+            await ws.send_str("not a tap")
+            while True:
+                reply = json.loads((await ws.receive(timeout=5)).data)
+                if reply["type"] != "state":
+                    return reply
+
+    with phone_table(limits=limits(header_timeout=0.5)) as table:
+        reply = asyncio.run(idle_then_ask(table))
+    assert reply == {"type": "error", "reason": "bad message"}
