@@ -7,9 +7,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import stat
+from collections.abc import Iterator
 from pathlib import Path
 
 import platformdirs
@@ -57,6 +59,46 @@ def repo_models_dir() -> Path:
     return REPO_ROOT / "models"
 
 
+NAME_MAX_BYTES = 255  # a folder's or a file's own name, on Linux's and macOS's file systems
+PATH_MAX_BYTES = 4096  # a whole path
+
+
+def path_problem(text: str) -> str | None:
+    """Why ``text`` cannot name a file here, or None. Asking the system about such a name fails with
+    an error (``File name too long``, ``embedded null byte``) that would otherwise stop a command.
+
+    >>> path_problem("models/vosk-model-small-en-us-0.15"), path_problem("a" * 300)
+    (None, 'a name in it is 300 bytes long (at most 255)')
+    >>> path_problem("x" + chr(0) + ".wav")
+    'a file name cannot hold a NUL character'
+    """
+    if "\x00" in text:
+        return "a file name cannot hold a NUL character"
+    try:
+        encoded = os.fsencode(text)
+    except UnicodeError:
+        return "it holds characters this system cannot write in a file name"
+    if len(encoded) > PATH_MAX_BYTES:
+        return f"it is {len(encoded):,} bytes long (a path has at most {PATH_MAX_BYTES:,})"
+    longest = max((len(part) for part in encoded.split(b"/")), default=0)
+    if longest > NAME_MAX_BYTES:
+        return f"a name in it is {longest:,} bytes long (at most {NAME_MAX_BYTES})"
+    return None
+
+
+def shown_path(text: object, width: int = 160) -> str:
+    """A path for a one-line message: a very long one keeps its start and its end.
+
+    >>> shown_path("/tmp/" + "a" * 1000 + ".wav", width=40)
+    '/tmp/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa….wav'
+    """
+    shown = str(text)
+    if len(shown) <= width:
+        return shown
+    tail = Path(shown).suffix[:10]
+    return f"{shown[: width - len(tail) - 1]}…{tail}"
+
+
 class UnreadableFile(Exception):
     """A file the user named that cannot be read: missing, not a regular file, or too big.
 
@@ -70,31 +112,47 @@ def read_regular_file(path: Path, limit: int) -> bytes:
     ``/dev/zero`` would be read until memory runs out, and a FIFO would wait for a writer for ever:
     the file is opened without blocking and judged by what was opened, before a byte is read.
     """
-    try:
-        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except FileNotFoundError:
-        raise UnreadableFile(f"{path}: no such file") from None
-    except OSError as error:
-        raise UnreadableFile(f"{path}: cannot read it ({error.strerror or error})") from None
-    try:
-        _check_regular(path, descriptor, limit)
-        data = bytearray()
-        while len(data) <= limit and (chunk := os.read(descriptor, limit + 1 - len(data))):
-            data += chunk
-    except OSError as error:
-        raise UnreadableFile(f"{path}: cannot read it ({error.strerror or error})") from None
-    finally:
-        os.close(descriptor)
+    with open_regular_file(path, limit) as (descriptor, _size):
+        try:
+            data = bytearray()
+            while len(data) <= limit and (chunk := os.read(descriptor, limit + 1 - len(data))):
+                data += chunk
+        except OSError as error:
+            raise UnreadableFile(f"{shown_path(path)}: cannot read it ({error.strerror or error})") from None
     if len(data) > limit:  # it grew while being read
-        raise UnreadableFile(f"{path}: is too big (more than {limit:,} bytes)")
+        raise UnreadableFile(f"{shown_path(path)}: is too big (more than {limit:,} bytes)")
     return bytes(data)
 
 
-def _check_regular(path: Path, descriptor: int, limit: int) -> None:
-    status = os.fstat(descriptor)
+@contextlib.contextmanager
+def open_regular_file(path: Path, limit: int) -> Iterator[tuple[int, int]]:
+    """A descriptor open on the regular file ``path`` and its size, refused as :func:`read_regular_file`
+    refuses it; for a file too big to copy whole into memory, read a piece at a time."""
+    problem = path_problem(str(path))
+    if problem is not None:
+        raise UnreadableFile(f"{shown_path(path)}: {problem}")
+    try:
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except FileNotFoundError:
+        raise UnreadableFile(f"{shown_path(path)}: no such file") from None
+    except OSError as error:
+        raise UnreadableFile(f"{shown_path(path)}: cannot read it ({error.strerror or error})") from None
+    try:
+        yield descriptor, _check_regular(path, descriptor, limit)
+    finally:
+        os.close(descriptor)
+
+
+def _check_regular(path: Path, descriptor: int, limit: int) -> int:
+    """The file's size, once it is known to be a regular file within ``limit``."""
+    try:
+        status = os.fstat(descriptor)
+    except OSError as error:
+        raise UnreadableFile(f"{shown_path(path)}: cannot read it ({error.strerror or error})") from None
     if stat.S_ISDIR(status.st_mode):
         raise UnreadableFile(f"{path}: is a folder, not a file")
     if not stat.S_ISREG(status.st_mode):
         raise UnreadableFile(f"{path}: is not a regular file (a device or a pipe); give a file")
     if status.st_size > limit:
         raise UnreadableFile(f"{path}: is too big ({status.st_size:,} bytes; at most {limit:,})")
+    return status.st_size

@@ -7,6 +7,8 @@ takes "²", ``int()`` does not), "nan" and "inf", negative counts, numbers of 31
 from __future__ import annotations
 
 import io
+import re
+import shutil
 import sys
 
 import pytest
@@ -42,6 +44,14 @@ TABLE = ["--players", "Ann", "Ben", "Cy", "--silent", "--no-voice"]
         (["practice", "--silent", "--name", "   "], "argument --name: '   ' is not a name"),
         (["practice", "--silent", "--name", "Ann\x1b[2J"], "is not a name"),
         (["stats", "--top=-3"], "argument --top: must be from 0 to 10000, not -3"),
+        (["play", *TABLE, "--rate", "١٥٠"], "argument --rate: '١٥٠' is not a whole number"),
+        (["play", *TABLE, "--rate", "5"], "argument --rate: must be from 80 to 450, not 5"),
+        (["play", *TABLE, "--phones", "--port", "٨٠٨٠"], "argument --port: '٨٠٨٠' is not a port number"),
+        (["play", *TABLE, "--phones", "--port", "8_080"], "argument --port: '8_080' is not a port number"),
+        (["hear", "x.wav", "--position", "٣", "--rank", "Q"], "argument --position: '٣' is not a whole number"),
+        (["hear", "x.wav", "--position", "5", "--rank", "Q"], "argument --position: must be from 1 to 4, not 5"),
+        (["simulate", "--strategies", "most,,fewest"], "'most,,fewest': give strategies separated by commas"),
+        (["simulate", "--strategies", ""], "'': give strategies separated by commas"),
     ],
 )
 def test_nonsense_is_refused_with_one_line_and_status_2(
@@ -81,3 +91,81 @@ def test_a_practice_name_is_kept_without_its_spaces(capsys: pytest.CaptureFixtur
     monkeypatch.setattr(sys, "stdin", io.StringIO("quit\n"))
     assert main(["practice", "--silent", "--no-voice", "--name", "  Zoë ", "--seed", "3"]) == 0
     assert "Zoë" in capsys.readouterr().out
+
+
+LONG = "a" * 10_000  # each of these stopped its command with "OSError: File name too long"
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["drill", "--typed", "--chant", LONG],
+        ["practice", "--silent", "--no-voice", "--chant", LONG + ".toml"],
+        ["hear", "x.wav", "--position", "2", "--rank", "Q", "--chant", LONG],
+        ["play", *TABLE, "--model", LONG],
+        ["demo", "--model", LONG],
+        ["config", "set", "model", LONG],
+        ["models", "check", LONG],
+        ["models", "install", LONG + ".zip"],
+        ["models", "install", "x.zip", "--name", LONG],
+        ["models", "install", "x.zip", "--dest", LONG],
+        ["stats", "--plot", LONG + ".png"],
+        ["hear", LONG + ".wav", "--position", "2", "--rank", "Q"],
+        ["history", "export", "1", "--out", f"/tmp/{LONG}"],
+    ],
+)
+def test_a_path_of_ten_thousand_characters_is_one_clear_line(
+    argv: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys, "stdin", io.StringIO("quit\n"))
+    try:
+        status = main(argv)
+    except SystemExit as stopped:
+        status = stopped.code
+    err = capsys.readouterr().err
+    assert status == 2, err
+    assert re.search(r"10,00[0-9]", err) and len(err) < 400  # says how long, without printing it whole
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+@pytest.mark.parametrize("ranks", ["", ",,", "Q,,K", " "])
+def test_an_empty_rank_in_ranks_is_refused(ranks: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["hear", "x.wav", "--position", "1", "--ranks", ranks]) == 2  # it meant every rank
+    assert f"--ranks {ranks!r}: give ranks separated by commas" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="espeak-ng is not installed")
+def test_an_unknown_narrator_voice_is_refused_with_a_sound_device_or_without(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys, "stdin", io.StringIO("quit\n"))
+    assert main(["play", "--players", "Ann", "Ben", "Cy", "--silent", "--deck", "virtual", "--voice", "nosuch"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown voice 'nosuch'" in err and "Traceback" not in err
+
+
+def test_a_nul_in_a_path_is_one_clear_line(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main(["hear", "a\x00b.wav", "--position", "2", "--rank", "Q"])
+    assert stopped.value.code == 2
+    assert "a file name cannot hold a NUL character" in capsys.readouterr().err
+
+
+def test_an_empty_download_address_is_refused_not_replaced_by_the_official_one(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    for argv in (["models", "fetch", "--url", ""], ["models", "fetch", "whisper-tiny.en", "--url", " "]):
+        assert main(argv) == 2  # refused before any connection is tried
+        assert "cannot download" in capsys.readouterr().err
+
+
+def test_a_typed_line_of_thousands_of_digits_or_other_scripts_digits_is_judged_not_a_crash(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from voice_earl.listening.text import normalise
+
+    assert normalise("there's a 7 as good as he") == "there is a seven as good as he"
+    assert normalise("there's a ٧ as good as he") == "there is a ٧ as good as he"  # ASCII digits only
+    monkeypatch.setattr(sys, "stdin", io.StringIO("9" * 5000 + "\n"))
+    assert main(["drill", "--typed", "--rounds", "1", "--seed", "1"]) == 0
+    assert "Traceback" not in capsys.readouterr().err

@@ -1,9 +1,12 @@
-"""Random command lines never give a traceback: argparse's parser for every command, and ``main`` for cheap ones.
+"""Random command lines never give a traceback: argparse's parser for every command, and ``main`` for
+every command that can run in a moment.
 
 The words are drawn from each command's own options, sub-actions and choices, mixed with values that
-have broken things before (Unicode digits, nan, 31-digit numbers, control characters, surrogates,
-devices) and random text. Runs are derandomized and bounded, so CI sees the same examples every time.
-``main`` runs only commands that cannot start a game, a recognizer or a download.
+have broken things before: long strings (paths of 10,000 characters stopped 11 commands), Unicode text
+and digits ("٣", "²"), empty and blank strings, numbers (nan, 31 and 5,000 digits, negatives,
+decimals), control characters, surrogates and devices. Runs are derandomized and bounded, so CI sees
+the same examples every time. ``main`` runs only what cannot start a recognizer, a microphone, a
+server or a download: the games silent, with nothing on their input, so that they end at once.
 """
 
 from __future__ import annotations
@@ -20,12 +23,16 @@ from hypothesis import strategies as st
 from voice_earl.commands.cli import COMMANDS, build_parser, main
 
 PARSER = build_parser()  # every command configured
+LONG = ["a" * 10_000, "a" * 256 + ".toml", "x/" * 2100, "é" * 2100, "Zoë" * 100]
 NASTY = ["²", "٣", "nan", "inf", "-inf", "-1", "0", "1", "3", "7", "1" + "0" * 30, "9" * 5000, "", " ", "\t",
          "\x00", "\x1b[2J", "\udcff", "--", "-", "Q", "K", "jokers", "1,2", "/dev/zero", "x.toml", "Zoë", "a" * 300,
          "/", ".", "..", "--help=x", "-v"]
 # main() runs these; each finishes quickly, touches only the test's own data folders and never goes online.
-CHEAP = ("rules", "simulate", "stats", "models")
+CHEAP = ("rules", "simulate", "stats", "models", "history", "config")
 NEVER = {"fetch", "install"}  # models actions that download or unpack
+# ... and these games, silent and with nothing to read, so that they end at once (a recognizer takes seconds).
+QUIET_GAMES = {"play": ["--silent", "--no-voice"], "practice": ["--silent", "--no-voice"], "drill": ["--typed"]}
+NEVER_IN_GAMES = {"--phones", "--host", "--port", "--resume"}  # a server on the network, a name looked up
 
 
 def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
@@ -51,7 +58,20 @@ def _words(parser: argparse.ArgumentParser) -> Iterator[str]:
 WORDS = {name: sorted(set(_words(sub))) for name, sub in _subparsers(PARSER).items()}
 
 
-VALUES = st.one_of(st.sampled_from(NASTY), st.integers(-3, 40).map(str), st.text(max_size=6))
+NUMBERS = st.one_of(
+    st.integers(-3, 40).map(str),  # small enough for every count: no run of a million deals
+    st.integers(10**12, 10**40).map(str),  # out of every range
+    st.floats(allow_nan=True, allow_infinity=True).map(str),
+    st.text(st.characters(categories=["Nd", "No"]), min_size=1, max_size=4),  # other scripts' digits
+)
+VALUES = st.one_of(
+    st.sampled_from(NASTY),
+    NUMBERS,
+    st.text(max_size=6),
+    st.text(st.characters(codec="utf-8", exclude_characters="/"), min_size=1, max_size=40),  # Unicode
+    st.sampled_from(["", " ", "\u3000"]),  # empty and blank
+    st.sampled_from(LONG),
+)
 
 
 def _arguments(parser: argparse.ArgumentParser, banned: frozenset[str]) -> st.SearchStrategy[list[str]]:
@@ -94,6 +114,11 @@ def argv_for(commands: tuple[str, ...], banned: frozenset[str] = frozenset()) ->
     return st.sampled_from(commands).flatmap(rest)
 
 
+def anywhere_outside(argv: list[str]) -> bool:
+    """Whether ``argv`` names a file outside the test's folder (this may run as root: never write there)."""
+    return any(word.startswith(("/", "~")) and word not in ("/", "/dev/zero") for word in argv)
+
+
 def test_every_command_is_fuzzed() -> None:
     assert set(WORDS) == set(COMMANDS)
     assert "--remind-after" in WORDS["play"] and "list" in WORDS["models"] and "--lang" in WORDS["rules"]
@@ -124,8 +149,31 @@ def quiet_terminal(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.Tem
 def test_cheap_commands_run_on_random_arguments_without_a_traceback(
     argv: list[str], quiet_terminal: None, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    if NEVER & set(argv):
+    if NEVER & set(argv) or anywhere_outside(argv):
         return  # random text may spell a banned action: never download or install here
+    try:
+        status = main(argv)
+    except SystemExit as stopped:
+        status = stopped.code
+    err = capsys.readouterr().err
+    event(f"{argv[0]} exit {status}")
+    assert isinstance(status, int) and status in (0, 1, 2), (argv, err)
+    assert "Traceback" not in err
+
+
+@settings(
+    max_examples=150,
+    derandomize=True,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(argv=argv_for(tuple(QUIET_GAMES), banned=frozenset(NEVER_IN_GAMES)))
+def test_games_run_on_random_arguments_without_a_traceback(
+    argv: list[str], quiet_terminal: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    if NEVER_IN_GAMES & set(argv) or anywhere_outside(argv):
+        return
+    argv = [*argv, *QUIET_GAMES[argv[0]]]  # after "--" these are words, and refused: still no traceback
     try:
         status = main(argv)
     except SystemExit as stopped:

@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 import os
 import struct
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -80,6 +82,26 @@ def test_a_manifest_with_a_byte_order_mark_a_latin_1_line_and_a_boolean_position
     assert fourth["verdict"] == "silent"
 
 
+def test_a_manifest_line_nested_too_deeply_a_number_too_long_or_a_nul_in_its_path_is_its_own_error(
+    tmp_path: Path, silence: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    good = json.dumps({"path": silence.name, "position": 2, "rank": "Q"})
+    lines = ["[" * 100_000 + "]" * 100_000,  # RecursionError in the json module
+             '{"path": "x.wav", "position": ' + "9" * 5000 + "}",  # int() takes at most 4,300 digits
+             json.dumps({"path": "x\x00.wav", "position": 2, "rank": "Q"}),  # ValueError: embedded null byte
+             good]
+    manifest = tmp_path / "list.jsonl"
+    manifest.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    status = main(["hear", "--manifest", str(manifest), "--json", "--recognizer", "pocketsphinx", "--no-judge"])
+    out, err = capsys.readouterr()
+    deep, digits, nul, heard = _json_lines(out)
+    assert status == 1 and "Traceback" not in err
+    assert deep == {"path": f"{manifest}:1", "error": "not a manifest entry: nested too deeply"}
+    assert digits == {"path": f"{manifest}:2", "error": "not a manifest entry: it holds a number too long to read"}
+    assert nul == {"path": f"{manifest}:3", "error": '"path": a file name cannot hold a NUL character'}
+    assert heard["verdict"] == "silent"
+
+
 @pytest.mark.parametrize(
     ("content", "message"),
     [
@@ -115,3 +137,32 @@ def test_arguments_are_checked_before_the_recognizer_loads(
     err = capsys.readouterr().err
     assert message in err
     assert "using" not in err  # the recognizer was never chosen, let alone loaded
+
+
+HEAR_AND_MEASURE = """
+import resource, sys
+from voice_earl.commands.cli import main
+status = main(sys.argv[1:])
+print("peak", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024, "MB", status)
+"""
+
+
+@pytest.mark.slow
+def test_a_wav_of_a_hundred_megabytes_is_heard_within_400_mb(tmp_path: Path) -> None:
+    """An 8-bit WAV just under the 100 MB limit, at 333 kHz (5 minutes): it took 1.4 GB in float copies."""
+    rate, size = 333_000, 99_900_000 - 44
+    fmt = struct.pack("<HHIIHH", 1, 1, rate, rate, 1, 8)
+    header = b"WAVE" + b"fmt " + struct.pack("<I", len(fmt)) + fmt + b"data" + struct.pack("<I", size)
+    path = tmp_path / "big.wav"
+    with path.open("wb") as out:
+        out.write(b"RIFF" + struct.pack("<I", len(header) + size) + header)
+        tone = (128 + 20 * np.sin(np.arange(rate) * (2 * np.pi * 220 / rate))).astype(np.uint8).tobytes()
+        for start in range(0, size, len(tone)):
+            out.write(tone[: size - start])
+    assert path.stat().st_size == 99_900_000
+    argv = [sys.executable, "-c", HEAR_AND_MEASURE, "hear", str(path), "--position", "2", "--rank", "Q", "--json"]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=600)
+    *records, measured = done.stdout.splitlines()
+    assert "verdict" in json.loads(records[0]), done.stderr
+    _peak, megabytes, _unit, _status = measured.split()
+    assert int(megabytes) < 400, measured

@@ -6,6 +6,7 @@ import os
 import struct
 import sys
 import tempfile
+import warnings
 import wave
 from pathlib import Path
 
@@ -85,6 +86,45 @@ def test_float_wav_is_read(tmp_path: Path) -> None:
     samples = read_wav(path)
     assert abs(len(samples) - SAMPLE_RATE // 2) <= 2
     assert abs(_peak_frequency(samples) - 440.0) < 5.0
+
+
+def _float_wav(path: Path, signal: np.ndarray, rate: int) -> Path:
+    fmt = struct.pack("<HHIIHH", 3, 1, rate, rate * 4 % 2**32, 4, 32)
+    data = signal.astype("<f4").tobytes()
+    body = b"WAVE" + b"fmt " + struct.pack("<I", len(fmt)) + fmt + b"data" + struct.pack("<I", len(data)) + data
+    path.write_bytes(b"RIFF" + struct.pack("<I", len(body)) + body)
+    return path
+
+
+def test_nan_and_infinite_samples_are_read_as_silence_and_full_scale_without_a_warning(tmp_path: Path) -> None:
+    signal = _sine(22050)
+    signal[100:200], signal[5000] = np.nan, np.inf
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # numpy's "invalid value encountered in cast" was printed
+        samples = read_wav(_float_wav(tmp_path / "nan.wav", signal, 22050))
+    assert samples.dtype == np.int16 and abs(len(samples) - SAMPLE_RATE // 2) <= 2
+    assert abs(_peak_frequency(samples) - 440.0) < 5.0
+
+
+@pytest.mark.parametrize("rate", [4_294_967_295, 400_000, 999])
+def test_a_sample_rate_no_sound_card_records_at_is_refused(tmp_path: Path, rate: int) -> None:
+    path = _float_wav(tmp_path / "rate.wav", _sine(16000, seconds=0.1), rate)
+    with pytest.raises(AudioFileError, match=f"{rate} Hz.*give 1,000 to 384,000 Hz"):
+        read_wav(path)
+
+
+def test_a_file_is_read_in_blocks_as_it_would_be_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(audio, "_BLOCK_BYTES", 65_536 + 3)  # not a whole number of frames
+    signal = _sine(48000, seconds=5.0) * np.linspace(0.1, 1.0, 48000 * 5)
+    path = _write_pcm(tmp_path / "long.wav", signal, 48000, 2, 2)
+    assert path.stat().st_size > 10 * audio._BLOCK_BYTES
+    samples = read_wav(path)
+    with wave.open(str(path)) as whole:
+        frames = np.frombuffer(whole.readframes(whole.getnframes()), dtype="<i2").reshape(-1, 2)
+    expected = audio.to_pcm16k(frames.astype(np.float32) / 32768.0, 48000)
+    assert abs(len(samples) - len(expected)) <= 2
+    common = min(len(samples), len(expected))
+    assert np.max(np.abs(samples[:common].astype(int) - expected[:common])) <= 2  # the same, to rounding
 
 
 def test_missing_file_is_a_clear_error(tmp_path: Path) -> None:

@@ -19,9 +19,11 @@ import argparse
 import math
 import re
 from collections.abc import Callable
+from pathlib import Path
 
 from voice_earl.keep.storage_values import MAX_SERIES_ID, MIN_SERIES_ID
 from voice_earl.names import is_printable_name
+from voice_earl.paths import path_problem, shown_path
 
 _WHOLE = re.compile(r"[+-]?[0-9]+")
 _DECIMAL = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
@@ -93,6 +95,19 @@ def player_name(text: str) -> str:
     if not is_printable_name(cleaned):
         raise argparse.ArgumentTypeError(f"{text!r} is not a name: give a name with letters in it, such as Ann")
     return cleaned
+
+
+def path_text(text: str) -> str:
+    """A file or folder name as typed, refused when no system could open it (too long, a NUL in it)."""
+    problem = path_problem(text)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(f"{shown_path(text)!r}: {problem}")
+    return text
+
+
+def file_path(text: str) -> Path:
+    """:func:`path_text`, as a path."""
+    return Path(path_text(text))
 
 
 SEED = whole_number(0, MAX_SEED)

@@ -6,7 +6,7 @@ import argparse
 import secrets
 import sys
 
-from voice_earl.commands.arguments import SEED, probability, whole_number
+from voice_earl.commands.arguments import SEED, path_text, probability, whole_number
 from voice_earl.commands.table_options import add_judge_options
 from voice_earl.game.rules import PROFILES
 
@@ -30,7 +30,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="chance that a bot says the wrong line on purpose")
     parser.add_argument("--speak", action="store_true", help="let the narrator speak too (needs a sound card)")
     parser.add_argument("--recognizer", choices=("auto", "vosk", "pocketsphinx"), default=None)
-    parser.add_argument("--model", default=None, help="path to a vosk model directory")
+    parser.add_argument("--model", type=path_text, default=None, help="path to a vosk model directory")
     add_judge_options(parser)
     parser.add_argument("--strictness", choices=("lenient", "normal", "strict"), default="normal")
 

@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from voice_earl.commands.arguments import SEED, device, whole_number
+from voice_earl.commands.arguments import SEED, device, path_text, whole_number
 from voice_earl.commands.table_options import add_judge_options, add_language_option
 from voice_earl.commands.wrapping import print_wrapped
 from voice_earl.keep.chant_files import chant_set
@@ -33,11 +33,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rounds", type=whole_number(0, 10_000), default=10,
                         help="how many prompts (0: until you quit)")
     parser.add_argument("--typed", action="store_true", help="type the lines instead of saying them")
-    parser.add_argument("--chant", default=None, help="earl (default), snip-snap-snorum, or a .toml file")
+    parser.add_argument("--chant", type=path_text, default=None,
+                        help="earl (default), snip-snap-snorum, or a .toml file")
     parser.add_argument("--strictness", choices=[s.value for s in Strictness], default=None)
     parser.add_argument("--seed", type=SEED, default=None)
     parser.add_argument("--recognizer", choices=("auto", "vosk", "pocketsphinx"), default=None)
-    parser.add_argument("--model", default=None, help="path to a vosk model directory")
+    parser.add_argument("--model", type=path_text, default=None, help="path to a vosk model directory")
     add_judge_options(parser)
     parser.add_argument("--device", type=device, default=None, help="microphone: name or index")
     parser.add_argument("--keep-audio", action="store_true", help="keep a WAV of each line you say")
@@ -76,13 +77,18 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _voice_or_typing(args: argparse.Namespace, stack: contextlib.ExitStack[bool | None]) -> DrillRecital | None:
-    """The microphone when it can start; otherwise say why and take typed lines."""
+    """The microphone when it can start; otherwise say why and take typed lines (at a terminal, if the
+    player agrees: declined, the drill stops with exit status 1)."""
     from voice_earl.errors import VoiceEarlError
+    from voice_earl.i18n import _
+    from voice_earl.table.play_modes import ask_yes
 
     try:
         return stack.enter_context(voice_recital(args))
     except VoiceEarlError as error:
         print(f"voice-earl: {error}", file=sys.stderr)
+        if sys.stdin.isatty() and not ask_yes(_("Type the lines instead? [Y/n] ")):
+            raise VoiceEarlError(_("stopped: without a microphone, type the lines (--typed)")) from None
         print("voice-earl: type the lines instead (--typed)", file=sys.stderr)
         return None
 

@@ -11,9 +11,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from voice_earl.commands.arguments import device
+from voice_earl.commands.arguments import device, file_path, path_text, whole_number
 from voice_earl.commands.table_options import add_judge_options
 from voice_earl.errors import UsageError, VoiceEarlError
+from voice_earl.paths import path_problem
 
 MAX_MANIFEST_BYTES = 10 * 1000 * 1000
 
@@ -27,21 +28,22 @@ if TYPE_CHECKING:
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("files", nargs="*", type=Path, metavar="FILE.wav", help="recordings, one formula each")
+    parser.add_argument("files", nargs="*", type=file_path, metavar="FILE.wav", help="recordings, one formula each")
     parser.add_argument(
         "--manifest",
-        type=Path,
+        type=file_path,
         metavar="LIST.jsonl",
         help='one JSON object a line: {"path": ..., "position": P, "rank": R} or "ranks": [...]',
     )
     parser.add_argument("--mic", action="store_true", help="listen live and print a verdict for each formula")
     parser.add_argument("--device", type=device, metavar="NAME|INDEX", help="the microphone (default: the system's)")
-    parser.add_argument("--position", type=int, choices=(1, 2, 3, 4), help="the position due (1 = the lead)")
+    parser.add_argument("--position", type=whole_number(1, 4), help="the position due (1 = the lead)")
     parser.add_argument("--rank", help="the rank due (at a lead: the only rank open)")
     parser.add_argument("--ranks", metavar="R,R,...", help="at a lead: the ranks the player may lead (default all)")
-    parser.add_argument("--chant", default="earl", help="chant set: earl, snip-snap-snorum or a .toml file")
+    parser.add_argument("--chant", type=path_text, default="earl",
+                        help="chant set: earl, snip-snap-snorum or a .toml file")
     parser.add_argument("--recognizer", default="auto", choices=("auto", "vosk", "pocketsphinx"))
-    parser.add_argument("--model", type=Path, metavar="PATH", help="the vosk model directory")
+    parser.add_argument("--model", type=file_path, metavar="PATH", help="the vosk model directory")
     add_judge_options(parser)
     parser.add_argument("--strictness", default="normal", choices=("lenient", "normal", "strict"))
     parser.add_argument(
@@ -100,7 +102,7 @@ def _context(position: int, rank: str | None, ranks: str | None, chant: ChantSet
 
     if rank is not None and ranks is not None:
         raise UsageError("give --rank or --ranks, not both")
-    names = [rank] if rank is not None else [r for r in (ranks or "").split(",") if r.strip()]
+    names = [rank] if rank is not None else _rank_list(ranks)
     chosen: tuple[Rank, ...] = tuple(_parse_rank(name) for name in names)
     if not chosen:
         if position != 1:
@@ -109,6 +111,16 @@ def _context(position: int, rank: str | None, ranks: str | None, chant: ChantSet
     if position != 1 and len(chosen) != 1:
         raise UsageError(f"position {position} follows one rank: give --rank R, not several")
     return ListenContext(position, chosen, chant)
+
+
+def _rank_list(ranks: str | None) -> list[str]:
+    """The ranks of ``--ranks Q,K`` (none given: []); an empty one (``''``, ``Q,,K``) is refused."""
+    if ranks is None:
+        return []
+    names = [name.strip() for name in ranks.split(",")]
+    if not all(names):
+        raise UsageError(f"--ranks {ranks!r}: give ranks separated by commas, such as Q,K,7")
+    return names
 
 
 def _parse_rank(name: str) -> Rank:
@@ -128,13 +140,13 @@ def _manifest_jobs(path: Path, chant: ChantSet) -> Iterator[_Job]:
             continue
         if not line.strip():
             continue
-        try:
-            entry = json.loads(line)
-        except json.JSONDecodeError:
-            yield _Job(f"{path}:{number}", None, "not a JSON object")
+        entry, why_not = _json_entry(line)
+        if entry is None:
+            yield _Job(f"{path}:{number}", None, why_not)
             continue
-        if not isinstance(entry, dict) or not isinstance(entry.get("path"), str):
-            yield _Job(f"{path}:{number}", None, 'each line needs a "path"')
+        problem = path_problem(entry["path"])
+        if problem is not None:
+            yield _Job(f"{path}:{number}", None, f'"path": {problem}')
             continue
         target = Path(entry["path"])
         shown = str(target if target.is_absolute() else path.parent / target)
@@ -142,12 +154,27 @@ def _manifest_jobs(path: Path, chant: ChantSet) -> Iterator[_Job]:
             ranks = entry.get("ranks")
             position = entry.get("position")
             if not isinstance(position, int) or isinstance(position, bool) or position not in (1, 2, 3, 4):
-                raise UsageError(f'"position" must be 1-4, not {json.dumps(position)}')
+                raise UsageError(f'"position" must be 1-4, not {json.dumps(position)[:20]}')
             rank_list = ",".join(str(r) for r in ranks) if isinstance(ranks, list) else None
             rank = entry.get("rank")
             yield _Job(shown, _context(position, None if rank is None else str(rank), rank_list, chant))
         except (VoiceEarlError, ValueError) as error:
             yield _Job(shown, None, str(error))
+
+
+def _json_entry(line: str) -> tuple[dict[str, Any] | None, str]:
+    """A manifest line's object, or None and why not. Whatever a line holds, it is its own error."""
+    try:
+        entry = json.loads(line)
+    except json.JSONDecodeError:
+        return None, "not a JSON object"
+    except RecursionError:
+        return None, "not a manifest entry: nested too deeply"
+    except ValueError:  # Python reads no number of more than 4,300 digits
+        return None, "not a manifest entry: it holds a number too long to read"
+    if not isinstance(entry, dict) or not isinstance(entry.get("path"), str):
+        return None, 'each line needs a "path"'
+    return entry, ""
 
 
 def _manifest_lines(path: Path) -> Iterator[tuple[int, str | None]]:

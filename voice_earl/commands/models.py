@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from voice_earl.commands.arguments import file_path, path_text
 from voice_earl.errors import UsageError, VoiceEarlError
 
 if TYPE_CHECKING:
@@ -37,7 +38,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="check that a directory is a usable vosk model",
         description="Check a directory against the official vosk model layout.",
     )
-    check.add_argument("path", type=Path, help="the model directory")
+    check.add_argument("path", type=file_path, help="the model directory")
 
     fetch = actions.add_parser(
         "fetch",
@@ -50,7 +51,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
             "otherwise its computed checksum is shown for you to compare."
         ),
     )
-    fetch.add_argument("name", nargs="?", default=_DEFAULT_NAME, help=f"model name (default {_DEFAULT_NAME})")
+    fetch.add_argument("name", nargs="?", type=path_text, default=_DEFAULT_NAME,
+                       help=f"model name (default {_DEFAULT_NAME})")
     fetch.add_argument("--url", help="download from this address instead of the official one")
     fetch.add_argument("--sha256", metavar="HEX", help="the archive's expected SHA-256 checksum")
     _add_install_options(fetch)
@@ -60,14 +62,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="install a model from a .zip downloaded by hand",
         description="Install a vosk model from a local .zip, with the same checks as 'fetch'.",
     )
-    install.add_argument("archive", type=Path, metavar="FILE.zip", help="the downloaded model archive")
-    install.add_argument("--name", help="install under this name (default: the archive's top folder)")
+    install.add_argument("archive", type=file_path, metavar="FILE.zip", help="the downloaded model archive")
+    install.add_argument("--name", type=path_text, help="install under this name (default: the archive's top folder)")
     install.add_argument("--sha256", metavar="HEX", help="the archive's expected SHA-256 checksum")
     _add_install_options(install)
 
 
 def _add_install_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--dest", type=Path, metavar="DIR", help="install into DIR (default: user data dir)")
+    parser.add_argument("--dest", type=file_path, metavar="DIR", help="install into DIR (default: user data dir)")
     parser.add_argument("--force", action="store_true", help="replace the model if it is already installed")
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 import secrets
 import sys
 from typing import cast
@@ -56,10 +57,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def _port(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
+    if not re.fullmatch(r"\s*[0-9]{1,10}\s*", text):  # int() would take "٣" and "8_000"
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number (write it with the digits 0-9)")
+    value = int(text)
     if not 0 <= value <= 65535:
         raise argparse.ArgumentTypeError(f"a port is 0-65535, not {value}")
     return value

@@ -15,9 +15,11 @@ from voice_earl.game.simulate import NAMES, SimulationResult, SimulationSettings
 
 
 def _strategies(text: str) -> tuple[str, ...]:
-    names = tuple(name.strip() for name in text.split(",") if name.strip())
+    names = tuple(name.strip() for name in text.split(","))
     unknown = [name for name in names if name not in STRATEGIES]
-    if not names or unknown:
+    if not all(names):
+        raise argparse.ArgumentTypeError(f"{text!r}: give strategies separated by commas, such as most,fewest")
+    if unknown:
         raise argparse.ArgumentTypeError(
             f"unknown strategy {', '.join(unknown) or text!r}: use a comma list of {', '.join(STRATEGIES)}"
         )

@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from voice_earl.commands.arguments import whole_number
+from voice_earl.commands.arguments import file_path, whole_number
 from voice_earl.errors import UsageError, VoiceEarlError
 
 if TYPE_CHECKING:
@@ -37,7 +37,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def _picture_file(text: str) -> Path:
     """Where --plot writes: a file in a folder that exists; with no extension, a PNG of that name."""
-    path = Path(text)
+    path = file_path(text)
     if not text.strip() or path.is_dir():
         raise argparse.ArgumentTypeError(f"{text!r} is a folder: give a file name, such as {path / 'stats.png'}")
     if not path.parent.is_dir():

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import argparse
 
-from voice_earl.commands.arguments import MAX_DEALS, MAX_STACK, SEED, device, seconds, whole_number
+from voice_earl.commands.arguments import MAX_DEALS, MAX_STACK, SEED, device, path_text, seconds, whole_number
 from voice_earl.errors import UsageError
 from voice_earl.game.chants import ChantSet
 from voice_earl.game.rules import PROFILES, MatchEnd, RulesProfile, Scoring, profile_by_name
 from voice_earl.i18n import DEFAULT_LANGUAGE, LANGUAGES, set_language
 from voice_earl.keep.chant_files import chant_set
+from voice_earl.keep.config import MAX_RATE, MIN_RATE
 
 
 def add_rules_options(parser: argparse.ArgumentParser) -> None:
@@ -17,7 +18,7 @@ def add_rules_options(parser: argparse.ArgumentParser) -> None:
     rules.add_argument("--profile", choices=sorted(PROFILES), default=None,
                        help="hoyle (default: 3-6 players, notional settlement, 6 deals) or parlour")
     rules.add_argument("--deals", type=whole_number(1, MAX_DEALS), default=None, help="deals in the series (hoyle: 6)")
-    rules.add_argument("--chant", default=None, metavar="SET",
+    rules.add_argument("--chant", type=path_text, default=None, metavar="SET",
                        help="earl (default), snip-snap-snorum, or a .toml file with your own wording")
     rules.add_argument("--open-hands", action="store_true", help="show every hand (virtual deck)")
     rules.add_argument("--scoring", choices=[s.value for s in Scoring], default=None,
@@ -37,9 +38,10 @@ def add_voice_options(parser: argparse.ArgumentParser, *, silent: bool = True) -
     voice.add_argument("--no-voice", action="store_true", help="the narrator prints instead of speaking")
     voice.add_argument("--verbosity", choices=("quiet", "normal", "chatty"), default=None)
     voice.add_argument("--voice", default=None, help="narrator voice (see `voice-earl doctor`)")
-    voice.add_argument("--rate", type=int, default=None, help="narrator speed, words per minute")
+    voice.add_argument("--rate", type=whole_number(MIN_RATE, MAX_RATE), default=None,
+                       help="narrator speed, words per minute")
     voice.add_argument("--recognizer", choices=("auto", "vosk", "pocketsphinx"), default=None)
-    voice.add_argument("--model", default=None, help="path to a vosk model directory")
+    voice.add_argument("--model", type=path_text, default=None, help="path to a vosk model directory")
     add_judge_options(voice)
     voice.add_argument("--device", type=device, default=None, help="microphone: name or index")
     voice.add_argument("--strictness", choices=("lenient", "normal", "strict"), default=None)
@@ -54,7 +56,7 @@ def add_voice_options(parser: argparse.ArgumentParser, *, silent: bool = True) -
 
 
 def add_judge_options(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
-    parser.add_argument("--judge-model", default=None, metavar="PATH",
+    parser.add_argument("--judge-model", type=path_text, default=None, metavar="PATH",
                         help="the whisper model of the listener's judge (default: found like the vosk model)")
     parser.add_argument("--no-judge", action="store_true",
                         help="listen with the first pass alone (faster to start; table talk may move the game)")

@@ -13,7 +13,7 @@ from voice_earl.errors import UsageError
 from voice_earl.game.chants import BUILTIN, ChantSet
 from voice_earl.listening.context import PASS_WORDS, SPOKEN_COMMANDS
 from voice_earl.listening.text import template_words
-from voice_earl.paths import UnreadableFile, read_regular_file
+from voice_earl.paths import UnreadableFile, path_problem, read_regular_file, shown_path
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -29,6 +29,9 @@ def chant_set(name_or_path: str) -> ChantSet:
     """A built-in chant set by name, or a custom one from a TOML file path."""
     if name_or_path in BUILTIN:
         return BUILTIN[name_or_path]
+    problem = path_problem(name_or_path)
+    if problem is not None:
+        raise UsageError(f"{shown_path(name_or_path)!r} is no chant set nor a chant file: {problem}")
     path = Path(name_or_path)
     if path.suffix == ".toml" or path.exists():
         return load_chant_file(path)

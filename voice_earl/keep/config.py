@@ -29,7 +29,7 @@ from voice_earl.errors import UsageError, VoiceEarlError
 from voice_earl.keep.chant_files import chant_set
 from voice_earl.keep.toml_text import toml_value
 from voice_earl.names import is_printable_name
-from voice_earl.paths import config_dir
+from voice_earl.paths import config_dir, path_problem, shown_path
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -141,7 +141,11 @@ def _chant(value: object) -> object:
 def _model(value: object) -> object:
     if not isinstance(value, str | Path) or not str(value).strip():
         raise InvalidValue("allowed: the path of a model directory")
-    path = Path(os.path.expanduser(str(value).strip()))
+    text = os.path.expanduser(str(value).strip())
+    problem = path_problem(text)
+    if problem is not None:
+        raise InvalidValue(f"allowed: the path of a model directory ({shown_path(text)!r}: {problem})")
+    path = Path(text)
     if not path.is_dir():
         raise InvalidValue("allowed: the path of an existing model directory")
     return path
@@ -222,7 +226,10 @@ def unknown_key_message(name: str) -> str:
 
 
 def invalid_value_message(key: str, value: object, error: InvalidValue) -> str:
-    return f"invalid value for {key}: {toml_value(value)} ({error})"
+    shown = toml_value(value)
+    if len(shown) > 80:  # a value of thousands of characters would fill the screen
+        shown = shown[:70] + "…" + shown[-5:]
+    return f"invalid value for {key}: {shown} ({error})"
 
 
 def parse_value(key: Key, value: object) -> object:

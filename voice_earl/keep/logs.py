@@ -33,7 +33,8 @@ class QuietFileHandler(logging.handlers.RotatingFileHandler):
 
 
 def configure_logging(verbose: bool = False) -> None:
-    """Send the package's log records to the log file (and to stderr with ``-v``)."""
+    """Send the package's log records, and every library's warnings, to the log file (and to stderr with
+    ``-v``)."""
     root = logging.getLogger("voice_earl")
     root.setLevel(logging.DEBUG)
     root.propagate = False
@@ -53,3 +54,20 @@ def configure_logging(verbose: bool = False) -> None:
         stream = logging.StreamHandler(sys.stderr)
         stream.setFormatter(formatter)
         root.addHandler(stream)
+    route_libraries(list(root.handlers))
+
+
+_routed: list[logging.Handler] = []  # the handlers route_libraries put on the root logger
+
+
+def route_libraries(handlers: list[logging.Handler]) -> None:
+    """Send the warnings of every other library (aiohttp, asyncio, ...) where the game's own log
+    goes. With no handler of its own, the root logger would pass them to Python's last resort,
+    which prints them over the game's screen. Handlers others put there (pytest's) stay."""
+    top = logging.getLogger()
+    for handler in _routed:
+        top.removeHandler(handler)
+    _routed[:] = handlers
+    for handler in handlers:
+        top.addHandler(handler)
+    top.setLevel(logging.WARNING)

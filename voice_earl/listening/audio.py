@@ -14,6 +14,7 @@ resampler (soxr), so the rest of the package sees one format.
 from __future__ import annotations
 
 import logging
+import os
 import queue
 import struct
 import time
@@ -27,7 +28,7 @@ import numpy as np
 import numpy.typing as npt
 
 from voice_earl.errors import VoiceEarlError
-from voice_earl.paths import UnreadableFile, read_regular_file
+from voice_earl.paths import UnreadableFile, open_regular_file
 
 logger = logging.getLogger(__name__)
 
@@ -42,6 +43,10 @@ SILENT_MODE_HINT = "or play without a microphone: voice-earl play --silent"
 # A WAV holds one formula: a few seconds. These bounds keep a wrong file from filling the memory.
 MAX_WAV_BYTES = 100 * 1000 * 1000
 MAX_WAV_SECONDS = 300
+MIN_WAV_RATE = 1000
+MAX_WAV_RATE = 384_000  # the highest rate sound cards record at; a header claiming more is damaged
+_MAX_CHUNKS = 1000  # a WAV has a handful; a file of a million tiny chunks is not one
+_BLOCK_BYTES = 4 * 1024 * 1024  # of the file's samples, decoded at a time
 
 
 class AudioFileError(VoiceEarlError):
@@ -76,52 +81,100 @@ class AudioChunk:
 
 
 def read_wav(path: Path) -> Pcm16:
-    """Read any PCM or float WAV file as 16 kHz mono int16 samples; a file that cannot be is an AudioFileError."""
+    """Read any PCM or float WAV file as 16 kHz mono int16 samples; a file that cannot be is an AudioFileError.
+
+    The samples are read, converted and resampled a block at a time: a 100 MB file never has a
+    floating-point copy of itself in memory, only its 16 kHz result (at most 300 s: 9.6 MB)."""
     try:
-        data = read_regular_file(path, MAX_WAV_BYTES)
+        with open_regular_file(path, MAX_WAV_BYTES) as (descriptor, size):
+            layout = _wav_layout(path, descriptor, size)
+            return _decode_blocks(descriptor, layout)
     except UnreadableFile as error:
         raise AudioFileError(str(error)) from None
-    try:
-        rate, samples = _decode_wav(path, data)
-        return to_pcm16k(samples, rate)
+    except OSError as error:
+        raise AudioFileError(f"{path}: cannot read it ({error.strerror or error})") from None
     except (ValueError, struct.error, MemoryError) as error:  # whatever the layout claims, one line per file
         raise AudioFileError(f"{path}: cannot decode this WAV file ({error})") from None
 
 
-def _decode_wav(path: Path, data: bytes) -> tuple[int, npt.NDArray[np.float32]]:
-    """Parse a RIFF/WAVE file: (sample rate, float32 samples shaped frames x channels, in -1..1)."""
-    if len(data) < 12 or data[:4] != b"RIFF" or data[8:12] != b"WAVE":
+@dataclass(frozen=True)
+class _WavLayout:
+    tag: int  # _PCM or _IEEE_FLOAT
+    channels: int
+    rate: int
+    width: int  # bytes a sample
+    offset: int  # where the samples start in the file
+    size: int  # bytes of whole frames
+
+
+def _wav_layout(path: Path, descriptor: int, size: int) -> _WavLayout:
+    """Parse a RIFF/WAVE file's header: where its samples are and how they are laid out."""
+    head = os.pread(descriptor, 12, 0)
+    if len(head) < 12 or head[:4] != b"RIFF" or head[8:12] != b"WAVE":
         raise AudioFileError(f"{path}: not a WAV file (record or convert it to .wav)")
-    chunks = dict(_riff_chunks(data))
-    fmt, frames = chunks.get(b"fmt "), chunks.get(b"data")
-    if fmt is None or frames is None or len(fmt) < 16:
+    chunks = dict(_riff_chunks(descriptor, size))
+    fmt_at, data_at = chunks.get(b"fmt "), chunks.get(b"data")
+    fmt = os.pread(descriptor, min(fmt_at[1], 64), fmt_at[0]) if fmt_at is not None else b""
+    if data_at is None or len(fmt) < 16:
         raise AudioFileError(f"{path}: damaged WAV file (no format or data chunk)")
     tag, channels, rate, _byte_rate, _align, bits = struct.unpack("<HHIIHH", fmt[:16])
     if tag == _EXTENSIBLE and len(fmt) >= 26:
         tag = struct.unpack("<H", fmt[24:26])[0]
-    if channels < 1 or rate < 1000 or bits not in (8, 16, 24, 32, 64):
-        raise AudioFileError(f"{path}: unsupported WAV layout ({channels} channels, {rate} Hz, {bits}-bit)")
+    if channels < 1 or not MIN_WAV_RATE <= rate <= MAX_WAV_RATE or bits not in (8, 16, 24, 32, 64):
+        raise AudioFileError(f"{path}: unsupported WAV layout ({channels} channels, {rate} Hz, {bits}-bit); "
+                             f"give {MIN_WAV_RATE:,} to {MAX_WAV_RATE:,} Hz, 8 to 64-bit")
     width = bits // 8
-    if len(frames) / (width * channels * rate) > MAX_WAV_SECONDS:
-        raise AudioFileError(f"{path}: longer than {MAX_WAV_SECONDS // 60} minutes; give a recording of one formula")
-    usable = len(frames) - len(frames) % (width * channels)
-    raw = frames[:usable]
-    if tag == _PCM:
-        samples = _pcm_to_float(raw, width)
-    elif tag == _IEEE_FLOAT and width in (4, 8):
-        samples = np.frombuffer(raw, dtype="<f4" if width == 4 else "<f8").astype(np.float32)
-    else:
+    if not (tag == _PCM or (tag == _IEEE_FLOAT and width in (4, 8))):
         raise AudioFileError(f"{path}: unsupported WAV encoding (format {tag}); use PCM or float WAV")
-    return rate, samples.reshape(-1, channels)
+    offset, length = data_at
+    if length / (width * channels * rate) > MAX_WAV_SECONDS:
+        raise AudioFileError(f"{path}: longer than {MAX_WAV_SECONDS // 60} minutes; give a recording of one formula")
+    return _WavLayout(tag, channels, rate, width, offset, length - length % (width * channels))
 
 
-def _riff_chunks(data: bytes) -> Iterator[tuple[bytes, bytes]]:
+def _riff_chunks(descriptor: int, size: int) -> Iterator[tuple[bytes, tuple[int, int]]]:
+    """Each chunk's id, with where its content starts and how much of it the file holds."""
     offset = 12
-    while offset + 8 <= len(data):
-        chunk_id = data[offset : offset + 4]
-        (size,) = struct.unpack("<I", data[offset + 4 : offset + 8])
-        yield chunk_id, data[offset + 8 : offset + 8 + size]
-        offset += 8 + size + (size & 1)  # chunks are word aligned
+    for _ in range(_MAX_CHUNKS):
+        header = os.pread(descriptor, 8, offset)
+        if len(header) < 8:
+            return
+        (length,) = struct.unpack("<I", header[4:])
+        yield header[:4], (offset + 8, max(0, min(length, size - offset - 8)))
+        offset += 8 + length + (length & 1)  # chunks are word aligned
+
+
+def _decode_blocks(descriptor: int, layout: _WavLayout) -> Pcm16:
+    """The samples as 16 kHz mono int16, read and converted a block at a time."""
+    import soxr
+
+    frame = layout.width * layout.channels
+    block = max(frame, _BLOCK_BYTES - _BLOCK_BYTES % frame)
+    resampler = soxr.ResampleStream(layout.rate, SAMPLE_RATE, 1, dtype="float32", quality="HQ")
+    pieces: list[npt.NDArray[np.float32]] = []
+    for start in range(0, layout.size, block):
+        raw = os.pread(descriptor, min(block, layout.size - start), layout.offset + start)
+        raw = raw[: len(raw) - len(raw) % frame]  # the file may have shrunk since
+        if layout.tag == _PCM:
+            samples = _pcm_to_float(raw, layout.width)
+        else:
+            samples = np.frombuffer(raw, dtype="<f4" if layout.width == 4 else "<f8").astype(np.float32)
+        mono = _finite(samples.reshape(-1, layout.channels).mean(axis=1, dtype=np.float32))
+        pieces.append(mono if layout.rate == SAMPLE_RATE else resampler.resample_chunk(mono))
+        if len(raw) < block:
+            break
+    if layout.rate != SAMPLE_RATE:
+        pieces.append(resampler.resample_chunk(np.zeros(0, dtype=np.float32), last=True))
+    return _to_int16(np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.float32))
+
+
+def _finite(samples: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+    """NaN as silence, infinities as full scale: a float WAV may hold them, and they would spread."""
+    return np.nan_to_num(samples, nan=0.0, posinf=1.0, neginf=-1.0)
+
+
+def _to_int16(floats: npt.NDArray[np.float32]) -> Pcm16:
+    return np.asarray(np.clip(np.round(floats * 32767.0), -32768, 32767), dtype=np.int16)
 
 
 def _pcm_to_float(raw: bytes, width: int) -> npt.NDArray[np.float32]:
@@ -148,10 +201,10 @@ def to_pcm16k(samples: npt.NDArray[Any], rate: int) -> Pcm16:
     floats = samples.astype(np.float32)
     if samples.dtype == np.int16:
         floats /= 32768.0
-    mono = floats.mean(axis=1) if floats.ndim == 2 else floats
+    mono = _finite(floats.mean(axis=1) if floats.ndim == 2 else floats)
     if rate != SAMPLE_RATE and len(mono):
         mono = soxr.resample(mono, rate, SAMPLE_RATE, quality="HQ")
-    return np.asarray(np.clip(np.round(mono * 32767.0), -32768, 32767), dtype=np.int16)
+    return _to_int16(mono)
 
 
 def pcm_chunks(samples: Pcm16, chunk_ms: int = 40) -> Iterator[bytes]:

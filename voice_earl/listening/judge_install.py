@@ -49,10 +49,10 @@ def fetch_judge_model(
 ) -> Path:
     """Download whisper-tiny.en file by file (from ``url``, a folder address ending in "/", when
     given: a mirror must serve the very same files) and install it under ``dest_dir``."""
-    base = url or OFFICIAL_JUDGE_URL
+    base = OFFICIAL_JUDGE_URL if url is None else url  # an empty --url is refused, not ignored
+    check_url(base, checksum_known=True)
     base = base if base.endswith("/") else f"{base}/"
     pinned = dict(pins or PINNED_JUDGE_FILES)
-    check_url(base, checksum_known=True)
     target = (dest_dir or paths.user_models_dir()) / JUDGE_MODEL
     if (target.exists() or target.is_symlink()) and not force:
         if not judge_model_problems(target):

@@ -76,7 +76,7 @@ def fetch_model(
     expected_sha = pinned.sha256 if pinned else _normalized_sha256(sha256) if sha256 is not None else None
     if pinned and size is None:
         size = pinned.size
-    source_url = url or official_model_url(name)
+    source_url = official_model_url(name) if url is None else url  # an empty --url is refused, not ignored
     check_url(source_url, checksum_known=expected_sha is not None)
     target = (dest_dir or paths.user_models_dir()) / name
     _refuse_existing(target, force)

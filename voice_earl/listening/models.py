@@ -20,6 +20,7 @@ from pathlib import Path
 
 from voice_earl import paths
 from voice_earl.errors import VoiceEarlError
+from voice_earl.paths import path_problem, shown_path
 
 logger = logging.getLogger(__name__)
 
@@ -97,6 +98,9 @@ class InstallReceipt:
 
 def check_model_layout(path: Path) -> ModelLayout:
     """Check ``path`` against the official vosk layout; never raises for a bad model."""
+    problem = path_problem(str(path))
+    if problem is not None:  # the system would refuse to look: "File name too long"
+        return _unusable(path, problem)
     if not path.exists():
         return _unusable(path, "does not exist")
     if not path.is_dir():
@@ -183,7 +187,7 @@ def _require_model(path: Path, source: str) -> Path:
     layout = check_model_layout(path)
     if not layout.valid:
         raise VoiceEarlError(
-            f"{source} {path} is not a usable vosk model: {'; '.join(layout.problems)} "
+            f"{source} {shown_path(path)} is not a usable vosk model: {'; '.join(layout.problems)} "
             f"(see 'voice-earl models list', or fetch one with 'voice-earl models fetch')"
         )
     return path

@@ -26,8 +26,9 @@ SLOT = "{rank}"
 # Recognizer markers: vosk "[unk]", pocketsphinx "<unk>", "<sil>", "[NOISE]", "++NOISE++".
 _NOISE = re.compile(r"\[[^\]]*\]|<[^>]*>|\+\+[^+\s]*\+\+")
 # pocketsphinx marks alternative pronunciations as "the(2)".
-_ALT_PRONUNCIATION = re.compile(r"(?<=\w)\(\d+\)")
-_NUMBER = re.compile(r"(?<![\w])(\d+)(s?)(?![\w])")
+_ALT_PRONUNCIATION = re.compile(r"(?<=\w)\([0-9]+\)")
+# Numbers in ASCII digits only, as everywhere ("٣" is no 3), and short ones: int() takes 4,300 digits at most.
+_NUMBER = re.compile(r"(?<![\w])([0-9]{1,9})(s?)(?![\w])")
 _CONTRACTED_IS = re.compile(r"\b(there|here|that|it|what|where|who)'s\b")
 _SPLIT_THERES = re.compile(r"\btheres\b|\bthere s\b")
 _NOT_A_WORD_CHAR = re.compile(r"[^\w\s]|_")

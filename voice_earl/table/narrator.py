@@ -309,8 +309,9 @@ class Narrator:
 
     def _open_output(self, output: AudioOutput | None, device: int | str | None) -> AudioOutput | None:
         try:
+            # An unknown voice is the user's to fix, with a sound device or without: UnknownVoice propagates.
+            speech.check_voice(self.voice)
             chosen = output if output is not None else open_output(device)
-            speech.check_voice(self.voice)  # an unknown voice is the user's to fix: UnknownVoice propagates
         except (OutputUnavailable, speech_synth.SpeechError) as error:
             self._notice(_("{problem}: announcements are printed only").format(problem=error))
             return None

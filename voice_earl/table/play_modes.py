@@ -66,7 +66,7 @@ def human_input(
             return voice, voice_keys, False
         except VoiceEarlError as error:
             if not offer_silent(str(error)):
-                raise
+                raise VoiceEarlError(_("stopped: without a microphone, play Silent Earl (--silent)")) from None
     source, keys = keyboard_input(sys.stdin, _complain)
     if isinstance(source, KeyPresses):
         # Keys stay unechoed and unbuffered for the whole game, so that none is drawn over the screen.
@@ -150,7 +150,16 @@ def offer_silent(problem: str) -> bool:
         print("voice-earl: " + _("playing Silent Earl instead (one command per line: play, pass, lead Q, undo, quit)"),
               file=sys.stderr)
         return True
-    answer = input(_("Play Silent Earl instead, with the keyboard? [Y/n] ")).strip().lower()
+    return ask_yes(_("Play Silent Earl instead, with the keyboard? [Y/n] "))
+
+
+def ask_yes(question: str) -> bool:
+    """Ask at the terminal; Enter or yes says yes, anything else (the end of input too) no."""
+    try:
+        answer = input(question).strip().lower()
+    except EOFError:
+        print(file=sys.stderr)
+        return False
     return answer in ("", "y", "yes", _("y"), _("yes"))
 
 

@@ -36,6 +36,7 @@ from aiohttp import WSMsgType, web
 from voice_earl.errors import UsageError
 from voice_earl.i18n import _
 from voice_earl.table.phones import pages, qr, wire
+from voice_earl.table.phones.doors import GuardedSite, handler_settings, make_doors, quiet_loop
 from voice_earl.table.phones.gate import TapAnswer, TurnGate
 from voice_earl.table.phones.network import url_host
 from voice_earl.table.phones.tokens import PhoneTokens
@@ -67,6 +68,9 @@ class Limits:
     request_burst: float = 60.0
     taps_per_second: float = 4.0  # a person taps far more slowly
     tap_burst: float = 8.0
+    connections_per_address: int = 32  # a phone's browser opens about 8 (see doors.py)
+    connections_in_all: int = 256  # at most (see doors.py): well under the usual 1,024 descriptors
+    header_timeout: float = 10.0  # seconds a connection may take to send a whole request, or stay idle
 
 
 DEFAULT_LIMITS = Limits()
@@ -200,6 +204,7 @@ class PhoneServer:
     def _serve(self, loop: asyncio.AbstractEventLoop, sock: socket.socket,
                ready: queue.SimpleQueue[BaseException | None]) -> None:
         asyncio.set_event_loop(loop)
+        quiet_loop(loop)
         try:
             loop.run_until_complete(self._setup(sock))
         except Exception as error:  # reported to the starting thread
@@ -222,9 +227,13 @@ class PhoneServer:
         app.router.add_get("/j/{token}", self._join)
         app.router.add_get("/j/{token}/{name}", self._join)
         app.on_response_prepare.append(_secure)
-        self._runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=1.0)
+        limits = self.limits
+        doors = make_doors(limits.connections_per_address, limits.connections_in_all, limits.header_timeout)
+        app.on_response_prepare.append(doors.on_response)
+        self._runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=1.0,
+                                     **handler_settings(doors.limits))
         await self._runner.setup()
-        await web.SockSite(self._runner, sock).start()
+        await GuardedSite(self._runner, sock, doors).start()
 
     async def _shutdown(self) -> None:
         """Send every phone the last state, then close its socket saying why."""
