@@ -168,8 +168,10 @@ def test_a_pass_is_taken_early_and_timed_from_the_real_end_of_speech(listener: L
     assert true_end is not None and utterance.speech_end == pytest.approx(true_end, abs=0.03)
     assert utterance.judge_started is not None and utterance.judge_started > true_end
     assert utterance.latency_ms == round((utterance.decided_at - utterance.speech_end) * 1000)
-    # Decided before the endpointer's window of trailing silence could have passed.
-    assert utterance.decided_at - true_end < listener.settings.end_window_s + utterance.judge_s + 0.1
+    # Decided before the endpointer's window of trailing silence could have passed (in audio heard:
+    # the clock adds how long this machine took), and once the judge was ready.
+    assert utterance.audio_s < true_end + listener.settings.end_window_s
+    assert utterance.decided_at >= utterance.judge_started + utterance.judge_s - 1e-6
 
 
 def test_a_speaker_who_goes_on_is_not_cut_short(listener: Listener, voice_dir: Path) -> None:
@@ -484,10 +486,9 @@ def test_what_is_heard_depends_on_the_audio_alone_not_on_how_fast_the_judge_runs
     slow_judge = SlowJudge(listener.judge, 0.4)
     slow, slow_verdict = hear(Listener(listener.recognizer, listener.settings, slow_judge), samples, KINGS_SECOND)  # type: ignore[arg-type]
     assert (slow.text, slow_verdict, slow.early) == (fast.text, fast_verdict, fast.early)
-    if fast.text:  # decided by a judge run: the slow one decides later
+    if fast.text:  # decided by a judge run: the slow one no sooner than that run's time after it began
         assert slow.judge_started is not None
         assert slow.decided_at >= slow.judge_started + slow_judge.delay_s
-        assert slow.decided_at > fast.decided_at
     settings = listener.settings
     if gap_s <= 0.05:
         assert fast_verdict is not Verdict.PASS, fast.text  # one sentence: "pass me the crisps"
