@@ -19,11 +19,12 @@ from listening_corpus import CHATTER, HUMAN_DIRS, degrade, framed, moved_the_gam
 
 from voice_earl.game.cards import RANKS, Rank
 from voice_earl.listening.audio import SAMPLE_RATE, Pcm16, pcm_chunks, read_wav
+from voice_earl.listening.candidates import Kind
 from voice_earl.listening.context import ListenContext
 from voice_earl.listening.judge_choice import JudgeResult
 from voice_earl.listening.judge_models import discover_judge_model
 from voice_earl.listening.listener import Listener, Utterance, judge_utterance
-from voice_earl.listening.speech_end import speech_end_s
+from voice_earl.listening.speech_end import speech_end_s, speech_start_s
 from voice_earl.listening.sphinx_recognizer import SphinxRecognizer
 from voice_earl.listening.verdicts import Verdict
 from voice_earl.listening.whisper_judge import WhisperJudge
@@ -168,8 +169,10 @@ def test_a_pass_is_taken_early_and_timed_from_the_real_end_of_speech(listener: L
     assert true_end is not None and utterance.speech_end == pytest.approx(true_end, abs=0.03)
     assert utterance.judge_started is not None and utterance.judge_started > true_end
     assert utterance.latency_ms == round((utterance.decided_at - utterance.speech_end) * 1000)
-    # Decided before the endpointer's window of trailing silence could have passed.
-    assert utterance.decided_at - true_end < listener.settings.end_window_s + utterance.judge_s + 0.1
+    # Decided before the endpointer's window of trailing silence could have passed (in audio heard:
+    # the clock adds how long this machine took), and once the judge was ready.
+    assert utterance.audio_s < true_end + listener.settings.end_window_s
+    assert utterance.decided_at >= utterance.judge_started + utterance.judge_s - 1e-6
 
 
 def test_a_speaker_who_goes_on_is_not_cut_short(listener: Listener, voice_dir: Path) -> None:
@@ -345,19 +348,35 @@ def test_over_table_talk_the_listener_takes_a_line_once_the_room_alone_went_on(
 
 
 class HeardOnceJudge(WatchedJudge):
-    """The real judge, but the first phrase it hears it never hears again, as happens in a loud room
-    when the audio that follows puts a line heard at one lull just under its floor."""
+    """The real judge, but the first line it hears it never hears again, as happens in a loud room
+    when the audio that follows puts a line heard at one lull just under its floor. (A pass heard
+    on the first syllables does not count: the line is what this is about.)"""
 
     def __init__(self, judge: WhisperJudge) -> None:
         super().__init__(judge)
-        self.first_heard = ""
+        self.first_line = ""
 
     def judge(self, samples: Pcm16, context: ListenContext, first_pass: str = "") -> JudgeResult:
         result = self.inner.judge(samples, context, first_pass)
-        if result.heard and result.phrase == self.first_heard:
+        if result.heard and result.phrase == self.first_line:
             return replace(result, phrase="", voice_stopped=False)
-        self.first_heard = self.first_heard or result.phrase
+        if result.best.candidate.kind is Kind.LINE:
+            self.first_line = self.first_line or result.phrase
         return result
+
+
+def went_on(voice_dir: Path, line: str, more: str) -> Pcm16:
+    """kdl saying ``line`` and going straight on with ``more`` (50 ms between). Said as one
+    sentence, festival pauses about 0.24 s before "and": just the quiet after which the listener
+    takes a line in a quiet room (``likely_end_s`` and ``confirm_s``), so whether that speaker
+    stopped is no test's to say."""
+    said = speak_kdl(line, voice_dir / f"kdl-{abs(hash(line))}.wav")
+    end = speech_end_s(said)
+    assert end is not None
+    rest = speak_kdl(more, voice_dir / f"kdl-{abs(hash(more))}.wav")
+    start = speech_start_s(rest) or 0.0
+    gap = np.zeros(round(0.05 * SAMPLE_RATE), np.int16)
+    return np.concatenate([said[: round(end * SAMPLE_RATE)], gap, rest[round(start * SAMPLE_RATE) :]])
 
 
 def test_a_line_dropped_when_the_room_got_loud_again_is_not_forgotten_when_later_runs_hear_nothing(
@@ -368,17 +387,20 @@ def test_a_line_dropped_when_the_room_got_loud_again_is_not_forgotten_when_later
     hear nothing. The line of a speaker who goes on is never taken so."""
     assert isinstance(listener.judge, WhisperJudge)
     outcomes: dict[str, list[tuple[Verdict, list[tuple[str, bool]]]]] = {}
-    for saying in ("There's as good as Seven can be", "There's as good as Seven can be and I have two more"):
-        draws, _true_end = talked_over(voice_dir, babble, saying, 8)
-        for samples in draws:
+    line = "There's as good as Seven can be"
+    for saying, said in ((line, speak_kdl(line, voice_dir / f"kdl-{abs(hash(line))}.wav")),
+                         ("... and I have two more", went_on(voice_dir, line, "and I have two more"))):
+        audio = framed(said)[0]
+        for samples in (degrade(audio, "babble 12 dB", babble, np.random.default_rng(seed)) for seed in range(8)):
             watched = HeardOnceJudge(listener.judge)
             _utterance, verdict = hear(Listener(listener.recognizer, listener.settings, watched), samples, SEVEN_LEAD)
             outcomes.setdefault(saying, []).append((verdict, watched.answers))
-    line = outcomes["There's as good as Seven can be"]
-    assert all(verdict is Verdict.CORRECT for verdict, _answers in line), line
-    assert sum(any(answer for _phrase, answer in answers) for _verdict, answers in line) >= 2, line
-    went_on = outcomes["There's as good as Seven can be and I have two more"]
-    assert not any(answer for _verdict, answers in went_on for _phrase, answer in answers), went_on
+    alone = outcomes[line]
+    assert all(verdict is Verdict.CORRECT for verdict, _answers in alone), alone
+    assert sum(any(answer for _phrase, answer in answers) for _verdict, answers in alone) >= 2, alone
+    went = outcomes["... and I have two more"]
+    assert sum(bool(answers) for _verdict, answers in went) >= 2, went  # asked, and ...
+    assert not any(answer for _verdict, answers in went for _phrase, answer in answers), went  # ... never taken so
 
 
 def test_over_table_talk_the_judge_finds_where_a_line_ends(listener: Listener, voice_dir: Path, babble: Pcm16) -> None:
@@ -484,10 +506,9 @@ def test_what_is_heard_depends_on_the_audio_alone_not_on_how_fast_the_judge_runs
     slow_judge = SlowJudge(listener.judge, 0.4)
     slow, slow_verdict = hear(Listener(listener.recognizer, listener.settings, slow_judge), samples, KINGS_SECOND)  # type: ignore[arg-type]
     assert (slow.text, slow_verdict, slow.early) == (fast.text, fast_verdict, fast.early)
-    if fast.text:  # decided by a judge run: the slow one decides later
+    if fast.text:  # decided by a judge run: the slow one no sooner than that run's time after it began
         assert slow.judge_started is not None
         assert slow.decided_at >= slow.judge_started + slow_judge.delay_s
-        assert slow.decided_at > fast.decided_at
     settings = listener.settings
     if gap_s <= 0.05:
         assert fast_verdict is not Verdict.PASS, fast.text  # one sentence: "pass me the crisps"

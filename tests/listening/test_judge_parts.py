@@ -476,11 +476,39 @@ def test_the_watch_says_when_the_end_is_likely() -> None:
     watch.feed(pcm(loud[:1600]))
     watch.speech_began(0.1)
     watch.feed(pcm(loud[1600:]))
-    assert watch.last_loud == pytest.approx(1.0, abs=0.011) and not watch.likely_end()
+    assert watch.last_loud == pytest.approx(1.0, abs=0.011) and watch.unseen_end is None
     watch.feed(pcm(quiet[:800]))
-    assert not watch.likely_end()
+    assert watch.unseen_end is None
     watch.feed(pcm(quiet[800:2000]))
-    assert watch.likely_end() and watch.loud_since_end
+    assert watch.unseen_end == watch.last_loud
+    watch.looked(watch.last_loud)  # judged up to there: no other look ...
+    watch.feed(pcm(quiet[2000:4000]))
+    assert watch.unseen_end is None and not watch.went_on(watch.last_loud)
+    watch.feed(pcm(loud[:1600]))  # ... until the voice is loud again
+    assert watch.went_on(1.0)
+    watch.feed(pcm(quiet[:2000]))
+    assert watch.unseen_end == watch.last_loud
+
+
+def test_a_likely_end_is_found_however_the_audio_is_cut() -> None:
+    """A quiet just long enough, and the voice back 10 ms later: the likely end is found at the
+    frame where the quiet was long enough, whether the audio comes 10 ms or 100 ms at a time."""
+    quiet = np.random.default_rng(2).normal(0.0, 50.0, SAMPLE_RATE // 2)
+    gap = round(0.11 * SAMPLE_RATE)
+    audio = np.clip(np.concatenate([quiet, burst(0.5), quiet[:gap], burst(0.5, seed=1), quiet]), -32768, 32767)
+    ends = []
+    for chunk in (160, 1600, 4800):
+        watch = EndWatch(gap_s=0.1)
+        watch.feed(pcm(audio[: SAMPLE_RATE // 2 - 1600]))
+        watch.speech_began(0.0)
+        seen: list[float] = []
+        for start in range(SAMPLE_RATE // 2 - 1600, len(audio), chunk):
+            watch.feed(pcm(audio[start : start + chunk]))
+            if watch.unseen_end is not None:
+                seen.append(watch.unseen_end)
+                watch.looked(watch.unseen_end)
+        ends.append([round(end, 2) for end in seen])
+    assert ends[0] == ends[1] == ends[2] and len(ends[0]) == 2, ends
 
 
 def test_a_blip_too_short_for_any_phrase_is_no_likely_end() -> None:
@@ -492,10 +520,10 @@ def test_a_blip_too_short_for_any_phrase_is_no_likely_end() -> None:
     watch.speech_began(0.0)
     watch.feed(pcm(burst(0.08)))
     watch.feed(pcm(quiet))
-    assert watch.last_loud is not None and not watch.likely_end()
+    assert watch.last_loud is not None and watch.unseen_end is None
     watch.feed(pcm(burst(0.3, seed=1)))
     watch.feed(pcm(quiet))
-    assert watch.likely_end()
+    assert watch.unseen_end == watch.last_loud
 
 
 @pytest.mark.parametrize(("room_level", "loud"), [(3.0, False), (50.0, False), (1500.0, True)])

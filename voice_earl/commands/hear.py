@@ -213,8 +213,9 @@ def _hear_file(job: _Job, listener: Listener, strictness: Strictness, fixed: boo
     except VoiceEarlError as error:
         return {"path": job.path, "error": str(error)}
     judgement = judge_utterance(utterance, job.context, strictness)
-    # The true end of the speech, from the whole file's energy (not the listener's own estimate).
-    speech_end = speech_end_s(samples, before_s=utterance.decided_at) if utterance.speech_start is not None else None
+    # The true end of the speech, from the whole file's energy (not the listener's own estimate),
+    # in the audio heard before the decision (the clock's time would add this machine's speed).
+    speech_end = speech_end_s(samples, before_s=utterance.audio_s) if utterance.speech_start is not None else None
     return _record(job.path, utterance, judgement, listener, job.context, speech_end)
 
 

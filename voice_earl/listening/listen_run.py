@@ -1,15 +1,19 @@
 """One call of :meth:`voice_earl.listening.listener.Listener.listen`, frame by frame.
 
-See :mod:`voice_earl.listening.listener` for what it does; this is how.
+See :mod:`voice_earl.listening.listener` for what it does; this is how. A run is in one
+:class:`Phase` at a time and moves between them by one method each (``_speech_began``,
+``_hold``, ``_speaker_went_on``, ``_set_aside``, ``_decided``). Every rule that moves it reads
+the audio: how much has been heard (``audio_t``), its energy (:class:`EndWatch`), the first pass
+and the judge's answers. The :class:`RunClock` only records when things happened.
 """
 
 from __future__ import annotations
 
+import enum
 import logging
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TypeVar
 
@@ -29,7 +33,7 @@ from voice_earl.listening.recognizer import (
 )
 from voice_earl.listening.speech_end import EndWatch
 from voice_earl.listening.text import normalise
-from voice_earl.listening.utterance import EventHandler, Judge, ListenSettings, Utterance
+from voice_earl.listening.utterance import EventHandler, Judge, ListenSettings, RunClock, Utterance
 
 logger = logging.getLogger("voice_earl.listening.listener")
 
@@ -39,14 +43,22 @@ MIN_LINE_WORDS = 4
 T = TypeVar("T")
 
 
+class Phase(enum.Enum):
+    BEFORE_SPEECH = "before speech"  # no speech yet, or only speech set aside: a pre-roll is kept
+    IN_SPEECH = "in speech"  # the first pass follows the speech; its end is looked for
+    PENDING = "pending"  # a judge's verdict waits for the audio that shows the speaker stopped
+    DECIDED = "decided"
+
+
 @dataclass(frozen=True)
 class Pending:
-    """A judge's verdict taken at a likely end of speech, waiting for the audio that came meanwhile."""
+    """A judge's verdict, and when (audio and clock) it was asked for and ready."""
 
     result: JudgeResult
+    asked_at: float  # the audio time it was asked for
+    spoken_to: float | None  # the end of the last loud frame judged
     started: float  # clock
     ready_at: float  # clock
-    audio_at: float  # seconds of audio judged: the verdict stands once confirm_s more shows no speech
     partial: str | None = None  # taken on the first pass's stable phrase (else at a quiet)
 
 
@@ -72,6 +84,9 @@ class ListenRun:
         self.phrases = phrases
         self.due = due
         self.on_event = on_event
+        # What the first pass may settle on: whole lines, and passes and commands (see _follow_partial).
+        self.whole_lines = frozenset(p for p in phrases if len(p.split()) >= MIN_LINE_WORDS)
+        self.short_phrases = frozenset(phrases) - self.whole_lines
         self.endpointer = Endpointer(
             window=s.end_window_s, ratio=s.end_ratio, vad_mode=s.vad_mode, sample_rate=SAMPLE_RATE
         )
@@ -79,71 +94,79 @@ class ListenRun:
         self.frame_bytes = int(self.endpointer.frame_bytes)
         self.frame_s = self.frame_bytes / (BYTES_PER_SAMPLE * SAMPLE_RATE)
         self.preroll: deque[bytes] = deque(maxlen=int((s.end_window_s + 0.2) / self.frame_s) + 1)
-        self.audio: list[bytes] = []  # the utterance's audio, pre-roll included, for the judge
+        self.audio: list[bytes] = []  # the speech's audio, pre-roll included, for the judge
         self.audio_from = 0.0  # the audio time where it starts
-        self.pending = b""
-        self.audio_t = 0.0  # seconds of audio consumed
-        self.clock = 0.0  # simulated real-time clock
-        self.feed_clock = 0.0  # the clock when the current chunk's processing began
-        self.feed_perf = 0.0
-        self.compute_s = 0.0
+        self.leftover = b""  # less than a frame, kept for the next chunk
+        self.audio_t = 0.0  # seconds of audio heard
+        self.clock = RunClock()
         self.first_pass_s = 0.0
         self.events: list[ListenEvent] = []
+        self.phase = Phase.BEFORE_SPEECH
         self.speech_start: float | None = None
-        self.ignored_start: float | None = None  # the first speech that matched no phrase
+        self.ignored_start: float | None = None  # the first speech set aside
+        self.speech_end: float | None = None
         self.partial = ""
         self.partial_checked_at = 0.0
         self.stable_since: float | None = None
-        self.verdict_pending: Pending | None = None
-        # What the first pass may settle on: whole lines, and passes and commands (see _follow_partial).
-        self.whole_lines = frozenset(p for p in phrases if len(p.split()) >= MIN_LINE_WORDS)
-        self.short_phrases = frozenset(phrases) - self.whole_lines
         self.judged_partial = ""
+        self.pending: Pending | None = None  # in PENDING: the verdict waiting
         self.last_judged: Pending | None = None  # the latest judge run on this speech
         self.dropped: Pending | None = None  # a verdict dropped when the room got loud again
+        self.went_on_after: set[str] = set()  # short sayings the speaker went on after, in a quiet room
         self.deciding: Pending | None = None
-        self.speech_end: float | None = None
         self.text = ""
         self.early = False
-        self.done = False
         started = time.perf_counter()
-        self.recognizer.begin(phrases)
-        self.compute_s += time.perf_counter() - started
+        self.recognizer.begin(phrases)  # before the audio: counted as compute, not on the clock
+        self.clock.compute_s += time.perf_counter() - started
+
+    @property
+    def done(self) -> bool:
+        return self.phase is Phase.DECIDED
 
     def emit(self, event: ListenEvent) -> None:
         self.events.append(event)
         if self.on_event is not None:
             self.on_event(event)
 
-    def now(self) -> float:
-        """The simulated clock, in the middle of processing a chunk."""
-        return self.feed_clock + (time.perf_counter() - self.feed_perf)
+    # -- audio in
 
     def skip(self, chunk: AudioChunk) -> None:
         """Muted audio: time passes, nothing is heard."""
         self.audio_t += chunk.duration
         self.watch.skip(chunk.duration)
-        self.clock = max(self.clock, self.audio_t)
-
-    @contextmanager
-    def _processing(self, arrived: float) -> Iterator[None]:
-        """Processing on the simulated clock: it begins once the audio has ``arrived`` and the
-        previous processing is over, and moves the clock on by the time it takes."""
-        self.feed_perf = started = time.perf_counter()
-        self.feed_clock = max(self.clock, arrived)
-        yield
-        spent = time.perf_counter() - started
-        self.compute_s += spent
-        self.clock = self.feed_clock + spent
+        self.clock.wait_for(self.audio_t)
 
     def feed(self, chunk: AudioChunk) -> bool:
         """Process one chunk; True once the utterance is decided."""
-        with self._processing(self.audio_t + chunk.duration):  # it arrives once spoken
-            self.pending += chunk.pcm
-            while len(self.pending) >= self.frame_bytes and not self.done:
-                frame, self.pending = self.pending[: self.frame_bytes], self.pending[self.frame_bytes :]
+        with self.clock.processing(self.audio_t + chunk.duration):  # it arrives once spoken
+            self.leftover += chunk.pcm
+            while len(self.leftover) >= self.frame_bytes and not self.done:
+                frame, self.leftover = self.leftover[: self.frame_bytes], self.leftover[self.frame_bytes :]
                 self._frame(frame)
         return self.done
+
+    def _frame(self, frame: bytes) -> None:
+        self.audio_t += self.frame_s
+        self.watch.feed(frame)
+        change = self.endpointer.process(frame)
+        if self.phase is Phase.BEFORE_SPEECH:
+            self.preroll.append(frame)
+            if change is not None and self.endpointer.in_speech:
+                self._speech_began(float(self.endpointer.speech_start))
+            return
+        self._accept(frame)
+        if change is not None and not self.endpointer.in_speech:
+            self.emit(SpeechStopped(self.audio_t))
+            self._speech_ended()
+            return
+        if self.judge is not None:
+            self._look()
+        elif self._partial_due():
+            self._check_partial()
+        speech_start = self.speech_start
+        if speech_start is not None and not self.done and self.audio_t - speech_start > self.settings.max_speech_s:
+            self._decide(early=False)
 
     def _first_pass(self, call: Callable[[], T]) -> T:
         """A call of the first pass's recognizer, its time added to ``first_pass_s``."""
@@ -156,38 +179,13 @@ class ListenRun:
         self.audio.append(frame)
         self._first_pass(lambda: self.recognizer.accept(frame))
 
-    def _frame(self, frame: bytes) -> None:
-        self.audio_t += self.frame_s
-        self.watch.feed(frame)
-        speech = self.endpointer.process(frame)
-        if self.speech_start is None:
-            self.preroll.append(frame)
-            if speech is None or not self.endpointer.in_speech:
-                return
-            self._start(float(self.endpointer.speech_start))
-            return
-        self._accept(frame)
-        if speech is not None and not self.endpointer.in_speech:
-            self.emit(SpeechStopped(self.audio_t))
-            self._end_of_speech()
-            return
-        if self.judge is not None:
-            self._judge_if_likely_end()
-            self._confirm_pending()
-            self._take_if_stopped()
-        elif self.audio_t - self.partial_checked_at >= self.settings.partial_every_s:
-            self._check_partial()
-        if not self.done and self.audio_t - self.speech_start > self.settings.max_speech_s:
-            self._decide(early=False)
+    def _samples(self) -> Pcm16:
+        return np.frombuffer(b"".join(self.audio), dtype=np.int16)
 
-    def _start(self, at: float) -> None:
-        self.speech_start = at
-        self.emit(SpeechStarted(at))
-        self.watch.speech_began(len(self.preroll) * self.frame_s)
-        self.audio_from = self.audio_t - len(self.preroll) * self.frame_s
-        for frame in self.preroll:
-            self._accept(frame)
-        self.preroll.clear()
+    # -- the first pass alone
+
+    def _partial_due(self) -> bool:
+        return self.audio_t - self.partial_checked_at >= self.settings.partial_every_s
 
     def _take_partial(self) -> bool:
         """Ask the first pass what it has heard so far; True when that changed."""
@@ -210,39 +208,51 @@ class ListenRun:
         if self.settings.early_accept and self._partial_stable() and normalise(self.partial) in self.due:
             self._decide(early=True)
 
-    # -- the judge
+    # -- the judge: when to look, and what its verdicts wait for
 
-    def _judge_if_likely_end(self) -> None:
-        """Judge when the end of speech is likely: after a short quiet, or (when talk around the
-        table keeps it loud) once the first pass has held a whole phrase for a moment. A waiting
-        verdict is dropped when the speaker goes on; a phrase after which the voice fell away
-        needs no wait (the room's talk that goes on is not the speaker's)."""
-        pending = self.verdict_pending
-        if pending is not None and pending.partial is None and self.watch.loud_since_end:
+    def _look(self) -> None:
+        """One frame of speech with a judge: drop a waiting verdict the speaker talked over, look
+        where the end is likely, take a waiting verdict the audio has confirmed, or a dropped one
+        after which the voice is seen to have fallen away."""
+        if self.phase is Phase.PENDING and self._went_on_after_quiet():
             logger.debug("speech went on at %.2fs: the early verdict is dropped", self.audio_t)
-            self.dropped, self.verdict_pending, pending = pending, None, None
-        if not self.settings.early_accept:
-            return
-        if self.audio_t - self.partial_checked_at >= self.settings.partial_every_s:
-            self._follow_partial()
-            pending = self.verdict_pending
-        if pending is None and self.watch.likely_end() and self.watch.loud_since_end:
-            self._take_or_wait(self._run_judge(self._first_pass(self.recognizer.partial)))
+            self._speaker_went_on(keep=True)
+        if self.settings.early_accept:
+            if self._partial_due():
+                self._follow_partial()
+            end = self.watch.unseen_end
+            if self.phase is Phase.IN_SPEECH and end is not None:
+                partial = self._first_pass(self.recognizer.partial)
+                self._take_or_hold(self._judge_speech(partial, end, asked_at=end + self.settings.likely_end_s))
+        self._confirm_pending()
+        self._take_if_stopped()
 
-    def _take_or_wait(self, run: Pending, partial: str | None = None) -> None:
+    def _went_on_after_quiet(self) -> bool:
+        """A verdict taken at a short quiet, and the voice was loud again since."""
+        return self.pending is not None and self.pending.partial is None and self.watch.went_on(self.pending.spoken_to)
+
+    def _heard(self, run: Pending) -> bool:
+        """Whether a judge's verdict hears a phrase the listener may take: in a quiet room, not a
+        pass or a command that the speaker was heard to go on after at a pause in this speech
+        ("pass ... me the crisps would you"): Whisper may hear the whole speech as that saying."""
+        said = run.result
+        return said.heard and said.best.candidate.text not in self.went_on_after
+
+    def _take_or_hold(self, run: Pending, partial: str | None = None) -> None:
         """A phrase heard where the speaker's voice fell away is taken at once; another phrase heard
         waits for :meth:`_confirm_pending`."""
+        if not self._heard(run):
+            return
         if run.result.voice_stopped:
             self._decided(run.result.phrase, early=True, by=run)
-        elif run.result.heard:
-            self.verdict_pending = replace(run, partial=partial)
+        else:
+            self._hold(replace(run, partial=partial))
 
     def _confirm_pending(self) -> None:
         """A waiting verdict stands once ``confirm_s`` of audio after what was judged shows that the
-        speaker did not go on: a rule on the audio alone, so the verdict never depends on how fast
-        the judge ran (the time of the decision does: the later of this moment and the judge's)."""
-        pending = self.verdict_pending
-        if pending is not None and self.audio_t >= pending.audio_at + self.settings.confirm_s - 1e-9:
+        speaker did not go on."""
+        pending = self.pending
+        if pending is not None and self.audio_t >= pending.asked_at + self.settings.confirm_s - 1e-9:
             self._decided(pending.result.phrase, early=True, by=pending)
 
     def _take_if_stopped(self) -> None:
@@ -252,7 +262,7 @@ class ListenRun:
         nothing does not, since the talk that followed may put the line just under its floor, and
         whether the speaker stopped there is the voice's fall to tell."""
         dropped = self.dropped
-        if dropped is None or self.verdict_pending is not None or self.done or not self.watch.room_loud():
+        if dropped is None or self.phase is not Phase.IN_SPEECH or not self.watch.room_loud():
             return
         assert self.judge is not None
         stopped = self.judge.stopped_after(dropped.result, self._samples())
@@ -273,106 +283,150 @@ class ListenRun:
         included, and decided then."""
         changed = self._take_partial()
         text = self.partial
-        if changed and self.verdict_pending is not None and self.verdict_pending.partial is not None:
-            self.verdict_pending = None  # the first pass heard more: the speaker went on
-        if self.verdict_pending is not None or self.judged_partial == text or not self._partial_stable():
+        if changed and self.pending is not None and self.pending.partial is not None:
+            self._speaker_went_on(keep=False)  # the first pass heard more
+        if self.phase is not Phase.IN_SPEECH or self.judged_partial == text or not self._partial_stable():
             return
         said = normalise(text)
         if said in self.whole_lines:
             self.judged_partial = text
-            self._take_or_wait(self._run_judge(text), partial=text)
+            self._take_or_hold(self._judge_speech(text), partial=text)
         elif said in self.short_phrases and self._partial_stable(self.settings.confirm_s) and self.watch.room_loud():
             self.judged_partial = text
-            run = self._judged(self._samples(), text)  # not the speech's last judgement: it may go on
+            run = self._judged(self._samples(), text, self.watch.last_loud)  # not the speech's last judgement
             if run.result.phrase in self.short_phrases:  # a line on part of the speech waits for its end
                 self._decided(run.result.phrase, early=True, by=run)
 
-    def _samples(self) -> Pcm16:
-        return np.frombuffer(b"".join(self.audio), dtype=np.int16)
-
-    def _judged(self, samples: Pcm16, first_pass: str) -> Pending:
+    def _judged(
+        self, samples: Pcm16, first_pass: str, spoken_to: float | None, asked_at: float | None = None
+    ) -> Pending:
+        """The judge's verdict on ``samples`` (speech loud up to ``spoken_to``), asked for at
+        ``asked_at`` (default: now)."""
         assert self.judge is not None
-        started = self.now()
+        started, wall = self.clock.now(), time.perf_counter()
         result = self.judge.judge(samples, self.context, first_pass)
+        self.clock.look_took(time.perf_counter() - wall, result.compute_s)
         if result.heard:
             self.dropped = None  # a newer verdict replaces it (one that hears nothing does not: _take_if_stopped)
-        return Pending(result, started, self.now(), self.audio_t)
+        asked = self.audio_t if asked_at is None else asked_at
+        return Pending(result, asked, spoken_to, started, self.clock.now())
 
-    def _run_judge(self, first_pass: str) -> Pending:
-        """The judge on the speech up to the end of its last loud frame."""
-        self.watch.loud_since_end = False
+    def _judge_speech(self, first_pass: str, end: float | None = None, asked_at: float | None = None) -> Pending:
+        """The judge on the speech up to ``end`` (default: its last loud frame) and the quiet that
+        marks an end (not what came after: more quiet, talk)."""
+        end = self.watch.last_loud if end is None else end
+        self.watch.looked(end)
         samples = self._samples()
-        if self.watch.last_loud is not None:
-            # The speech and the quiet that marked its end, not what came after (more quiet, talk).
-            spoken = self.watch.last_loud + self.settings.likely_end_s - self.audio_from
+        if end is not None:
+            spoken = end + self.settings.likely_end_s - self.audio_from
             samples = samples[: max(0, round(spoken * SAMPLE_RATE))]
-        self.last_judged = self._judged(samples, first_pass)
+        self.last_judged = self._judged(samples, first_pass, end, asked_at)
         return self.last_judged
 
     def _latest_judgement(self, first_pass: str) -> Pending:
         """The judge's verdict on the whole speech: the last run's, unless the speaker went on since
         (or the first pass has since changed its mind)."""
-        if self.verdict_pending is not None:
-            return self.verdict_pending
+        if self.pending is not None:
+            return self.pending
         last = self.last_judged
-        if last is not None and not self.watch.loud_since_end and last.result.first_pass == normalise(first_pass):
-            return last
-        return self._run_judge(first_pass)
+        if last is None or self.watch.went_on(last.spoken_to) or last.result.first_pass != normalise(first_pass):
+            return self._judge_speech(first_pass)
+        return last
 
-    # -- deciding
+    # -- the end of speech
 
-    def _end_of_speech(self) -> None:
-        """Decide, unless nothing in the grammar was heard (a cough, chatter): then keep listening."""
+    def _speech_ended(self) -> None:
+        """Decide, unless nothing in the grammar was heard (a cough, chatter): then listen on."""
         text = self._first_pass(self.recognizer.finish)
         if self.judge is not None:
             run = self._latest_judgement(text)
-            if run.result.heard:
+            if self._heard(run):
                 self._decided(run.result.phrase, early=False, by=run)
                 return
             text = ""
         if normalise(text):
             self._decided(text, early=False)
             return
-        logger.debug("speech at %.2fs matched no phrase; listening on", self.speech_start or 0.0)
-        self.emit(SpeechSetAside(self.audio_t))
-        self.ignored_start = self.ignored_start if self.ignored_start is not None else self.speech_start
-        self.speech_end = self.speech_end if self.speech_end is not None else self.watch.last_loud
-        self.speech_start = None
-        self.partial = self.judged_partial = ""
-        self.stable_since = None
-        self.verdict_pending = self.last_judged = self.dropped = None
-        self.preroll.clear()
-        self.audio.clear()
-        self.watch.speech_ended()
-        self.recognizer.begin(self.phrases)
+        self._set_aside()
 
     def _decide(self, early: bool) -> None:
+        """Decide now, on what was heard so far (early, or at the end of the input or of ``max_speech_s``)."""
         text = self._first_pass(self.recognizer.finish)
         if self.judge is None:
             self._decided(text, early)
             return
         run = self._latest_judgement(text)
-        self._decided(run.result.phrase, early, by=run)
+        self._decided(run.result.phrase if self._heard(run) else "", early, by=run)
+
+    # -- the transitions
+
+    def _speech_began(self, at: float) -> None:
+        """BEFORE_SPEECH -> IN_SPEECH: the first pass gets the pre-roll, then every frame."""
+        self.phase = Phase.IN_SPEECH
+        self.speech_start = at
+        self.emit(SpeechStarted(at))
+        self.watch.speech_began(len(self.preroll) * self.frame_s)
+        self.audio_from = self.audio_t - len(self.preroll) * self.frame_s
+        for frame in self.preroll:
+            self._accept(frame)
+        self.preroll.clear()
+
+    def _hold(self, run: Pending) -> None:
+        """IN_SPEECH -> PENDING."""
+        self.phase = Phase.PENDING
+        self.pending = run
+
+    def _speaker_went_on(self, keep: bool) -> None:
+        """PENDING -> IN_SPEECH; ``keep``: the verdict, taken at a quiet, may yet be taken if the
+        voice is seen to have fallen away after it (:meth:`_take_if_stopped`)."""
+        pending = self.pending
+        if keep and pending is not None:
+            self.dropped = pending
+            if pending.result.phrase in self.short_phrases and not self.watch.room_loud():
+                self.went_on_after.add(pending.result.best.candidate.text)
+        self.phase = Phase.IN_SPEECH
+        self.pending = None
+
+    def _set_aside(self) -> None:
+        """IN_SPEECH or PENDING -> BEFORE_SPEECH: the speech matched no phrase; listen on afresh."""
+        logger.debug("speech at %.2fs matched no phrase; listening on", self.speech_start or 0.0)
+        self.emit(SpeechSetAside(self.audio_t))
+        self.ignored_start = self.ignored_start if self.ignored_start is not None else self.speech_start
+        self.speech_end = self.speech_end if self.speech_end is not None else self.watch.last_loud
+        self.phase = Phase.BEFORE_SPEECH
+        self.speech_start = None
+        self.partial = self.judged_partial = ""
+        self.stable_since = None
+        self.pending = self.last_judged = self.dropped = None
+        self.went_on_after.clear()
+        self.preroll.clear()
+        self.audio.clear()
+        self.watch.speech_ended()
+        self.recognizer.begin(self.phrases)
 
     def _decided(self, text: str, early: bool, by: Pending | None = None) -> None:
+        """-> DECIDED."""
         if self.judge is not None:
             self._first_pass(self.recognizer.reset)  # the judge decides: the first pass's utterance is closed
+        self.phase = Phase.DECIDED
+        self.pending = None
         self.text = text
         self.early = early
         self.deciding = by
-        self.done = True
         self.speech_end = self.watch.last_loud
         self.emit(Final(self.text, self.audio_t, early=early))
 
+    # -- the end of the input
+
     def result(self) -> Utterance:
-        if not self.done and self.speech_start is not None:
-            with self._processing(self.audio_t):
-                if self.pending:
-                    self._accept(self.pending)
-                    self.watch.feed(self.pending)
+        if self.phase in (Phase.IN_SPEECH, Phase.PENDING):
+            with self.clock.processing(self.audio_t):
+                if self.leftover:
+                    self._accept(self.leftover)
+                    self.watch.feed(self.leftover)
                 self.emit(SpeechStopped(self.audio_t))
                 self._decide(early=False)
-        elif not self.done:
+        elif self.phase is Phase.BEFORE_SPEECH:
             self.recognizer.reset()
         start = self.speech_start if self.speech_start is not None else self.ignored_start
         deciding = self.deciding
@@ -380,15 +434,13 @@ class ListenRun:
             text=self.text,
             speech_start=start,
             speech_end=self.speech_end if start is not None else None,
-            decided_at=self.clock,
+            decided_at=self.clock.free_at,
             early=self.early,
             audio_s=self.audio_t,
-            compute_s=self.compute_s,
+            compute_s=self.clock.compute_s,
             events=tuple(self.events),
             first_pass_s=self.first_pass_s,
             judge_s=deciding.ready_at - deciding.started if deciding is not None else 0.0,
             judge_started=deciding.started if deciding is not None else None,
             judge_result=deciding.result if deciding is not None else None,
         )
-
-

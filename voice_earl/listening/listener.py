@@ -10,37 +10,39 @@ hypothesis is current. The utterance ends:
   ``early_stable_s`` of audio, so the player need not wait for the trailing silence;
 * at the end of the input, or after ``max_speech_s`` of speech.
 
-Speech in which the recognizer found no phrase at all (a cough, table chatter) does not end
-the listening: the listener says so (a ``SpeechSetAside`` event), the recognizer starts afresh and
+Speech in which nothing in the grammar was heard (a cough, table chatter) does not end the
+listening: the listener says so (a ``SpeechSetAside`` event), the recognizer starts afresh and
 the listener waits for the next speech.
 
 With a judge (:mod:`voice_earl.listening.whisper_judge`), the judge and not the first pass
 decides what was said, and may decide that it was none of the turn's phrases (then the speech
-is set aside like a cough). It starts as soon as the end of speech is likely: ``likely_end_s``
-of quiet after the last loud frame of speech long enough to be a phrase
-(:class:`~voice_earl.listening.speech_end.EndWatch`), long
-before the endpointer's window has passed, or, when talk around the table keeps the room loud,
-once the first pass has held a whole line for ``early_stable_s``. Its verdict stands once
-``confirm_s`` more of audio shows that the speaker did not go on (no loud frame after the quiet,
-or the first pass's phrase unchanged); otherwise the endpointer's end of speech decides. In a loud
-room a pass or a command the first pass has held for both spans is judged on all of that audio,
-so that the judge hears whether the speaker went on, and decided at once; so is any phrase, a
-line too, that the judge marks as said where the speaker's voice fell away. A line heard at a
-lull before the room got loud again is taken once the audio since shows that the voice fell away
-where it ends and stayed away (:meth:`~voice_earl.listening.utterance.Judge.stopped_after`); a
-later judge run replaces it. The verdict is thus a function of the audio alone, never of how fast
-the judge ran: only the time of the decision depends on that (the later of the end of that span
-and the judge being ready). The frames themselves are handled in
-:mod:`voice_earl.listening.listen_run`.
+is set aside). The listener asks it to look:
+
+* at a likely end: ``likely_end_s`` of quiet after the last loud 10 ms frame of speech long
+  enough to be a phrase (:class:`~voice_earl.listening.speech_end.EndWatch`), on the speech up
+  to there. Its verdict stands once ``confirm_s`` more audio has no loud frame; when the voice
+  is loud again first the speaker went on, and in a quiet room a pass or a command heard there
+  is not taken from the rest of that speech ("pass ... me the crisps would you");
+* when talk around the table keeps the room loud: once the first pass has held a whole line
+  for ``early_stable_s`` (its verdict stands while the first pass hears nothing more), or a pass
+  or a command for ``confirm_s`` longer (judged with what followed it, and decided then);
+* at the end of speech, when the speaker went on since the last look.
+
+A phrase the judge hears where the speaker's voice fell away in a loud room is taken at once; a
+line heard at a lull before the room got loud again is taken once the audio since shows that
+the voice fell away where it ends (:meth:`~voice_earl.listening.utterance.Judge.stopped_after`).
+
+Every look is asked for at a moment of the audio, and every rule reads the audio heard, the
+first pass and the judge's answers: the verdict is a function of the audio alone. How long a
+look takes only delays the verdict. Latency is measured on a simulated real-time clock
+(:class:`~voice_earl.listening.utterance.RunClock`): each chunk is processed once its audio has
+been spoken and the previous one is done, and processing takes its measured compute time (a
+look: the time its judge reports, when longer). ``latency_ms`` is the time from the end of the
+speech (its last loud frame) to the decision on that clock. The frames themselves are handled
+in :mod:`voice_earl.listening.listen_run`.
 
 Half-duplex: audio captured inside :meth:`Listener.muted` (while the narrator speaks), and for
 ``mute_tail_s`` after it, is dropped, so the narrator's voice never makes a play.
-
-Latency is measured on a simulated real-time clock: each chunk arrives when its audio has
-been spoken, and processing it takes the measured compute time (waiting if the previous chunk
-is still being processed). ``latency_ms`` is the time from the end of the speech (its last loud
-frame, see :mod:`~voice_earl.listening.speech_end`) to the decision on that clock, so it counts
-both the quiet waited for and the compute.
 """
 
 from __future__ import annotations

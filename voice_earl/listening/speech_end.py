@@ -19,6 +19,8 @@ loud when its energy stands well above the noise floor, relative to the speech's
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -30,6 +32,11 @@ SILENCE_DB = -100.0  # what digital silence counts as
 MIN_RISE_DB = 6.0  # loud frames are at least this far above the floor
 PEAK_SHARE = 0.35  # ... and this share of the way from the floor to the speech's peak
 PEAK_RANGE_DB = 35.0  # frames this far below the peak are never loud
+# Over a stretch of frames: the room's floor is its 10th percentile of energy, the speech's peak
+# its 99th, and the loudest the noise alone gets its 90th.
+FLOOR_PERCENTILE = 10
+PEAK_PERCENTILE = 99
+NOISE_TOP_PERCENTILE = 90
 
 
 def frame_db(samples: Pcm16) -> np.ndarray:
@@ -46,10 +53,22 @@ NOISE_MARGIN_DB = 3.0  # loud frames stand this far above the loudest tenth of t
 NOISE_SAMPLE_S = 0.3  # how much of a recording's start and end is taken as its noise
 
 
+def floor_db(energies: Sequence[float] | np.ndarray) -> float:
+    return float(np.percentile(energies, FLOOR_PERCENTILE)) if len(energies) else SILENCE_DB
+
+
+def peak_db(energies: Sequence[float] | np.ndarray) -> float:
+    return float(np.percentile(energies, PEAK_PERCENTILE)) if len(energies) else SILENCE_DB
+
+
+def noise_top_db(energies: Sequence[float] | np.ndarray) -> float:
+    return float(np.percentile(energies, NOISE_TOP_PERCENTILE)) if len(energies) else SILENCE_DB
+
+
 def loud_threshold(
     floor_db: float, peak_db: float, noise_top_db: float = SILENCE_DB, peak_range_db: float = PEAK_RANGE_DB
 ) -> float:
-    """The energy above which a frame counts as speech. ``noise_top_db``: the 90th percentile of
+    """The energy above which a frame counts as speech. ``noise_top_db``: :func:`noise_top_db` of
     frames known to hold no speech (talk in the room keeps the floor busy)."""
     return max(
         floor_db + MIN_RISE_DB,
@@ -66,8 +85,7 @@ def loud_room(peak_db: float, floor_db: float) -> bool:
 
 
 def room_is_loud(samples: Pcm16) -> bool:
-    """:func:`loud_room` for a whole recording: its peak is the 99th percentile of the frames'
-    energy, its floor the 10th.
+    """:func:`loud_room` for a whole recording: its :func:`peak_db` against its :func:`floor_db`.
 
     >>> tone = (8000 * np.sin(np.arange(SAMPLE_RATE) * 0.2)).astype(np.int16)
     >>> room = np.random.default_rng(0).normal(0, 300, 2 * SAMPLE_RATE)
@@ -77,7 +95,7 @@ def room_is_loud(samples: Pcm16) -> bool:
     (False, True)
     """
     energies = frame_db(samples)
-    return len(energies) > 0 and loud_room(float(np.percentile(energies, 99)), float(np.percentile(energies, 10)))
+    return len(energies) > 0 and loud_room(peak_db(energies), floor_db(energies))
 
 
 class Levels:
@@ -132,16 +150,16 @@ class Levels:
 
 def loud_frames(samples: Pcm16) -> np.ndarray:
     """The indices of the 10 ms frames of ``samples`` that are loud (none in silence or steady
-    noise): the floor is the 10th percentile of the frames' energy, the peak the 99th; the
-    recording's first and last moments (the quieter of the two) show what the noise alone does."""
+    noise), against the recording's :func:`floor_db` and :func:`peak_db`; its first and last moments
+    (the quieter of the two) show what the noise alone does."""
     energies = frame_db(samples)
     if len(energies) == 0:
         return np.zeros(0, dtype=np.intp)
-    floor, peak = float(np.percentile(energies, 10)), float(np.percentile(energies, 99))
+    floor, peak = floor_db(energies), peak_db(energies)
     if peak - floor < MIN_RISE_DB:
         return np.zeros(0, dtype=np.intp)
     edge = max(1, int(NOISE_SAMPLE_S / FRAME_S))
-    noise_top = min(float(np.percentile(energies[:edge], 90)), float(np.percentile(energies[-edge:], 90)))
+    noise_top = min(noise_top_db(energies[:edge]), noise_top_db(energies[-edge:]))
     return np.flatnonzero(energies > loud_threshold(floor, peak, min(noise_top, peak - MIN_RISE_DB)))
 
 
@@ -160,18 +178,50 @@ def speech_start_s(samples: Pcm16) -> float | None:
     return None if len(loud) == 0 else round(float(loud[0]) * FRAME_S, 3)
 
 
+# The voice's level is compared over this much audio before and after where a phrase ends ...
+VOICE_SPAN_S = 0.3
+# ... and, for a voice that comes back, up to this long after it.
+VOICE_BACK_S = 1.0
+
+
+@dataclass(frozen=True)
+class VoiceFall:
+    """Where near a phrase's end the voice fell away the most (:meth:`Levels.fall`), by how much,
+    and how loud it came back after (:meth:`Levels.back`; None: no audio after it yet)."""
+
+    at_s: float
+    drop_db: float
+    back_db: float | None
+
+
+def voice_fall(levels: Levels, near_s: float, search_s: float) -> VoiceFall | None:
+    """The :class:`VoiceFall` within ``search_s`` of ``near_s``; None when the audio is too short to tell.
+
+    >>> tone = (8000 * np.sin(np.arange(SAMPLE_RATE) * 0.2)).astype(np.int16)
+    >>> fall = voice_fall(Levels(np.concatenate([tone, tone // 100, tone // 100])), 0.9, 0.5)
+    >>> fall is not None and (fall.at_s, round(fall.drop_db), round(fall.back_db or 0.0))
+    (1.0, 40, -40)
+    """
+    fall = levels.fall(near_s, VOICE_SPAN_S, search_s)
+    if fall is None:
+        return None
+    at_s, drop = fall
+    return VoiceFall(at_s, drop, levels.back(at_s, VOICE_SPAN_S, VOICE_BACK_S))
+
+
 # No phrase is shorter than this from its first loud frame to its last (the shortest "pass" of the
 # benchmark's voices is 0.32 s): a blip of talk at the start of a loud room is no phrase's end.
 MIN_SPEECH_S = 0.15
 
 
 class EndWatch:
-    """Follows the energy of a live stream, frame by frame.
+    """Follows the energy of a live stream, 10 ms frame by frame.
 
-    ``floor`` is a low percentile of the last few seconds; ``peak`` the loudest frame since the
-    current speech began. After :meth:`speech_began`, :meth:`likely_end` is true once
-    ``gap_s`` of quiet has followed the last loud frame, and the speech was loud for at least
-    ``MIN_SPEECH_S`` before.
+    ``floor`` is :func:`floor_db` of the last few seconds; ``peak`` the loudest frame since the
+    current speech began. After :meth:`speech_began`, a likely end is a quiet of ``gap_s`` after
+    the last loud frame of speech loud for at least ``MIN_SPEECH_S``: ``unseen_end`` holds where
+    that speech ended until :meth:`looked` says it was judged up to there. It is found at the
+    frame where the quiet is long enough, however the audio is cut into chunks.
     """
 
     def __init__(self, gap_s: float, history_s: float = 4.0, peak_range_db: float = PEAK_RANGE_DB) -> None:
@@ -185,7 +235,8 @@ class EndWatch:
         self.audio_t = 0.0  # seconds of audio seen
         self.first_loud: float | None = None  # end of the first loud frame of the current speech
         self.last_loud: float | None = None  # end of the last loud frame of the current speech
-        self.loud_since_end = False  # a loud frame came after the last likely end was reported
+        self.unseen_end: float | None = None  # a likely end not yet judged: where its speech ended
+        self._looked_to: float | None = None  # the speech was judged up to here
 
     def feed(self, pcm: bytes) -> None:
         samples = np.concatenate([self._pending, np.frombuffer(pcm, dtype=np.int16)])
@@ -206,27 +257,40 @@ class EndWatch:
         self._peak = max(self._peak, energy)
         if energy > loud_threshold(self.floor, self._peak, self._noise_top, self.peak_range_db):
             self._loud(self.audio_t)
+        elif self._quiet_long_enough():
+            self.unseen_end = self.last_loud
 
     def _loud(self, at: float) -> None:
         """A loud frame ended at ``at``."""
         self.first_loud = at if self.first_loud is None else self.first_loud
         self.last_loud = at
-        self.loud_since_end = True
+
+    def _quiet_long_enough(self) -> bool:
+        first, last = self.first_loud, self.last_loud
+        return (
+            first is not None
+            and last is not None
+            and self.audio_t - last >= self.gap_s - 1e-9
+            and last - first >= MIN_SPEECH_S - 1e-9
+            and not self._judged_to(last)
+        )
+
+    def _judged_to(self, at: float) -> bool:
+        return self._looked_to is not None and at <= self._looked_to + 1e-9
 
     @property
     def floor(self) -> float:
-        return float(np.percentile(self._history, 10)) if self._history else SILENCE_DB
+        return floor_db(self._history)
 
     def speech_began(self, frames_before_s: float) -> None:
         """The endpointer heard speech begin: judge loudness from then on (including the pre-roll)."""
         self._in_speech = True
         self._peak = SILENCE_DB
-        self.first_loud = self.last_loud = None
-        self.loud_since_end = False
+        self.first_loud = self.last_loud = self.unseen_end = self._looked_to = None
         history = list(self._history)
         count = max(1, int(frames_before_s / FRAME_S))
         recent, before = history[-count:], history[:-count]
-        self._noise_top = float(np.percentile(before, 90)) if len(before) >= 10 else SILENCE_DB
+        self._noise_top = noise_top_db(before) if len(before) >= 10 else SILENCE_DB
         floor = self.floor
         for offset, energy in enumerate(recent):
             self._peak = max(self._peak, energy)
@@ -235,13 +299,19 @@ class EndWatch:
 
     def speech_ended(self) -> None:
         self._in_speech = False
+        self.unseen_end = None
+
+    def looked(self, end: float | None) -> None:
+        """The speech was judged up to ``end`` (its last loud frame then): a likely end there needs
+        no other look."""
+        self._looked_to = end
+        if self.unseen_end is not None and self._judged_to(self.unseen_end):
+            self.unseen_end = None
+
+    def went_on(self, since: float | None) -> bool:
+        """Whether the voice was loud after ``since`` (an earlier last loud frame; None: ever)."""
+        return self.last_loud is not None and (since is None or self.last_loud > since + 1e-9)
 
     def room_loud(self) -> bool:
         """:func:`loud_room` for the speech so far: its loudest frame against the recent floor."""
         return self._in_speech and loud_room(self._peak, self.floor)
-
-    def likely_end(self) -> bool:
-        """Quiet for ``gap_s`` after loud speech long enough to be a phrase."""
-        if self.first_loud is None or self.last_loud is None:
-            return False
-        return self.audio_t - self.last_loud >= self.gap_s and self.last_loud - self.first_loud >= MIN_SPEECH_S - 1e-9

@@ -1,4 +1,5 @@
-"""What listening hears: the settings, the utterance and its timing, and the judge's interface.
+"""What listening hears: the settings, the utterance and its timing (:class:`RunClock`), and the
+judge's interface.
 
 >>> Utterance("pass", 0.4, 1.0, 1.2, True, 2.0, 0.05).latency_ms
 200
@@ -6,7 +7,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
@@ -79,6 +82,38 @@ class Utterance:
     @property
     def real_time_factor(self) -> float:
         return self.compute_s / self.audio_s if self.audio_s else 0.0
+
+
+class RunClock:
+    """A simulated real-time clock: a piece of audio is processed once it has been spoken and the
+    previous piece is done, and processing takes the time it took (a judge's look: the compute
+    time its judge reports, when longer). It says when a verdict came, never which."""
+
+    def __init__(self) -> None:
+        self.free_at = 0.0  # when the processing so far was over
+        self.compute_s = 0.0
+        self._began = 0.0  # the clock when the current piece's processing began
+        self._wall = 0.0  # time.perf_counter() then
+        self._extra = 0.0  # what the current piece's looks reported beyond their wall time
+
+    def now(self) -> float:
+        return self._began + (time.perf_counter() - self._wall) + self._extra
+
+    def wait_for(self, arrived: float) -> None:
+        """Nothing to process before ``arrived`` (muted audio)."""
+        self.free_at = max(self.free_at, arrived)
+
+    @contextmanager
+    def processing(self, arrived: float) -> Iterator[None]:
+        self._began, self._wall, self._extra = max(self.free_at, arrived), time.perf_counter(), 0.0
+        try:
+            yield
+        finally:
+            self.free_at = self.now()
+            self.compute_s += self.free_at - self._began
+
+    def look_took(self, wall_s: float, reported_s: float) -> None:
+        self._extra += max(0.0, reported_s - wall_s)
 
 
 def judge_utterance(utterance: Utterance, context: ListenContext, strictness: Strictness | None = None) -> Judgement:

@@ -70,7 +70,7 @@ from voice_earl.listening.judge_choice import (
 from voice_earl.listening.judge_models import MODEL_FILES
 from voice_earl.listening.logmel import FRAMES_PER_SECOND, log_mel
 from voice_earl.listening.recognizer import RecognizerError
-from voice_earl.listening.speech_end import Levels, room_is_loud, speech_start_s
+from voice_earl.listening.speech_end import VOICE_SPAN_S, Levels, room_is_loud, speech_start_s, voice_fall
 from voice_earl.listening.text import RANK_BY_WORD, normalise
 
 logger = logging.getLogger(__name__)
@@ -175,10 +175,9 @@ class WhisperJudge:
         levels, search_s = Levels(samples), self.settings.fall_search_s
         measured = []
         for item in heard:
-            fall = _voice_fall(levels, item.end_s, search_s)
-            if fall is not None and seconds >= fall[0] + look:
-                end_s, drop, back = fall
-                measured.append(replace(item, voice_drop_db=drop, end_s=end_s, voice_back_db=back))
+            fall = voice_fall(levels, item.end_s, search_s)
+            if fall is not None and seconds >= fall.at_s + look:
+                measured.append(replace(item, voice_drop_db=fall.drop_db, end_s=fall.at_s, voice_back_db=fall.back_db))
         if heard_where_voice_fell_away(replace(result, scored=tuple(measured)), self.settings):
             return True
         # Whisper may put the end half a second early or late: a fall may still come there.
@@ -299,8 +298,8 @@ class WhisperJudge:
         scored = []
         for c, (logprobs, end_s) in zip(candidates, aligned, strict=True):
             drop = back = None
-            if levels is not None and (fall := _voice_fall(levels, end_s, search_s)) is not None:
-                end_s, drop, back = fall
+            if levels is not None and (fall := voice_fall(levels, end_s, search_s)) is not None:
+                end_s, drop, back = fall.at_s, fall.drop_db, fall.back_db
             scored.append(Scored(c, float(logprobs.sum()), len(logprobs), quiet[c.text], float(logprobs[-1]),
                                  voice_drop_db=drop, end_s=end_s, voice_back_db=back))
         return scored
@@ -335,11 +334,6 @@ class WhisperJudge:
 
 # Whisper's encoder gives one step of the alignment per 20 ms of audio.
 SECONDS_PER_STEP = 0.02
-
-# The voice's level is compared over this much audio before and after where a phrase ends ...
-VOICE_SPAN_S = 0.3
-# ... and, for a voice that comes back, up to this long after it.
-VOICE_BACK_S = 1.0
 
 # The free transcript: enough tokens to tell "Pass." from "Pass me the crisps".
 FREE_TOKENS = 12
@@ -386,16 +380,6 @@ class _RankTokens:
                  logprob - top_due)
             for place, (rank, (logprob, spelling, before)) in enumerate(order)
         ]
-
-
-def _voice_fall(levels: Levels, near_s: float, search_s: float) -> tuple[float, float, float | None] | None:
-    """Where near ``near_s`` the voice fell away the most, by how much, and how loud it came back
-    after (:meth:`Levels.fall`, :meth:`Levels.back`); None when the audio is too short to tell."""
-    fall = levels.fall(near_s, VOICE_SPAN_S, search_s)
-    if fall is None:
-        return None
-    end_s, drop = fall
-    return end_s, drop, levels.back(end_s, VOICE_SPAN_S, VOICE_BACK_S)
 
 
 def _spelled_out(phrase: str, templates: Sequence[Template]) -> list[Candidate]:
