@@ -103,13 +103,14 @@ def heard_trials(split: str, conditions: Sequence[str], seed: int) -> list[Heard
 
 
 def kept(name: str, make: Callable[[], list[Heard]]) -> list[Heard]:
+    """What ``make`` gives, kept on disk as plain tuples (a class of this script, run as __main__, would
+    not load from another)."""
     path = FEATURE_CACHE / f"{name.replace(' ', '_')}.pickle"
     if path.exists():
-        found: list[Heard] = pickle.loads(path.read_bytes())
-        return found
+        return [Heard(*fields) for fields in pickle.loads(path.read_bytes())]
     made = make()
     FEATURE_CACHE.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(pickle.dumps(made))
+    path.write_bytes(pickle.dumps([(h.kind, h.name, h.condition, h.raps, h.candidates, h.raw) for h in made]))
     return made
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import time
 
+from voice_earl.listening.audio import AudioChunk
 from voice_earl.listening.context import PASS_WORDS, ListenContext
 from voice_earl.listening.knock import Candidate, KnockDetector, KnockModel
 from voice_earl.listening.listen_run import ListenRun
@@ -46,22 +47,25 @@ class KnockWatch:
         self.compute_s += self._last_s
         return self.heard is not None
 
-    def passed(self, run: ListenRun) -> Utterance:
-        """The listen, closed with a pass: the first pass's utterance (talk around the table, most
-        likely) is dropped, and the verdict comes once this chunk's knock detection is done."""
+    def passed(self, run: ListenRun, chunk: AudioChunk) -> Utterance:
+        """The listen, closed with a pass on ``chunk``, which the listener has not been fed: the first
+        pass's utterance (talk around the table, most likely) is dropped, and the verdict comes once
+        the chunk has arrived, the listener is done with the chunks before it and the knock is heard
+        (on the listener's real-time clock)."""
         heard = self.heard
         assert heard is not None
         run.recognizer.reset()
+        arrived = run.audio_t + chunk.duration
         logger.info("a knock at %.2fs (p=%.3f): a pass", heard.at, heard.probability)
         run.emit(KnockHeard(heard.at, heard.probability))
-        run.emit(Final(PASS_WORDS[0], run.audio_t, early=True))
+        run.emit(Final(PASS_WORDS[0], arrived, early=True))
         return Utterance(
             text=PASS_WORDS[0],
             speech_start=heard.at,
             speech_end=heard.at,  # a rap is over within tens of ms: its latency runs from its onset
-            decided_at=run.clock + self._last_s,
+            decided_at=max(run.clock, arrived) + self._last_s,
             early=True,
-            audio_s=run.audio_t,
+            audio_s=arrived,
             compute_s=run.compute_s + self.compute_s,
             events=tuple(run.events),
             first_pass_s=run.first_pass_s,

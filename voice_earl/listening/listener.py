@@ -124,10 +124,10 @@ class Listener:
                 if knocks is not None:
                     knocks.skip(chunk.duration)
                 continue
+            if knocks is not None and knocks.feed(chunk.pcm):  # first: a knock need not wait for the judge
+                return knocks.passed(run, chunk)
             if run.feed(chunk):
                 break
-            if knocks is not None and knocks.feed(chunk.pcm):
-                return knocks.passed(run)
         return run.result()
 
 
