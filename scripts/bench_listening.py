@@ -12,10 +12,15 @@ the formulas accepted and the passes recognised (a miss is no verdict: the liste
 "chatter" is the table talk that moved the game; "w/ pass" the same for the talk with "pass" in it
 ("pass me the crisps", "my password is on the fridge"), the talk most likely to pass for a pass;
 "room" the same for stretches of the room alone (its babble at the level of a typical voice less the
-condition's dB, no one speaking to the game).
+condition's dB, no one speaking to the game). With --knock the listeners also listen for knocks on the
+table (the game does with `play --knock`), and the knock rows follow (scripts/knock_bench.py): knocks
+heard as passes in each room, the time from the knock to the verdict, and the cards, glasses, chairs,
+laughter and clapping that passed.
 
     .venv/bin/python scripts/bench_listening.py                 # held-out voices, every condition
     .venv/bin/python scripts/bench_listening.py --split tune --quick
+    .venv/bin/python scripts/bench_listening.py --knock                 # ... listening for knocks too
+    .venv/bin/python scripts/bench_listening.py --knocks-only --systems judge   # the knock rows alone
     .venv/bin/python scripts/bench_listening.py --tune          # sweep the judge's floors (tune split)
     .venv/bin/python scripts/bench_listening.py --recordings DIR  # utterances kept with --keep-audio
     .venv/bin/python scripts/bench_listening.py --split tune --systems judge whole  # listener against
@@ -65,6 +70,7 @@ from listening_corpus import (
 )
 from listening_recordings import recorded_trials
 
+from voice_earl.keep.config import KNOCK_BY_DEFAULT
 from voice_earl.listening.audio import SAMPLE_RATE, pcm_chunks, read_wav
 from voice_earl.listening.judge_choice import JudgeSettings
 from voice_earl.listening.listener import Judge, Listener, ListenSettings, Utterance, judge_utterance
@@ -168,6 +174,7 @@ def row(name: str, condition: str, outcomes: Sequence[Outcome]) -> str:
 
 
 Hearing = Callable[[Trial, np.ndarray, float], Outcome]
+LISTENERS: dict[str, Listener] = {}  # the listeners that listeners() made, by name (the knock rows use them)
 
 
 def chosen_settings(pairs: Sequence[str]) -> tuple[ListenSettings, JudgeSettings]:
@@ -188,15 +195,19 @@ def chosen_settings(pairs: Sequence[str]) -> tuple[ListenSettings, JudgeSettings
     return chosen[0], chosen[1]
 
 
-def listeners(systems: Sequence[str], pairs: Sequence[str] = ()) -> list[tuple[str, Hearing]]:
+def listeners(systems: Sequence[str], pairs: Sequence[str] = (), knock: bool = False) -> list[tuple[str, Hearing]]:
+    """Each system chosen, as a function that hears a trial (its listener, if any, in ``LISTENERS``)."""
     from voice_earl.listening.judge_models import discover_judge_model
+    from voice_earl.listening.knock import shipped_model
     from voice_earl.listening.sphinx_recognizer import SphinxRecognizer
     from voice_earl.listening.whisper_judge import WhisperJudge
 
     settings, judge_settings = chosen_settings(pairs)
+    knocks = shipped_model() if knock else None  # a knock at positions 2-4 passes, as with `play --knock`
     made: list[tuple[str, Hearing]] = []
     if "pocketsphinx" in systems:
-        made.append(("pocketsphinx", partial(run_trial, Listener(SphinxRecognizer(), settings))))
+        LISTENERS["pocketsphinx"] = Listener(SphinxRecognizer(), settings, knocks=knocks)
+        made.append(("pocketsphinx", partial(run_trial, LISTENERS["pocketsphinx"])))
     judging = [s for s in systems if s in ("judge", "whole")]
     found = discover_judge_model() if judging else None
     if judging and found is None:
@@ -204,7 +215,8 @@ def listeners(systems: Sequence[str], pairs: Sequence[str] = ()) -> list[tuple[s
     elif found is not None:
         judge = WhisperJudge(found.path, judge_settings)
         if "judge" in systems:
-            listener = Listener(SphinxRecognizer(), settings, judge=judge)
+            listener = Listener(SphinxRecognizer(), settings, judge=judge, knocks=knocks)
+            LISTENERS["pocketsphinx + judge"] = listener
             made.append(("pocketsphinx + judge", partial(run_trial, listener)))
         if "whole" in systems:
             made.append(("judge, true segment", partial(run_whole, Listener(SphinxRecognizer()), judge)))
@@ -232,13 +244,20 @@ def bench(args: argparse.Namespace) -> int:
     print(HEADER)
     print("-" * len(HEADER))
     rngs = {c: noise_stream(args.seed, c) for c in conditions}
-    noisy = {(t, c): degrade(clean[t][0], c, rooms[c], rngs[c], quiet_power) for c in conditions for t in trials}
-    for name, hear in listeners(args.systems, args.set):
+    noisy = {} if args.knocks_only else {
+        (t, c): degrade(clean[t][0], c, rooms[c], rngs[c], quiet_power) for c in conditions for t in trials}
+    made = listeners(args.systems, args.set, knock=args.knock)
+    for name, hear in [] if args.knocks_only else made:
         for condition in conditions:
             outcomes = [hear(t, noisy[(t, condition)], clean[t][1]) for t in trials]
             print(row(name, condition, outcomes), flush=True)
             if args.show_errors:
                 show_errors(outcomes)
+    if args.knock:
+        from knock_bench import knock_rows
+
+        chosen = [(name, LISTENERS[name]) for name, _ in made if name in LISTENERS]
+        knock_rows(chosen, args.split, conditions, rooms, args.seed, args.show_errors)
     print(f"\npeak RSS of the whole run: {peak_rss_mb():.0f} MB")
     return 0
 
@@ -300,10 +319,15 @@ def main() -> int:
                         help=f"the room kept after each utterance (default {TAIL_S:g} s); talk that goes on "
                              "longer shows what waiting for a quiet that never comes costs")
     parser.add_argument("--show-errors", action="store_true")
+    parser.add_argument("--knock", action=argparse.BooleanOptionalAction, default=KNOCK_BY_DEFAULT,
+                        help="listen for knocks on the table too, and add the knock rows (default: as the game, "
+                             f"{'on' if KNOCK_BY_DEFAULT else 'off'})")
+    parser.add_argument("--knocks-only", action="store_true", help="only the knock rows (with --knock implied)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--set", nargs="+", default=[], metavar="NAME=VALUE",
                         help="settings to try: fields of ListenSettings or JudgeSettings, e.g. confirm_s=0.12")
     args = parser.parse_args()
+    args.knock = args.knock or args.knocks_only
     if args.recordings is not None:
         return bench_recordings(args)
     missing = engines_missing()

@@ -185,3 +185,24 @@ def test_vosk_with_a_korean_chant(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert (record["verdict"], record["recognizer"]) == ("correct", "vosk")
     assert "using vosk + whisper judge: vosk with model model from --model" in err
     assert "does not know these words" in err and "seven" in err
+
+
+def test_hear_knock_takes_a_knock_on_the_table_for_a_pass_at_the_second_card(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import random
+
+    from knock_corpus import load, missing, place, recordings
+
+    if missing():
+        pytest.skip("the knock recordings are not installed (bash scripts/setup.sh dev)")
+    knock = next(r for r in recordings() if r.name == "sounds/woodthunk.wav")  # XBoard's knock on wood, held out
+    samples, _ = place(load(knock.path), random.Random(1), 2)
+    path = write_wav(tmp_path / "knock.wav", samples)
+    common = [str(path), "--position", "2", "--rank", "Q", "--no-judge", "--json"]
+    assert main(["hear", *common, "--knock"]) == 0
+    (with_knocks,) = _json_lines(capsys.readouterr().out)
+    assert (with_knocks["verdict"], with_knocks["knock"]) == ("pass", True)
+    assert main(["hear", *common]) == 0
+    (without,) = _json_lines(capsys.readouterr().out)
+    assert without["knock"] is False and without["verdict"] != "pass"

@@ -55,6 +55,7 @@ def test_every_key_round_trips_through_the_file(tmp_path: Path) -> None:
         "language": "nl",
         "narrator.voice": 'gmw/en "Bob"\\',
         "narrator.rate": "150",
+        "knock": "on",
     }
     assert set(values) == set(config.KEYS_BY_NAME), "every key is covered"
     for key, value in values.items():
@@ -75,11 +76,13 @@ def test_every_key_round_trips_through_the_file(tmp_path: Path) -> None:
         language="nl",
         narrator_voice='gmw/en "Bob"\\',
         narrator_rate=150,
+        knock=True,
     )
     assert loaded.from_file == frozenset(values)
     table = tomllib.loads(config.config_path().read_text(encoding="utf-8"))
     assert table["narrator"] == {"voice": 'gmw/en "Bob"\\', "rate": 150}
     assert table["players"] == ["Ann", "Bob", "Cy"]
+    assert table["knock"] is True  # a TOML boolean, whichever of on, true or yes was typed
 
 
 def test_input_device_by_name_stays_a_name() -> None:
@@ -214,6 +217,7 @@ def test_unknown_key_is_reported_and_the_rest_still_loads() -> None:
         ('[narrator]\nrate = "١٥٠"', "narrator.rate", '"١٥٠"', "from 80 to 450"),
         ("[narrator]\nrate = 20", "narrator.rate", "20", "from 80 to 450"),
         ('[narrator]\nvoice = ""', "narrator.voice", '""', "voice id or name"),
+        ('knock = "sometimes"', "knock", '"sometimes"', "true or false (on or off)"),
     ],
 )
 def test_invalid_value_is_reported_and_the_rest_still_loads(

@@ -22,7 +22,7 @@ from voice_earl.table.turns import (
     TurnRequest,
     key_command,
 )
-from voice_earl.table.voice_input import VOICE_KEYS
+from voice_earl.table.voice_input import KNOCK_KEYS, VOICE_KEYS
 
 MOVES = {Command.PASS, Command.PLAY, Command.LEAD}
 KEYS = [*string.printable, "\x1b", "\x7f"]
@@ -70,7 +70,7 @@ def test_the_quit_question_in_dutch_takes_j() -> None:
 
 
 @pytest.mark.parametrize("language", ["en", "nl", "it"])
-@pytest.mark.parametrize("help_text", [KEY_HELP, VOICE_KEYS.turn, LINE_HELP])
+@pytest.mark.parametrize("help_text", [KEY_HELP, VOICE_KEYS.turn, KNOCK_KEYS.turn, LINE_HELP])
 def test_every_key_is_shown_whole_at_80x24(language: str, help_text: str) -> None:
     from voice_earl.i18n import _
 

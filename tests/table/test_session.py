@@ -271,14 +271,16 @@ def test_silence_input_is_reminded_once() -> None:
 
 @pytest.mark.parametrize(
     ("source", "how"),
-    [("keys", "press space to pass"), ("lines", "type pass"), ("voice", "say pass")],
+    [("keys", "press space to pass"), ("lines", "type pass"), ("voice", "say pass"),
+     ("knock", "say pass, or knock on the table")],
 )
 def test_holding_none_of_the_open_rank_says_how_this_player_passes(source: str, how: str) -> None:
     import io
 
     from voice_earl.table.turns import KeyPresses
+    from voice_earl.table.voice_input import VoiceInput
 
-    settings = TableSettings(seats("Ann", "Ben", "Cy"), HOYLE.with_changes(silent=source != "voice"),
+    settings = TableSettings(seats("Ann", "Ben", "Cy"), HOYLE.with_changes(silent=source not in ("voice", "knock")),
                              DeckMode.VIRTUAL, deals=1, seed=4)
     deal = TableSession(settings, {}).deal
     assert deal.hands is not None
@@ -292,8 +294,14 @@ def test_holding_none_of_the_open_rank_says_how_this_player_passes(source: str, 
         given = KeyPresses(io.StringIO(f"{key}\rxy"), complaints.append)
     elif source == "lines":
         given = LineCommands([f"lead {rank.value}", "play", "quit"], complaints.append)
-    else:
+    elif source == "voice":
         given = ScriptedInput([KeyCommand(Command.LEAD, rank), KeyCommand(Command.PLAY)])
+    else:  # a voice table that hears a knock on the table as a pass
+
+        class Knocking(ScriptedInput):
+            pass_hint = VoiceInput(None, chunks=iter, knock=True).pass_hint  # type: ignore[arg-type]
+
+        given = Knocking([KeyCommand(Command.LEAD, rank), KeyCommand(Command.PLAY)])
     events: list[TableEvent] = []
     session = TableSession(settings, dict.fromkeys(range(3), given), [events.append])  # type: ignore[arg-type]
     session.run()

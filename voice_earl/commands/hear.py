@@ -52,6 +52,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
         choices=("context", "fixed"),
         help="context: this turn's phrases (default); fixed: every line for every rank",
     )
+    parser.add_argument("--knock", action="store_true",
+                        help="a knock on the table passes, at positions 2-4, as in play and practice")
     parser.add_argument("--json", action="store_true", help="one JSON object per line")
 
 
@@ -79,7 +81,8 @@ def run(args: argparse.Namespace) -> int:
     else:
         context = _context(args.position, args.rank, args.ranks, chant)
         jobs = [_Job(str(path), context) for path in args.files]
-    chain = open_listener(args.recognizer, args.model, judge_model=args.judge_model, judge=not args.no_judge)
+    chain = open_listener(args.recognizer, args.model, judge_model=args.judge_model, judge=not args.no_judge,
+                          knock=args.knock)
     print(f"voice-earl hear: using {chain.description}", file=sys.stderr)
     listener = chain.listener
     recognizer = listener.recognizer
@@ -227,6 +230,8 @@ def _record(
     context: ListenContext,
     speech_end: float | None,
 ) -> dict[str, Any]:
+    from voice_earl.listening.recognizer import KnockHeard
+
     judge = listener.judge if listener.judge is not None and listener.judge.understands(context) else None
     latency = None if speech_end is None else max(0, round((utterance.decided_at - speech_end) * 1000))
     return {
@@ -244,6 +249,7 @@ def _record(
         "speech_end_s": speech_end,
         "decided_at_s": round(utterance.decided_at, 3),
         "feedback": judgement.feedback(),
+        "knock": any(isinstance(event, KnockHeard) for event in utterance.events),
     }
 
 

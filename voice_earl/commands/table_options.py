@@ -50,6 +50,8 @@ def add_voice_options(parser: argparse.ArgumentParser, *, silent: bool = True) -
     voice.add_argument("--barge-in", action="store_true",
                        help="a player may cut the narrator short by speaking (use headphones or a speaker away "
                             "from the microphone, or the narrator's own voice will cut it short)")
+    voice.add_argument("--knock", action=argparse.BooleanOptionalAction, default=None,
+                       help="a knock on the table passes, as saying 'pass' does (default: off; config key 'knock')")
     voice.add_argument("--keep-audio", action="store_true",
                        help="keep a WAV of each formula heard, beside the practice history")
     add_language_option(voice)
@@ -131,6 +133,7 @@ def apply_config(args: argparse.Namespace) -> argparse.Namespace:
         "rate": s.narrator_rate,
         "verbosity": s.verbosity,
         "lang": s.language,
+        "knock": s.knock,
     }
     for name, value in defaults.items():
         if hasattr(args, name) and getattr(args, name) in (None, []):

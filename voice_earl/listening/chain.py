@@ -14,6 +14,7 @@ from pathlib import Path
 
 from voice_earl.listening.choice import choose_recognizer, load_recognizer
 from voice_earl.listening.judge_models import choose_judge
+from voice_earl.listening.knock import shipped_model
 from voice_earl.listening.listener import Listener, ListenSettings
 
 logger = logging.getLogger(__name__)
@@ -34,8 +35,10 @@ def open_listener(
     judge_model: Path | str | None = None,
     judge: bool = True,
     settings: ListenSettings | None = None,
+    knock: bool = False,
 ) -> ListenerChain:
-    """Load the first pass and the judge (once per run) and say what listens and why."""
+    """Load the first pass and the judge (once per run) and say what listens and why; ``knock``: a knock
+    on the table passes too."""
     started = time.perf_counter()
     first = choose_recognizer(recognizer or "auto", Path(model) if model else None)
     judging = choose_judge(Path(judge_model) if judge_model else None, wanted=judge)
@@ -52,4 +55,8 @@ def open_listener(
     ready = time.perf_counter() - started
     logger.info("listening with %s (ready in %.2f s)", description, ready)
     summary = name if second is not None else f"{name}: {judging.reason}"
-    return ListenerChain(Listener(loaded, settings, judge=second), description, ready, summary)
+    knocks = shipped_model() if knock else None
+    if knock:
+        description += "; a knock on the table passes"
+        summary += "; a knock on the table passes"
+    return ListenerChain(Listener(loaded, settings, judge=second, knocks=knocks), description, ready, summary)

@@ -41,6 +41,10 @@ look: the time its judge reports, when longer). ``latency_ms`` is the time from 
 speech (its last loud frame) to the decision on that clock. The frames themselves are handled
 in :mod:`voice_earl.listening.listen_run`.
 
+A knock on the table (:mod:`voice_earl.listening.knock`), when knocks are listened for, is heard
+from the same audio: at positions 2-4 it ends the listen with a pass (see
+:mod:`voice_earl.listening.knock_pass`); at a lead it does nothing.
+
 Half-duplex: audio captured inside :meth:`Listener.muted` (while the narrator speaks), and for
 ``mute_tail_s`` after it, is dropped, so the narrator's voice never makes a play.
 """
@@ -55,6 +59,8 @@ from contextlib import contextmanager
 
 from voice_earl.listening.audio import AudioChunk
 from voice_earl.listening.context import ListenContext
+from voice_earl.listening.knock import KnockModel
+from voice_earl.listening.knock_pass import KnockWatch
 from voice_earl.listening.listen_run import ListenRun
 from voice_earl.listening.recognizer import Recognizer
 from voice_earl.listening.text import normalise
@@ -67,10 +73,15 @@ class Listener:
     """Feeds a recognizer from an audio stream and decides when an utterance is over."""
 
     def __init__(
-        self, recognizer: Recognizer, settings: ListenSettings | None = None, judge: Judge | None = None
+        self,
+        recognizer: Recognizer,
+        settings: ListenSettings | None = None,
+        judge: Judge | None = None,
+        knocks: KnockModel | None = None,
     ) -> None:
         self.recognizer = recognizer
         self.judge = judge
+        self.knocks = knocks  # the knock detector's model: None, knocks are not listened for
         self.settings = settings or ListenSettings()
         self._lock = threading.Lock()
         self._muted_since: float | None = None
@@ -107,11 +118,16 @@ class Listener:
         phrases = (grammar or context).phrases()
         due = frozenset(normalise(line) for line in context.due_lines())
         run = ListenRun(self.recognizer, self.judge, self.settings, context, phrases, due, on_event)
+        knocks = KnockWatch.for_turn(self.knocks, context)  # None at a lead, or when knocks are not listened for
         for item in chunks:
             chunk = item if isinstance(item, AudioChunk) else AudioChunk(item)
             if self.is_muted_at(chunk.captured_at if chunk.captured_at is not None else time.monotonic()):
                 run.skip(chunk)
+                if knocks is not None:
+                    knocks.skip(chunk.duration)
                 continue
+            if knocks is not None and knocks.feed(chunk.pcm):  # first: a knock need not wait for the judge
+                return knocks.passed(run, chunk)
             if run.feed(chunk):
                 break
         return run.result()

@@ -65,7 +65,15 @@ class Final:
     early: bool = False  # decided on a stable partial before the trailing silence ended
 
 
-ListenEvent = SpeechStarted | Partial | SpeechStopped | SpeechSetAside | Final
+@dataclass(frozen=True)
+class KnockHeard:
+    """A knock on the table, heard as a pass (positions 2-4): ``at`` is where the rap began."""
+
+    at: float
+    probability: float
+
+
+ListenEvent = SpeechStarted | Partial | SpeechStopped | SpeechSetAside | Final | KnockHeard
 
 
 # ------------------------------------------------------------------ the interface

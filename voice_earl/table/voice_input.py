@@ -33,6 +33,7 @@ from voice_earl.table.drill import Prompt
 from voice_earl.table.session import SPOKEN_COMMANDS
 from voice_earl.table.terminal import cbreak, key_waiting, read_key, read_waiting_key
 from voice_earl.table.turns import (
+    SAY_PASS,
     Command,
     Heard,
     KeyCommand,
@@ -53,6 +54,13 @@ VOICE_KEYS = KeyHelp(
     N_("any key, or say “next”: next deal"),
     N_("any key, or say “next”: close"),
 )
+KNOCK_KEYS = KeyHelp(
+    N_("speak your line, or knock on the table to pass · u undo · r repeat · p pause · x quit · "
+       "space/enter/rank keys work too"),
+    VOICE_KEYS.next_deal,
+    VOICE_KEYS.close,
+)
+SAY_PASS_OR_KNOCK = N_("say pass, or knock on the table")
 # After a deal, once the narrator has finished: how long the deal-over view stays before the next deal.
 GO_ON_PAUSE_S = 2.5
 
@@ -83,6 +91,12 @@ class VoiceInput:
     narrator_idle: Callable[[float], bool] | None = None  # waits up to the seconds given for the narrator to finish
     lost: bool = False
     interrupt: Callable[[], bool] | None = None  # input arrived elsewhere (a phone's tap): stop listening
+    knock: bool = False  # the listener hears a knock on the table as a pass
+
+    @property
+    def pass_hint(self) -> str:
+        """How a player who holds none of the open rank passes (the session says it)."""
+        return SAY_PASS_OR_KNOCK if self.knock and not self.lost else SAY_PASS
 
     def next_input(self, request: TurnRequest) -> TurnInput:
         if self.lost and self.fallback is not None:
@@ -284,6 +298,7 @@ def open_listener(args: object) -> tuple[Listener, str]:
         getattr(args, "model", None),
         judge_model=getattr(args, "judge_model", None),
         judge=not getattr(args, "no_judge", False),
+        knock=bool(getattr(args, "knock", False)),
     )
     return chain.listener, chain.summary or chain.description
 
@@ -309,12 +324,14 @@ def open_voice_input(args: object, settings: object) -> Iterator[tuple[VoiceInpu
             keys=keys,
             on_lost=ask_retry(sys.stdin),
             fallback=LineCommands(sys.stdin, lambda text: print(text, file=sys.stderr)),
+            knock=listener.knocks is not None,
         )
+        help_ = KNOCK_KEYS if source.knock else VOICE_KEYS
         if keys is not None:
             with cbreak(keys):
-                yield source, VOICE_KEYS
+                yield source, help_
         else:
-            yield source, VOICE_KEYS
+            yield source, help_
 
 
 def mute_while_speaking(listener: Listener) -> Callable[[bool], None]:

@@ -1,0 +1,175 @@
+"""Knocks on the table and the sounds that must never pass for one, from recordings packages ship.
+
+Every recording here is a real one that a Debian package installs (``bash scripts/setup.sh dev``
+installs them all). The knocks are hands and knuckles on wood: the cajon slaps and thumps of
+Hydrogen's "Gimme A Hand" kit (hydrogen-drumkits, GPL-2), XBoard's knock on wood (xboard, GPL-3),
+Minetest's footsteps on wood, chopping and placing a wooden block (minetest-data, CC BY-SA 3.0) and
+LMMS's wood block (lmms-common, GPL-2). The sounds that must not pass: cards laid, picked up and
+slid (kpat, GPL-2; aisleriot, GPL-3), glasses struck (hydrogen-drumkits; sound-icons, GPL-2),
+doors, chests and gates creaking and shutting, for a chair (minetest-data), laughter (the voices of
+hedgewars-data, GPL-2; tuxpaint-data's giggle, GPL-2), clapping, applause and a finger snap
+(hydrogen-drumkits, lmms-common, frozen-bubble-data, GPL-2). Speech comes from the listening
+benchmark (scripts/listening_corpus.py).
+
+Each recording belongs to one split: ``tune`` (the detector is trained and its operating points
+chosen there) or ``heldout`` (reported). Synthetic knocks are never used.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from voice_earl.listening.audio import SAMPLE_RATE, Pcm16, to_pcm16k
+
+HAND = Path("/usr/share/hydrogen/data/drumkits/Gimme A Hand 1.0")
+MINETEST = Path("/usr/share/games/minetest/games/minetest_game/mods")
+LMMS = Path("/usr/share/lmms/samples")
+HEDGEWARS_VOICES = Path("/usr/share/games/hedgewars/Data/Sounds/voices")
+
+KNOCK = "knock"
+NEGATIVE_KINDS = ("cards", "glass", "chair", "laughter", "clapping")
+# The Debian packages these recordings come from (scripts/setup.sh installs them with the dev extra).
+PACKAGES = ("hydrogen-drumkits", "xboard", "minetest-data", "lmms-common", "kpat", "aisleriot", "sound-icons",
+            "hedgewars-data", "tuxpaint-data", "frozen-bubble-data")
+
+
+@dataclass(frozen=True)
+class Recording:
+    path: Path
+    kind: str  # KNOCK or one of NEGATIVE_KINDS
+    split: str  # "tune" or "heldout"
+
+    @property
+    def name(self) -> str:
+        return f"{self.path.parent.name}/{self.path.name}"
+
+
+def _kind(kind: str, tune: list[Path], heldout: list[Path]) -> list[Recording]:
+    return [Recording(p, kind, "tune") for p in tune] + [Recording(p, kind, "heldout") for p in heldout]
+
+
+def _laughs() -> tuple[list[Path], list[Path]]:
+    """Every hedgewars voice's laugh, alternately in each split (some voices share one recording)."""
+    laughs = sorted(HEDGEWARS_VOICES.glob("*/Laugh.ogg")) if HEDGEWARS_VOICES.is_dir() else []
+    unique: dict[int, Path] = {}
+    for path in laughs:
+        unique.setdefault(path.stat().st_size, path)
+    kept = sorted(unique.values())
+    return kept[0::2], kept[1::2]
+
+
+def recordings() -> list[Recording]:
+    """Every recording of the corpus, found or not (see :func:`missing`)."""
+    wood = MINETEST / "default" / "sounds"
+    doors = MINETEST / "doors" / "sounds"
+    laughs_tune, laughs_heldout = _laughs()
+    return [
+        *_kind(KNOCK, [
+            HAND / "CajonSlaps-Hard.wav", HAND / "CajonSlaps-Med.wav", HAND / "CajonSlaps-Softest.wav",
+            HAND / "CajonThumps-Hard.wav", HAND / "CajonThumps-Med.wav", HAND / "CajonThumps-Softest.wav",
+            wood / "default_wood_footstep.1.ogg", wood / "default_dig_choppy.1.ogg", wood / "default_dig_choppy.2.ogg",
+            wood / "default_place_node.1.ogg", wood / "default_place_node.2.ogg",
+        ], [
+            Path("/usr/share/games/xboard/sounds/woodthunk.wav"), HAND / "CajonSlaps-Hardest.wav",
+            HAND / "CajonSlaps-Soft.wav", HAND / "CajonThumps-Hardest.wav", HAND / "CajonThumps-Soft.wav",
+            wood / "default_wood_footstep.2.ogg", wood / "default_dig_choppy.3.ogg", wood / "default_place_node.3.ogg",
+            LMMS / "drums" / "wood01.ogg",
+        ]),
+        *_kind("cards", [
+            Path("/usr/share/kpat/sounds/card-down.ogg"), Path("/usr/share/aisleriot/sounds/click.ogg"),
+            Path("/usr/share/aisleriot/sounds/slide.ogg"),
+        ], [
+            Path("/usr/share/kpat/sounds/card-pickup.ogg"), Path("/usr/share/aisleriot/sounds/splat.ogg"),
+        ]),
+        *_kind("glass", [
+            HAND / "WaterglassHi-Hard.wav", HAND / "WaterglassHi-Soft.wav", HAND / "WaterglassLo-Hard.wav",
+            HAND / "WaterglassLo-Med.wav", HAND / "WaterglassLo-Softest.wav",
+        ], [
+            HAND / "WaterglassHi-Hardest.wav", HAND / "WaterglassHi-Med.wav", HAND / "WaterglassHi-Softest.wav",
+            HAND / "WaterglassLo-Hardest.wav", HAND / "WaterglassLo-Soft.wav",
+            Path("/usr/share/sounds/sound-icons/glass-water-1.wav"),
+        ]),
+        *_kind("chair", [
+            doors / "doors_door_open.ogg", wood / "default_chest_open.ogg", doors / "doors_fencegate_close.ogg",
+        ], [
+            doors / "doors_door_close.ogg", wood / "default_chest_close.ogg", doors / "doors_fencegate_open.ogg",
+        ]),
+        *_kind("laughter", laughs_tune, [*laughs_heldout, Path("/usr/share/tuxpaint/sounds/giggle.wav")]),
+        *_kind("clapping", [
+            HAND / "HandClap-Med.wav", LMMS / "drums" / "clap01.ogg", LMMS / "drums" / "clap03.ogg",
+            LMMS / "misc" / "applause01.ogg",
+        ], [
+            LMMS / "drums" / "clap02.ogg", LMMS / "drums" / "clap04.ogg",
+            Path("/usr/share/games/frozen-bubble/snd/applause.ogg"), HAND / "Fingersnap-Med.wav",
+        ]),
+    ]
+
+
+def missing() -> list[Path]:
+    return [r.path for r in recordings() if not r.path.is_file()]
+
+
+def load(path: Path) -> Pcm16:
+    """A packaged recording (WAV, Ogg Vorbis or FLAC) as 16 kHz mono int16."""
+    import soundfile
+
+    samples, rate = soundfile.read(str(path), dtype="float32", always_2d=True)
+    return to_pcm16k(samples, rate)
+
+
+def onset_s(sound: Pcm16) -> float:
+    """Where a rap begins: the first 1 ms within 30 dB of its loudest."""
+    power = np.convolve(sound.astype(np.float64) ** 2, np.ones(16) / 16, mode="same")
+    return float(np.argmax(power > power.max() / 1000.0)) / SAMPLE_RATE
+
+
+@dataclass(frozen=True)
+class KnockTrial:
+    """One recording placed in a stretch of the room: once or twice (a double knock), or a negative."""
+
+    recording: Recording
+    audio: Pcm16  # before the room is mixed in: quiet, the sound, quiet
+    raps: tuple[float, ...]  # for a knock, the onsets of its raps (seconds into ``audio``)
+    variant: int
+
+    @property
+    def kind(self) -> str:
+        return self.recording.kind
+
+
+LEAD_IN_S = 0.6  # the room before the sound: the detector learns the room's level first
+TAIL_S = 0.8
+
+
+def place(sound: Pcm16, rng: random.Random, raps: int) -> tuple[Pcm16, tuple[float, ...]]:
+    """The sound at a peak between -30 and -6 dBFS after a lead-in, ``raps`` times (0.15-0.45 s apart)."""
+    level = 10 ** (rng.uniform(-30.0, -6.0) / 20) * 32767 / max(1.0, float(np.abs(sound).max()))
+    scaled = sound.astype(np.float64) * level
+    lead = int((LEAD_IN_S + rng.uniform(0.0, 0.3)) * SAMPLE_RATE)
+    starts = [lead]
+    for _ in range(raps - 1):
+        starts.append(starts[-1] + int(rng.uniform(0.15, 0.45) * SAMPLE_RATE))
+    audio = np.zeros(starts[-1] + len(sound) + int(TAIL_S * SAMPLE_RATE))
+    for number, start in enumerate(starts):
+        audio[start : start + len(sound)] += scaled * (1.0 if number == 0 else rng.uniform(0.6, 1.1))
+    at = onset_s(sound)
+    clipped = np.asarray(np.clip(audio, -32768, 32767), dtype=np.int16)
+    return clipped, tuple(start / SAMPLE_RATE + at for start in starts)
+
+
+def knock_trials(split: str, seed: int, per_recording: int = 4) -> Iterator[KnockTrial]:
+    """Each recording of the split ``per_recording`` times: knocks once or twice in turn, the others once."""
+    rng = random.Random(f"knocks-{split}-{seed}")
+    for recording in recordings():
+        if recording.split != split and split != "all":
+            continue
+        sound = load(recording.path)
+        for variant in range(per_recording):
+            raps = 1 + variant % 2 if recording.kind == KNOCK else 1
+            audio, onsets = place(sound, rng, raps)
+            yield KnockTrial(recording, audio, onsets if recording.kind == KNOCK else (), variant)

@@ -1,0 +1,187 @@
+"""A knock on the table passes: the detector on real recordings that packages ship, and through the listener.
+
+The recordings are those of scripts/knock_corpus.py (``bash scripts/setup.sh dev`` installs them);
+only its held-out ones are used here, none the detector was trained on.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from functools import cache
+
+import numpy as np
+import pytest
+from knock_corpus import KNOCK, NEGATIVE_KINDS, Recording, load, missing, place, recordings
+from listening_audio import needs_espeak, padded, speak
+
+from voice_earl.game.cards import Rank
+from voice_earl.listening.audio import SAMPLE_RATE, AudioChunk, Pcm16, pcm_chunks
+from voice_earl.listening.context import ListenContext
+from voice_earl.listening.knock import FEATURES, KnockDetector, KnockModel, candidates_in, shipped_model
+from voice_earl.listening.listener import Listener, judge_utterance
+from voice_earl.listening.recognizer import KnockHeard, ListenEvent
+from voice_earl.listening.verdicts import Verdict
+
+needs_recordings = pytest.mark.skipif(
+    bool(missing()), reason="the knock recordings are not installed (bash scripts/setup.sh dev)"
+)
+SECOND = ListenContext(2, (Rank.QUEEN,))
+LEAD = ListenContext(1, (Rank.QUEEN, Rank.SEVEN))
+MIN_HEARD_IN_BABBLE = 4  # of the 9 held-out knocks, once each at 12 dB: measured 5 (half, as the benchmark has it)
+
+
+def heldout(kind: str) -> list[Recording]:
+    return [r for r in recordings() if r.kind == kind and r.split == "heldout"]
+
+
+@cache
+def placed(recording: Recording, seed: int = 3) -> tuple[Pcm16, tuple[float, ...]]:
+    """The recording once at a level between -30 and -6 dBFS, in a very quiet room."""
+    audio, raps = place(load(recording.path), random.Random(f"{recording.name}-{seed}"), 1)
+    room = np.random.default_rng(seed).normal(0.0, 3.0, len(audio))
+    return np.asarray(np.clip(audio + room, -32768, 32767), dtype=np.int16), raps
+
+
+def knock_heard(samples: Pcm16) -> float | None:
+    """Where the detector heard a knock (None: it heard none)."""
+    heard = KnockDetector().feed(samples)
+    return None if heard is None else heard.at
+
+
+def test_the_shipped_model_reads_back_and_says_what_it_was_trained_on() -> None:
+    model = shipped_model()
+    assert model.trees and all(max(tree[0], tree[2], tree[4]) < len(FEATURES) for tree in model.trees)
+    assert 0.5 <= model.pair_threshold <= model.threshold < 1.0
+    assert "tune split" in model.trained_on and model.trained
+    assert KnockModel.from_json(model.to_json()) == model
+
+
+def test_a_quiet_room_and_a_steady_hum_hold_no_knock() -> None:
+    rng = np.random.default_rng(1)
+    hum = 3000 * np.sin(2 * np.pi * 120 * np.arange(3 * SAMPLE_RATE) / SAMPLE_RATE)
+    for samples in (np.zeros(3 * SAMPLE_RATE), rng.normal(0, 30, 3 * SAMPLE_RATE), hum + rng.normal(0, 30, len(hum))):
+        assert candidates_in(np.asarray(samples, dtype=np.int16)) == []
+
+
+@needs_recordings
+def test_most_real_knocks_on_wood_are_heard_in_a_quiet_room_where_they_are() -> None:
+    """Measured: 6 of the 9 held-out knocks heard within 30 ms of their rap (LMMS's pitched wood block, one
+    of Minetest's footsteps, heard only in its tail, and one cajon slap are missed)."""
+    heard = []
+    for recording in heldout(KNOCK):
+        samples, raps = placed(recording)
+        at = knock_heard(samples)
+        if at is not None and abs(at - raps[0]) <= 0.03:
+            heard.append(recording.name)
+    assert len(heard) >= 6, heard
+    assert "sounds/woodthunk.wav" in heard  # XBoard's knock on wood
+
+
+@needs_recordings
+@pytest.mark.parametrize("kind", ["cards", "glass"])
+def test_cards_and_glasses_never_pass_for_a_knock(kind: str) -> None:
+    passed = [r.name for r in heldout(kind) if knock_heard(placed(r)[0]) is not None]
+    assert passed == []
+
+
+@needs_recordings
+@pytest.mark.parametrize("kind", ["chair", "laughter", "clapping"])
+def test_chairs_laughter_and_clapping_seldom_pass_for_a_knock(kind: str) -> None:
+    """The detector's weak spots, why knocks are off by default: in a quiet room tuxpaint's giggle, one of
+    hedgewars' laughs and the kit's finger snap pass for one, as a door shut does in some rooms (README,
+    Listening). Measured: 2 of 9 laughs, 1 of 4 claps and snaps, no chair here."""
+    passed = [r.name for r in heldout(kind) if knock_heard(placed(r)[0]) is not None]
+    assert len(passed) <= {"chair": 0, "laughter": 2, "clapping": 1}[kind], passed
+
+
+@needs_recordings
+def test_a_knock_is_heard_once_the_detector_has_heard_the_room_and_not_while_muted() -> None:
+    samples, raps = placed(heldout(KNOCK)[0])
+    detector = KnockDetector()
+    cut = int((raps[0] - 0.05) * SAMPLE_RATE)
+    detector.skip(cut / SAMPLE_RATE)  # everything up to just before the rap was muted
+    assert detector.feed(samples[cut:]) is None  # not enough of the room heard before it: no knock
+    detector = KnockDetector()
+    heard = [detector.feed(chunk) for chunk in pcm_chunks(samples)]
+    found = [c for c in heard if c is not None]
+    assert len(found) == 1 and abs(found[0].at - raps[0]) <= 0.03
+
+
+@pytest.mark.slow
+@needs_recordings
+@needs_espeak
+def test_knocks_in_the_benchmarks_babble_are_heard_and_little_else_passes() -> None:
+    """The held-out knocks and negatives mixed into the benchmark's babble at 12 dB as it mixes speech."""
+    from pathlib import Path
+
+    from listening_corpus import degrade, noise_stream, room_talk
+
+    room = room_talk("babble 12 dB", Path.home() / ".cache" / "voice-earl" / "bench-listening")
+    rng = noise_stream(1, "babble 12 dB")
+    heard, knocks = 0, heldout(KNOCK)
+    for recording in knocks:
+        samples, raps = placed(recording)
+        at = knock_heard(degrade(samples.astype(np.float64), "babble 12 dB", room, rng))
+        heard += at is not None and at >= raps[0] - 0.03
+    assert heard >= MIN_HEARD_IN_BABBLE
+    passed = []
+    for kind in NEGATIVE_KINDS:
+        for recording in heldout(kind):
+            samples, _ = placed(recording)
+            if knock_heard(degrade(samples.astype(np.float64), "babble 12 dB", room, rng)) is not None:
+                passed.append(recording.name)
+    assert passed in ([], ["sounds/giggle.wav"])  # the giggle, as in a quiet room
+
+
+@pytest.fixture(scope="module")
+def listener() -> Listener:
+    from voice_earl.listening.sphinx_recognizer import SphinxRecognizer
+
+    return Listener(SphinxRecognizer(), knocks=shipped_model())
+
+
+@pytest.mark.slow
+@needs_recordings
+def test_through_the_listener_a_knock_at_the_second_card_is_a_pass(listener: Listener) -> None:
+    samples, raps = placed(heldout(KNOCK)[0])
+    events: list[ListenEvent] = []
+    utterance = listener.listen(pcm_chunks(samples), SECOND, on_event=events.append)
+    assert judge_utterance(utterance, SECOND).verdict is Verdict.PASS
+    assert [type(e) for e in events if isinstance(e, KnockHeard)] == [KnockHeard]
+    assert utterance.speech_end is not None and abs(utterance.speech_end - raps[0]) <= 0.03
+    assert utterance.latency_ms is not None and utterance.latency_ms <= 300
+    assert utterance.audio_s < len(samples) / SAMPLE_RATE  # it did not wait for the end of the audio
+
+
+@pytest.mark.slow
+@needs_recordings
+def test_through_the_listener_a_knock_at_a_lead_does_nothing(listener: Listener) -> None:
+    samples, _ = placed(heldout(KNOCK)[0])
+    events: list[ListenEvent] = []
+    utterance = listener.listen(pcm_chunks(samples), LEAD, on_event=events.append)
+    assert judge_utterance(utterance, LEAD).verdict is not Verdict.PASS
+    assert not any(isinstance(e, KnockHeard) for e in events)
+
+
+@pytest.mark.slow
+@needs_recordings
+def test_a_knock_while_the_narrator_speaks_is_not_heard(listener: Listener) -> None:
+    samples, _ = placed(heldout(KNOCK)[0])
+    with listener.muted():
+        chunks = [AudioChunk(pcm, captured_at=time.monotonic()) for pcm in pcm_chunks(samples)]  # captured muted
+        utterance = listener.listen(chunks, SECOND)
+    assert judge_utterance(utterance, SECOND).verdict is not Verdict.PASS
+
+
+@pytest.mark.slow
+@needs_espeak
+def test_talk_about_passing_is_not_a_knock(listener: Listener, tmp_path: object) -> None:
+    from pathlib import Path
+
+    assert isinstance(tmp_path, Path)
+    for number, text in enumerate(("pass me the crisps would you", "take it back, that's not fair at all")):
+        samples = padded(speak(text, tmp_path / f"{number}.wav"))
+        events: list[ListenEvent] = []
+        listener.listen(pcm_chunks(samples), SECOND, on_event=events.append)
+        assert not any(isinstance(e, KnockHeard) for e in events), text
