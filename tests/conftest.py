@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+# A test run started in the background (`bash .ci/run &`) inherits SIGINT ignored, and so would every game the
+# tests start, whose Ctrl-C they check: take it back, so that the children get Python's own handler again.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(autouse=True)
