@@ -64,6 +64,8 @@ def human_input(
             voice, voice_keys = stack.enter_context(open_voice_input(args, settings))
             return voice, voice_keys, False
         except VoiceEarlError as error:
+            if getattr(args, "phone_mics", False):
+                return _phones_listen(error, stack)
             if not offer_silent(str(error)):
                 raise
     source, keys = keyboard_input(sys.stdin, _complain)
@@ -71,6 +73,17 @@ def human_input(
         # Keys stay unechoed and unbuffered for the whole game, so that none is drawn over the screen.
         stack.enter_context(cbreak(sys.stdin))
     return source, keys, True
+
+
+def _phones_listen(problem: VoiceEarlError, stack: contextlib.ExitStack[bool | None]) -> tuple[
+        InputSource, KeyHelp, bool]:
+    """The laptop cannot listen, but the phones can: the laptop takes keys, and the game is not silent."""
+    print(f"voice-earl: {problem}", file=sys.stderr)
+    print("voice-earl: " + _("the players speak into their phones; the laptop takes keys"), file=sys.stderr)
+    source, keys = keyboard_input(sys.stdin, _complain)
+    if isinstance(source, KeyPresses):
+        stack.enter_context(cbreak(sys.stdin))
+    return source, keys, False
 
 
 class BotRecital:

@@ -16,6 +16,7 @@ from rich.text import Text
 
 from voice_earl.i18n import _
 from voice_earl.table.phones import qr
+from voice_earl.table.phones.pages import certificate_warning, fingerprint_line
 from voice_earl.table.phones.server import PhoneServer
 from voice_earl.table.terminal import cbreak, key_waiting, read_waiting_key
 
@@ -55,7 +56,14 @@ def code_screen(server: PhoneServer, seat: int, number: int, count: int) -> Grou
     title = Text(_("{player}, scan this").format(player=name), style="bold")
     step = Text(_("phone {number} of {count} · any key for the next player").format(number=number, count=count),
                 style="dim")
-    return Group(title, qr.terminal_code(url), Text(url, style="bold"), step)
+    return Group(title, qr.terminal_code(url), Text(url, style="bold"), *certificate_lines(server), step)
+
+
+def certificate_lines(server: PhoneServer) -> list[Text]:
+    """Over HTTPS: what each phone's browser says the first time, and the certificate's fingerprint."""
+    if server.certificate is None:
+        return []
+    return [Text(certificate_warning()), Text(fingerprint_line(server.certificate.fingerprint), style="dim")]
 
 
 def print_summary(server: PhoneServer, seats: Sequence[int], note: str, err: TextIO) -> None:
@@ -64,3 +72,5 @@ def print_summary(server: PhoneServer, seats: Sequence[int], note: str, err: Tex
     for line in address_lines(server, seats):
         print(f"voice-earl:   {line}", file=err)
     print("voice-earl: " + _("join page with every code: {url}").format(url=server.join_url()), file=err, flush=True)
+    for text in certificate_lines(server):
+        print(f"voice-earl: {text.plain}", file=err, flush=True)

@@ -26,7 +26,7 @@ import time
 from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from aiohttp import WSMsgType, web
 
@@ -39,6 +39,9 @@ from voice_earl.table.phones.network import url_host
 from voice_earl.table.phones.tokens import PhoneTokens
 from voice_earl.table.phones.views import TableState, player_view, waiting
 from voice_earl.table.turns import Command, KeyCommand
+
+if TYPE_CHECKING:
+    from voice_earl.table.phones.tls import SiteCertificate
 
 log = logging.getLogger(__name__)
 
@@ -79,13 +82,13 @@ class Bucket:
         self.tokens = burst
         self.at = time.monotonic()
 
-    def allow(self) -> bool:
+    def allow(self, cost: float = 1.0) -> bool:
         now = time.monotonic()
         self.tokens = min(self.burst, self.tokens + (now - self.at) * self.rate)
         self.at = now
-        if self.tokens < 1.0:
+        if self.tokens < cost:
             return False
-        self.tokens -= 1.0
+        self.tokens -= cost
         return True
 
 
@@ -97,6 +100,16 @@ class _Connection:
     wake: asyncio.Event = field(default_factory=asyncio.Event)
     notes: deque[str] = field(default_factory=lambda: deque(maxlen=8))
     sent: TableState | None = None
+
+
+class Microphones(Protocol):
+    """The phones as microphones (``mics.PhoneMics``): holds, releases and audio on the sockets."""
+
+    max_message_bytes: int
+
+    def text(self, connection: Any, data: str) -> bool: ...  # False: not a hold or a release
+    def audio(self, connection: Any, data: bytes) -> None: ...
+    def closed(self, connection: Any) -> None: ...
 
 
 def not_found() -> web.Response:
@@ -124,14 +137,20 @@ class PhoneServer:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._runner: web.AppRunner | None = None
+        self.mics: Microphones | None = None  # with --phone-mics: holds and their audio (mics.py)
+        self.certificate: SiteCertificate | None = None  # with --phone-mics: served over HTTPS (tls.py)
 
     # -- addresses
 
     def url(self, seat: int) -> str:
-        return f"http://{url_host(self.host)}:{self.port}/p/{self.tokens.players[seat]}"
+        return f"{self.scheme}://{url_host(self.host)}:{self.port}/p/{self.tokens.players[seat]}"
 
     def join_url(self) -> str:
-        return f"http://{url_host(self.host)}:{self.port}/j/{self.tokens.join}"
+        return f"{self.scheme}://{url_host(self.host)}:{self.port}/j/{self.tokens.join}"
+
+    @property
+    def scheme(self) -> str:
+        return "https" if self.certificate is not None else "http"
 
     def joined(self, seat: int) -> bool:
         """Whether a phone has opened ``seat``'s live updates since the server started."""
@@ -157,8 +176,10 @@ class PhoneServer:
 
     # -- starting and stopping
 
-    def start(self, host: str, port: int) -> None:
-        """Listen on ``host``:``port`` (0: a free port) and serve on a thread of its own."""
+    def start(self, host: str, port: int, certificate: SiteCertificate | None = None) -> None:
+        """Listen on ``host``:``port`` (0: a free port) and serve on a thread of its own (over HTTPS
+        with ``certificate``)."""
+        self.certificate = certificate
         sock = _bind(host, port)
         self.host = host
         self.port = int(sock.getsockname()[1])
@@ -220,7 +241,8 @@ class PhoneServer:
         app.on_response_prepare.append(_secure)
         self._runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=1.0)
         await self._runner.setup()
-        await web.SockSite(self._runner, sock).start()
+        tls = self.certificate.context() if self.certificate is not None else None
+        await web.SockSite(self._runner, sock, ssl_context=tls).start()
 
     async def _shutdown(self) -> None:
         for connection in list(self._connections):
@@ -279,7 +301,8 @@ class PhoneServer:
         base = f"/p/{self.tokens.players[seat]}"
         name = request.match_info.get("name", "")
         if name == "":
-            return web.Response(text=pages.phone_page(base, self.names[seat]), content_type="text/html")
+            page = pages.phone_page(base, self.names[seat], mics=self.mics is not None)
+            return web.Response(text=page, content_type="text/html")
         if name == "state.json":
             return web.json_response(player_view(self._state, seat))
         if name == "ws":
@@ -292,7 +315,8 @@ class PhoneServer:
         name = request.match_info.get("name", "")
         if name == "":
             entries = [pages.JoinEntry(self.names[s], self.url(s), qr.svg(self.url(s))) for s in sorted(self.seats)]
-            page = pages.join_page(f"/j/{self.tokens.join}", entries)
+            fingerprint = self.certificate.fingerprint if self.certificate is not None else None
+            page = pages.join_page(f"/j/{self.tokens.join}", entries, fingerprint)
             return web.Response(text=page, content_type="text/html")
         return _asset(name)
 
@@ -300,7 +324,8 @@ class PhoneServer:
         mine = sum(1 for c in self._connections if c.seat == seat)
         if mine >= SOCKETS_PER_PLAYER or len(self._connections) >= SOCKETS_IN_ALL:
             return web.Response(status=429, text="Too Many Requests")
-        ws = web.WebSocketResponse(heartbeat=20.0, max_msg_size=MAX_MESSAGE_BYTES, compress=False)
+        largest = MAX_MESSAGE_BYTES if self.mics is None else max(MAX_MESSAGE_BYTES, self.mics.max_message_bytes)
+        ws = web.WebSocketResponse(heartbeat=20.0, max_msg_size=largest, compress=False)
         if not ws.can_prepare(request).ok:
             return web.Response(status=400, text="Bad Request")
         await ws.prepare(request)
@@ -311,14 +336,21 @@ class PhoneServer:
         connection.wake.set()
         try:
             async for message in ws:
+                if message.type is WSMsgType.BINARY and self.mics is not None:
+                    self.mics.audio(connection, message.data)
+                    continue
                 if message.type is not WSMsgType.TEXT:
                     break
+                if self.mics is not None and self.mics.text(connection, message.data):
+                    continue
                 reply = self._on_message(connection, message.data)
                 if reply is not None:
                     connection.notes.append(json.dumps(reply))
                     connection.wake.set()
         finally:
             self._connections.discard(connection)
+            if self.mics is not None:
+                self.mics.closed(connection)
             sender.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await sender

@@ -57,6 +57,8 @@
       enable(true);
     } else if (message.type === "ignored" || message.type === "error") {
       enable(true);
+    } else {
+      document.dispatchEvent(new CustomEvent("voice-earl:message", { detail: message }));  // mic.js
     }
   }
 
@@ -101,6 +103,7 @@
     renderResult(s);
     renderActions(s);
     $("last").textContent = s.last || "";
+    document.dispatchEvent(new CustomEvent("voice-earl:state", { detail: s }));  // mic.js
   }
 
   function renderBanner(s) {
@@ -242,6 +245,16 @@
     }
     enable(true);
   }
+
+  // For mic.js: the state shown, and the socket (text or binary).
+  window.voiceEarl = {
+    state: () => state,
+    send: (data) => {
+      if (!socket || socket.readyState !== WebSocket.OPEN) return false;
+      socket.send(data);
+      return true;
+    },
+  };
 
   connect();
 })();
