@@ -185,6 +185,14 @@ def open_phones(args: argparse.Namespace, store: Store, series_id: int | None, s
     return stack.enter_context(phones_at_table(args, store, series_id, settings))
 
 
+def _kept_mics(store: Store, series_id: int) -> bool:
+    try:
+        from voice_earl.table.phones.at_table import kept_mics
+    except ImportError:  # no phones extra: the series is resumed without them, as open_phones says
+        return False
+    return kept_mics(store, series_id)
+
+
 def run_table_mode(args: argparse.Namespace, store: Store, setup: SeriesSetup, saved: SavedSeries | None = None) -> int:
     """Play or practice: humans by voice (or keys), bots by strategy; ``saved``: the series resumed."""
     from voice_earl.game.bots import strategy_by_name
@@ -193,6 +201,8 @@ def run_table_mode(args: argparse.Namespace, store: Store, setup: SeriesSetup, s
     with contextlib.ExitStack() as stack:
         settings = setup.table
         moves: list[Move] = saved.moves if saved is not None else []
+        if saved is not None and not getattr(args, "phone_mics", False) and _kept_mics(store, saved.id):
+            args.phone_mics = True  # the same addresses, served the same way
         human, keys, silent = human_input(args, settings, stack)
         spoken = human  # the voice, before the phones' taps join it
         phones = open_phones(args, store, None if saved is None else saved.id, settings, stack)

@@ -79,9 +79,15 @@ def held_hearing(source: InputSource, args: argparse.Namespace) -> HeldHearing:
     return HeldHearing(listener, Strictness(args.strictness or "normal"), bool(getattr(args, "keep_audio", False)))
 
 
-def wants_mics(args: argparse.Namespace, kept: dict[str, Any] | None) -> bool:
-    """--phone-mics, or a resumed series that had them; never in Silent Earl, which listens to nobody."""
-    wanted = bool(getattr(args, "phone_mics", False)) or bool(kept and kept.get("mics"))
+def kept_mics(store: Store, series_id: int) -> bool:
+    """Whether the series was played with the phones as microphones: resumed, it has them again."""
+    kept = store.phones(series_id)
+    return bool(kept and kept.get("mics"))
+
+
+def wants_mics(args: argparse.Namespace) -> bool:
+    """--phone-mics (given, or kept with the series), but never in Silent Earl, which listens to nobody."""
+    wanted = bool(getattr(args, "phone_mics", False))
     if wanted and getattr(args, "silent", False):
         print("voice-earl: " + _("Silent Earl listens to nobody: the phones are not microphones in this game."),
               file=sys.stderr)
@@ -100,7 +106,7 @@ def phones_at_table(
     port = args.port if args.port is not None else tokens.port or DEFAULT_PORT
     host, note = listen_host(args)
     humans = [seat for seat, s in enumerate(settings.seats) if s.kind is SeatKind.HUMAN]
-    mics = wants_mics(args, kept)
+    mics = wants_mics(args)
     certificate = None
     if mics:
         from voice_earl.table.phones.tls import certificate_for

@@ -12,6 +12,7 @@ from typing import TextIO
 
 from rich.console import Console, Group
 from rich.live import Live
+from rich.table import Table
 from rich.text import Text
 
 from voice_earl.i18n import _
@@ -56,7 +57,12 @@ def code_screen(server: PhoneServer, seat: int, number: int, count: int) -> Grou
     title = Text(_("{player}, scan this").format(player=name), style="bold")
     step = Text(_("phone {number} of {count} · any key for the next player").format(number=number, count=count),
                 style="dim")
-    return Group(title, qr.terminal_code(url), Text(url, style="bold"), *certificate_lines(server), step)
+    code: Text | Table = qr.terminal_code(url)
+    notes = certificate_lines(server)
+    if notes:  # beside the code: below it, they would not fit on 24 lines
+        code = Table.grid(padding=(0, 2))
+        code.add_row(qr.terminal_code(url), Group(*notes))
+    return Group(title, code, Text(url, style="bold"), step)
 
 
 def certificate_lines(server: PhoneServer) -> list[Text]:

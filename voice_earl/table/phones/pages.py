@@ -99,7 +99,15 @@ def certificate_warning() -> str:
 
 
 def fingerprint_line(fingerprint: str) -> str:
-    return _("Certificate fingerprint (SHA-256): {fingerprint}").format(fingerprint=fingerprint)
+    """The fingerprint (``AB:CD:...``) in groups of eight bytes, so that a narrow screen breaks it
+    between groups.
+
+    >>> fingerprint_line(":".join(["AB"] * 32)).split(": ", 1)[1].count(" ")
+    3
+    """
+    parts = fingerprint.split(":")
+    grouped = " ".join(":".join(parts[i : i + 8]) for i in range(0, len(parts), 8))
+    return _("Certificate fingerprint (SHA-256): {fingerprint}").format(fingerprint=grouped)
 
 
 def phone_page(base: str, player: str, mics: bool = False) -> str:

@@ -8,6 +8,7 @@
   const M = L.mic;
   const api = window.voiceEarl; // the page's socket and state (phone.js)
   const RELEASE_WAIT_MS = 1000; // the worklet's last frames: a release is sent at the latest after this
+  const SHOWN_MS = 8000; // how long a verdict or a refusal stays on the phone
 
   let state = api.state();
   let capture = null; // {context, stream, node} once the microphone is open
@@ -16,6 +17,7 @@
   let sending = null; // the turn whose audio is being sent
   let releasing = null; // {turn, timer} while the worklet's last frames come
   let judging = null; // the turn whose verdict is awaited
+  let shownTimer = null;
 
   // -- the button and its line, above Pass and Play
 
@@ -34,9 +36,11 @@
   footer.insertBefore(box, footer.querySelector(".buttons"));
   document.body.classList.add("mics");
 
-  function show(text, kind) {
+  function show(text, kind, lasting) {
     status.textContent = text || "";
     status.className = "mic-status" + (kind ? " " + kind : "");
+    clearTimeout(shownTimer);
+    if (!lasting) shownTimer = setTimeout(() => { if (!sending && !judging) show("", "", true); }, SHOWN_MS);
   }
 
   function render() {
@@ -54,7 +58,7 @@
   document.addEventListener("voice-earl:message", (event) => {
     const message = event.detail;
     if (message.type === "listening") {
-      if (sending === message.turn) show(M.listening, "on");
+      if (sending === message.turn) show(M.listening, "on", true);
     } else if (message.type === "heard") {
       judging = null;
       showVerdict(message);
@@ -94,7 +98,7 @@
     if (pressed) return;
     pressed = true;
     if (!capture) {
-      show(M.asking, "");
+      show(M.asking, "", true);
       if (!(await openMicrophone())) {
         pressed = false;
         return;
@@ -121,7 +125,7 @@
     sending = turn;
     judging = null;
     button.classList.add("on");
-    show(M.listening, "on");
+    show(M.listening, "on", true);
     if (capture.context.state === "suspended") capture.context.resume();
     capture.node.port.postMessage({ cmd: "start" });
   }
@@ -144,7 +148,7 @@
     sending = null;
     if (api.send(JSON.stringify({ type: "release", turn: turn }))) {
       judging = turn;
-      show(M.judging, "");
+      show(M.judging, "", true);
     }
   }
 
@@ -170,11 +174,11 @@
 
   async function open() {
     if (!window.isSecureContext || !navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) {
-      show(M.insecure, "bad");
+      show(M.insecure, "bad", true);
       return false;
     }
     if (!window.AudioWorkletNode) {
-      show(M.unsupported, "bad");
+      show(M.unsupported, "bad", true);
       return false;
     }
     let stream = null;
@@ -199,10 +203,10 @@
       if (stream) stream.getTracks().forEach((track) => track.stop());
       if (context) context.close();
       const name = error && error.name;
-      if (name === "NotAllowedError" || name === "SecurityError") show(M.refused, "bad");
+      if (name === "NotAllowedError" || name === "SecurityError") show(M.refused, "bad", true);
       else if (name === "NotFoundError" || name === "NotReadableError" || name === "OverconstrainedError") {
-        show(M.missing, "bad");
-      } else show(M.failed + (name ? " (" + name + ")" : ""), "bad");
+        show(M.missing, "bad", true);
+      } else show(M.failed + (name ? " (" + name + ")" : ""), "bad", true);
       return false;
     }
   }
