@@ -9,22 +9,22 @@ import json
 import queue
 import re
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import aiohttp
 
 from voice_earl.game.rules import HOYLE, DeckMode, RulesProfile
-from voice_earl.listening.context import ListenContext
 from voice_earl.table.phones.hub import Phones, serve_phones
+from voice_earl.table.phones.mic_gate import HeldHearing
 from voice_earl.table.phones.mics import MicLimits
 from voice_earl.table.phones.server import DEFAULT_LIMITS, Limits
 from voice_earl.table.phones.tls import SiteCertificate
 from voice_earl.table.phones.tokens import PhoneTokens
 from voice_earl.table.session import TableSession
 from voice_earl.table.session_events import Seat, SessionEnded, TableSettings
-from voice_earl.table.turns import Heard, LineCommands
+from voice_earl.table.turns import LineCommands
 
 CARD = re.compile(r"(?<![A-Za-z0-9])(10|[2-9AJQK])([SHDC♠♥♦♣])(?![A-Za-z0-9])")
 SUIT_LETTERS = {"♠": "S", "♥": "H", "♦": "D", "♣": "C"}
@@ -58,7 +58,7 @@ class PhoneTable:
 def phone_table(names: tuple[str, ...] = ("Ann", "Ben", "Cy"), *, seed: int = 7, deals: int = 1,
                 profile: RulesProfile = HOYLE, tokens: PhoneTokens | None = None,
                 port: int = 0, limits: Limits = DEFAULT_LIMITS, mics: MicLimits | None = None,
-                hear: Callable[[bytes, ListenContext], Heard] | None = None,
+                hear: HeldHearing | None = None,
                 deck: DeckMode = DeckMode.VIRTUAL, certificate: SiteCertificate | None = None) -> Iterator[PhoneTable]:
     """With ``mics`` and ``hear``, the phones are microphones too; with ``certificate``, over HTTPS."""
     settings = TableSettings(seats=tuple(Seat(name) for name in names), profile=profile, deck=deck,

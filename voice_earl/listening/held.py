@@ -2,9 +2,11 @@
 Hold to speak), close to the microphone.
 
 There is no end of speech to wait for and no table talk before or after it to tell apart: the
-whole of what was held is the utterance. With a judge it is judged at once, on all of the audio,
-with the turn's context, as :meth:`Judge.judge` judges any utterance; without one the first pass
-hears it, followed by enough quiet for its end of speech to be found.
+whole of what was held is the utterance. The first pass hears it as it comes, while the button is
+held, so that little is left for it when the button comes up; then the judge weighs all of it at
+once with the turn's context and what the first pass heard, as it weighs what the listener hears
+(a line the first pass heard too is taken on weaker evidence). Without a judge the first pass
+decides.
 
 >>> from voice_earl.game.cards import Rank
 >>> quiet = np.zeros(8000, dtype=np.int16)
@@ -19,34 +21,65 @@ import time
 
 import numpy as np
 
-from voice_earl.listening.audio import SAMPLE_RATE, AudioChunk, Pcm16, pcm_chunks
+from voice_earl.listening.audio import SAMPLE_RATE, Pcm16
 from voice_earl.listening.context import ListenContext
 from voice_earl.listening.listener import Listener, Utterance
 from voice_earl.listening.speech_end import loud_frames, speech_end_s, speech_start_s
 
-# Without a judge, the quiet that follows the held audio so that the first pass finds its end.
-END_QUIET_S = 0.6
+
+class HeldSpeech:
+    """One held utterance, heard as it comes. Use it on one thread: it drives the listener's first pass."""
+
+    def __init__(self, listener: Listener, context: ListenContext) -> None:
+        self.listener = listener
+        self.context = context
+        self._fed = 0  # bytes the first pass has taken
+        self._first_pass_s = 0.0
+
+    def hear(self, pcm: bytes) -> None:
+        """The audio held so far (16 kHz mono little-endian int16, all of it from the start of the
+        hold): the first pass takes what it has not had yet."""
+        if len(pcm) <= self._fed:
+            return
+        started = time.perf_counter()
+        recognizer = self.listener.recognizer
+        if self._fed == 0:
+            recognizer.begin(self.context.phrases())
+        recognizer.accept(pcm[self._fed :])
+        self._fed = len(pcm)
+        self._first_pass_s += time.perf_counter() - started
+
+    def finish(self, pcm: bytes) -> Utterance:
+        """What the whole hold (``pcm``) holds, of the turn's phrases.
+
+        Times are seconds of the held audio: the decision comes at its end plus the time taken
+        after the release. A hold with nothing louder than its own floor in it (a button held in
+        silence) is nothing heard, without asking the judge."""
+        released = time.perf_counter()
+        samples: Pcm16 = np.frombuffer(pcm, dtype="<i2").astype(np.int16)
+        seconds = len(samples) / SAMPLE_RATE
+        if len(loud_frames(samples)) == 0:
+            if self._fed:
+                self.listener.recognizer.reset()
+            return Utterance("", None, None, seconds + time.perf_counter() - released, False, seconds,
+                             self._first_pass_s)
+        self.hear(pcm)
+        finishing = time.perf_counter()
+        first_pass = self.listener.recognizer.finish()
+        self._first_pass_s += time.perf_counter() - finishing
+        start, end = speech_start_s(samples), speech_end_s(samples)
+        judge = self.listener.judge
+        if judge is None or not judge.understands(self.context):
+            after = time.perf_counter() - released
+            return Utterance(first_pass, start, end, seconds + after, False, seconds, self._first_pass_s,
+                             first_pass_s=self._first_pass_s)
+        result = judge.judge(samples, self.context, first_pass)
+        after = time.perf_counter() - released
+        return Utterance(result.phrase, start, end, seconds + after, False, seconds,
+                         self._first_pass_s + result.compute_s, first_pass_s=self._first_pass_s,
+                         judge_s=result.compute_s, judge_started=seconds, judge_result=result)
 
 
 def hear_held(listener: Listener, samples: Pcm16, context: ListenContext) -> Utterance:
-    """What ``samples`` (16 kHz int16, the whole of one held utterance) hold, of the turn's phrases.
-
-    Times are seconds of the held audio: the decision comes at its end plus the time it took (the
-    audio is all there when the button is released). Audio with nothing louder than its own floor
-    in it (a button held in silence) is nothing heard, without asking the judge."""
-    started = time.perf_counter()
-    seconds = len(samples) / SAMPLE_RATE
-    if len(loud_frames(samples)) == 0:
-        return Utterance("", None, None, seconds, False, seconds, time.perf_counter() - started)
-    start, end = speech_start_s(samples), speech_end_s(samples)
-    judge = listener.judge
-    if judge is not None and judge.understands(context):
-        result = judge.judge(samples, context)
-        compute = time.perf_counter() - started
-        return Utterance(result.phrase, start, end, seconds + compute, False, seconds, compute,
-                         judge_s=result.compute_s, judge_started=seconds, judge_result=result)
-    quiet = np.zeros(round(END_QUIET_S * SAMPLE_RATE), dtype=np.int16)
-    # Stamped as captured long before now: the laptop's microphone is muted while the narrator
-    # speaks, but a phone held to the mouth is not the laptop's microphone.
-    chunks = (AudioChunk(pcm, captured_at=0.0) for pcm in pcm_chunks(np.concatenate([samples, quiet])))
-    return listener.listen(chunks, context)
+    """A whole held utterance (16 kHz int16) heard at once: the first pass, then the judge."""
+    return HeldSpeech(listener, context).finish(samples.astype("<i2").tobytes())

@@ -9,7 +9,7 @@ server for the length of a game.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -17,7 +17,7 @@ from voice_earl.game.events import Event, Led, Passed, Played, QuartetCompleted,
 from voice_earl.i18n import _, rank_name
 from voice_earl.table import narrator as say
 from voice_earl.table.phones.gate import TurnGate, WithPhones
-from voice_earl.table.phones.mic_gate import MicGate, WithPhoneMics
+from voice_earl.table.phones.mic_gate import HeldHearing, MicGate, WithPhoneMics
 from voice_earl.table.phones.mics import MicLimits, PhoneMics
 from voice_earl.table.phones.server import DEFAULT_LIMITS, Limits, PhoneServer
 from voice_earl.table.phones.tokens import PhoneTokens
@@ -32,10 +32,9 @@ from voice_earl.table.session_events import (
     TurnBegins,
     Undone,
 )
-from voice_earl.table.turns import Heard, InputSource
+from voice_earl.table.turns import InputSource
 
 if TYPE_CHECKING:
-    from voice_earl.listening.context import ListenContext
     from voice_earl.table.phones.tls import SiteCertificate
 
 
@@ -104,11 +103,10 @@ class Phones:
     hub: PhoneHub
     mics: MicGate | None = None  # with --phone-mics
 
-    def beside(self, source: InputSource, hear: Callable[[bytes, ListenContext], Heard] | None = None) -> InputSource:
-        """The humans' input with their phones' taps beside it, and with ``hear`` what their phones
-        held (see :class:`~voice_earl.table.phones.mic_gate.HeldHearing`)."""
-        if self.mics is not None and hear is not None:
-            source = WithPhoneMics(source, self.mics, hear)
+    def beside(self, source: InputSource, hearing: HeldHearing | None = None) -> InputSource:
+        """The humans' input with their phones' taps beside it, and with ``hearing`` what their phones held."""
+        if self.mics is not None and hearing is not None:
+            source = WithPhoneMics(source, self.mics, hearing)
         return WithPhones(source, self.gate)
 
     def follow(self, session: TableSession) -> PhoneHub:

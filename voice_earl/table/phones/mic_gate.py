@@ -16,11 +16,9 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-import numpy as np
-
 from voice_earl.i18n import _
 from voice_earl.listening.context import ListenContext
-from voice_earl.listening.held import hear_held
+from voice_earl.listening.held import HeldSpeech
 from voice_earl.listening.listener import Listener, judge_utterance
 from voice_earl.listening.verdicts import Strictness, Verdict
 from voice_earl.table.phones.gate import TapAnswer, TurnGate
@@ -38,8 +36,19 @@ class Spoken:
 
     seat: int
     turn: str
+    hold: int  # which hold: a player may hold again on the same turn, after "say it again"
     pcm: bytes = field(repr=False)  # little-endian 16-bit mono at 16 kHz
     answer: Answer = field(repr=False, compare=False)  # sends the verdict to the phone that held (any thread)
+
+
+@dataclass(eq=False)
+class _Holding:
+    """A hold whose speech will be judged, and its audio so far."""
+
+    seat: int
+    turn: str
+    hold: int
+    pcm: bytearray = field(default_factory=bytearray)
 
 
 class MicGate:
@@ -52,7 +61,8 @@ class MicGate:
         self.press_s = press_s
         self._changed = threading.Condition()
         self._pressed: dict[Hashable, float] = {}  # every button down, judged or not: until when at most
-        self._holders: dict[Hashable, str] = {}  # the buttons whose speech will be judged, and their turn
+        self._holding: dict[Hashable, _Holding] = {}  # the buttons whose speech will be judged
+        self._holds = 0
         self._spoken: Spoken | None = None
 
     # -- the server's loop
@@ -63,27 +73,46 @@ class MicGate:
         answer, reason = self.gate.check(seat, turn)
         with self._changed:
             self._pressed[button] = time.monotonic() + self.press_s
-            if answer is TapAnswer.ACCEPTED and turn in self._holders.values():
+            if answer is TapAnswer.ACCEPTED and any(h.turn == turn for h in self._holding.values()):
                 answer, reason = TapAnswer.REFUSED, _("Your other phone is listening already.")
             if answer is TapAnswer.ACCEPTED:
-                self._holders[button] = turn
+                self._holds += 1
+                self._holding[button] = _Holding(seat, turn, self._holds)
             self._changed.notify_all()
         return answer, reason
 
-    def release(self, button: Hashable, spoken: Spoken | None) -> tuple[TapAnswer, str]:
-        """The button went up; ``spoken``: what it held, to be judged if its turn is still open."""
-        answer, reason = (TapAnswer.STALE, "") if spoken is None else self.gate.check(spoken.seat, spoken.turn)
+    def more(self, button: Hashable, pcm: bytes) -> None:
+        """Audio for the hold of ``button`` (nothing, for a button whose speech is not judged)."""
         with self._changed:
-            if spoken is not None and answer is TapAnswer.ACCEPTED and self._holders.get(button) == spoken.turn:
-                self._spoken = spoken
+            holding = self._holding.get(button)
+            if holding is not None:
+                holding.pcm += pcm
+
+    def release(self, button: Hashable, answer: Answer) -> tuple[TapAnswer, str]:
+        """The button went up: what it held is judged if its turn is still open (``answer`` sends
+        the verdict)."""
+        with self._changed:
+            holding = self._holding.get(button)
+        if holding is None:
             self.lift(button)
-        return answer, reason
+            return TapAnswer.STALE, ""
+        verdict, reason = self.gate.check(holding.seat, holding.turn)
+        with self._changed:
+            if verdict is TapAnswer.ACCEPTED:
+                self._spoken = Spoken(holding.seat, holding.turn, holding.hold, bytes(holding.pcm), answer)
+            self.lift(button)
+        return verdict, reason
+
+    def drop(self, button: Hashable) -> None:
+        """Nothing of this hold is judged (held too long); the button counts as held until it is up."""
+        with self._changed:
+            self._holding.pop(button, None)
 
     def lift(self, button: Hashable) -> None:
-        """The button is up, or its hold was dropped: nothing it held is judged."""
+        """The button is up, or its phone is gone: nothing it held is judged."""
         with self._changed:
             self._pressed.pop(button, None)
-            self._holders.pop(button, None)
+            self._holding.pop(button, None)
             self._changed.notify_all()
 
     # -- the game's thread
@@ -100,6 +129,13 @@ class MicGate:
         with self._changed:
             waiting = self._spoken is not None and self._spoken.turn == turn
         return waiting or self.pressed()
+
+    def held_so_far(self, seat: int) -> tuple[int, bytes] | None:
+        """The hold open for ``seat``'s open turn, if any: which, and its audio so far."""
+        turn = self.gate.turn_id
+        with self._changed:
+            holding = next((h for h in self._holding.values() if h.seat == seat and h.turn == turn), None)
+            return None if holding is None else (holding.hold, bytes(holding.pcm))
 
     def take(self, seat: int) -> Spoken | None:
         """The held utterance waiting for ``seat``'s open turn, if any (it is taken once); one for
@@ -127,19 +163,27 @@ def unheard(turn: str, reason: str) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class HeldHearing:
-    """Judges a held utterance as the laptop's microphone judges what it hears, with the same listener."""
+    """Judges a held utterance as the laptop's microphone judges what it hears, with the same listener:
+    :meth:`begin` a hold's speech, let it hear the audio as it comes, and :meth:`heard` it at the release."""
 
     listener: Listener
     strictness: Strictness = Strictness.NORMAL
     keep_audio: bool = False
 
-    def __call__(self, pcm: bytes, context: ListenContext) -> Heard:
-        samples = np.frombuffer(pcm, dtype="<i2").astype(np.int16)
-        utterance = hear_held(self.listener, samples, context)
-        judgement = judge_utterance(utterance, context, self.strictness)
+    def begin(self, context: ListenContext) -> HeldSpeech:
+        return HeldSpeech(self.listener, context)
+
+    def heard(self, speech: HeldSpeech, pcm: bytes) -> Heard:
+        utterance = speech.finish(pcm)
+        judgement = judge_utterance(utterance, speech.context, self.strictness)
         if implausible_command(utterance):
             judgement = replace(judgement, verdict=Verdict.UNCLEAR)
-        return Heard(judgement, latency_ms=utterance.compute_s * 1000, audio=pcm if self.keep_audio else None)
+        after_release_ms = (utterance.decided_at - utterance.audio_s) * 1000
+        return Heard(judgement, latency_ms=after_release_ms, audio=pcm if self.keep_audio else None)
+
+    def __call__(self, pcm: bytes, context: ListenContext) -> Heard:
+        """A whole hold heard at once."""
+        return self.heard(self.begin(context), pcm)
 
 
 def verdict_message(turn: str, heard: Heard) -> dict[str, Any]:
@@ -153,12 +197,14 @@ def verdict_message(turn: str, heard: Heard) -> dict[str, Any]:
 @dataclass
 class WithPhoneMics:
     """An input source for the human seats: what their phones held, beside the laptop's microphone
-    (or the keys). While a button is held the inner source is not listened to."""
+    (or the keys). While a button is held the inner source is not listened to, and the first pass
+    hears the hold of the player on turn as it comes."""
 
     inner: InputSource
     mics: MicGate
-    hear: Callable[[bytes, ListenContext], Heard]
+    hearing: HeldHearing
     interrupt: Callable[[], bool] | None = None  # a phone's tap arrived (set by WithPhones)
+    _following: tuple[int, HeldSpeech] | None = None  # the hold heard as it comes, and which
 
     def __post_init__(self) -> None:
         if isinstance(self.inner, Interruptible):
@@ -168,17 +214,31 @@ class WithPhoneMics:
         while True:
             spoken = self.mics.take(request.seat)
             if spoken is not None:
-                heard = self.hear(spoken.pcm, request.context)
+                heard = self.hearing.heard(self._speech(spoken.hold, request), spoken.pcm)
+                self._following = None
                 spoken.answer(verdict_message(spoken.turn, heard))
                 return heard
             if self.mics.pressed():
                 if self._tapped():
                     return Woken()
+                self._follow(request)
                 self.mics.wait(_POLL_S)
                 continue
             given = self.inner.next_input(request)
             if not isinstance(given, Woken) or self._tapped():
                 return given
+
+    def _follow(self, request: TurnRequest) -> None:
+        """The first pass takes what the player on turn has held so far."""
+        so_far = self.mics.held_so_far(request.seat)
+        if so_far is not None:
+            hold, pcm = so_far
+            self._speech(hold, request).hear(pcm)
+
+    def _speech(self, hold: int, request: TurnRequest) -> HeldSpeech:
+        if self._following is None or self._following[0] != hold:
+            self._following = (hold, self.hearing.begin(request.context))
+        return self._following[1]
 
     def _tapped(self) -> bool:
         return self.interrupt is not None and self.interrupt()

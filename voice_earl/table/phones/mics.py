@@ -24,7 +24,7 @@ import json
 import logging
 from collections import deque
 from collections.abc import Hashable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from aiohttp import web
@@ -32,7 +32,7 @@ from aiohttp import web
 from voice_earl.i18n import _
 from voice_earl.listening.audio import BYTES_PER_SAMPLE, SAMPLE_RATE
 from voice_earl.table.phones.gate import TapAnswer
-from voice_earl.table.phones.mic_gate import Answer, MicGate, Spoken, unheard
+from voice_earl.table.phones.mic_gate import Answer, MicGate, unheard
 from voice_earl.table.phones.server import Bucket
 
 log = logging.getLogger(__name__)
@@ -81,7 +81,7 @@ class _Hold:
     turn: str
     judged: bool  # False: refused or dropped; what comes is thrown away until the button is up
     closing: asyncio.TimerHandle
-    pcm: bytearray = field(default_factory=bytearray)
+    size: int = 0  # bytes of audio held (kept by the gate)
 
 
 @dataclass(eq=False)
@@ -139,10 +139,11 @@ class PhoneMics:
         hold = line.hold
         if hold is None or not hold.judged:
             return
-        if len(hold.pcm) + len(data) > limits.hold_bytes:
+        if hold.size + len(data) > limits.hold_bytes:
             self._drop(client, hold, self._too_long())
             return
-        hold.pcm += data
+        hold.size += len(data)
+        self.gate.more(client, data)
 
     def closed(self, client: Client) -> None:
         """The phone's socket closed: a hold it had open is dropped."""
@@ -183,9 +184,8 @@ class PhoneMics:
             return  # closed already (held too long, or cut off), or a release of nothing
         line.hold = None
         hold.closing.cancel()
-        spoken = Spoken(client.seat, turn, bytes(hold.pcm), self._answer(client)) if hold.judged else None
-        answer, reason = self.gate.release(client, spoken)
-        if spoken is not None and answer is not TapAnswer.ACCEPTED:
+        answer, reason = self.gate.release(client, self._answer(client))
+        if hold.judged and answer is not TapAnswer.ACCEPTED:
             _note(client, unheard(turn, reason or _("That turn is over: nothing was heard.")))
 
     def _answer(self, client: Client) -> Answer:
@@ -201,7 +201,7 @@ class PhoneMics:
     def _drop(self, client: Client, hold: _Hold, reason: str) -> None:
         """Nothing of this hold is judged; the button still counts as held until it is up."""
         hold.judged = False
-        hold.pcm = bytearray()
+        self.gate.drop(client)
         _note(client, unheard(hold.turn, reason))
 
     def _too_long(self) -> str:
