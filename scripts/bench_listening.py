@@ -26,6 +26,9 @@ laughter and clapping that passed.
     .venv/bin/python scripts/bench_listening.py --split tune --systems judge whole  # listener against
         # the judge alone on each utterance cut at its true end: what finding the end of speech costs
     .venv/bin/python scripts/bench_listening.py --split tune --set confirm_s=0.12  # try a listening or judge setting
+    .venv/bin/python scripts/bench_listening.py --close-mic     # the phones as microphones: held to the mouth
+        # (the room 10 dB quieter against the voice), each recording cut where the button would be held
+        # and judged whole, timed from the release (scripts/listening_held.py)
 
 Timings are taken on whatever machine runs this; on a shared 2-core machine they are pessimistic.
 """
@@ -68,6 +71,7 @@ from listening_corpus import (
     typical_power,
     voices,
 )
+from listening_held import at_the_phone, hear_held_trial
 from listening_recordings import recorded_trials
 
 from voice_earl.keep.config import KNOCK_BY_DEFAULT
@@ -76,6 +80,7 @@ from voice_earl.listening.judge_choice import JudgeSettings
 from voice_earl.listening.listener import Judge, Listener, ListenSettings, Utterance, judge_utterance
 from voice_earl.listening.speech_end import speech_end_s
 from voice_earl.listening.verdicts import Verdict
+from voice_earl.table.phones.mic_gate import HeldHearing
 
 CACHE = Path.home() / ".cache" / "voice-earl" / "bench-listening"
 WHOLE_TAIL_S = 0.1  # with --systems whole: the quiet kept after the true end of speech
@@ -177,6 +182,23 @@ Hearing = Callable[[Trial, np.ndarray, float], Outcome]
 LISTENERS: dict[str, Listener] = {}  # the listeners that listeners() made, by name (the knock rows use them)
 
 
+def run_held(hearing: HeldHearing, trial: Trial, audio: np.ndarray, true_end: float) -> Outcome:
+    """A phone held to the mouth: the whole hold judged at once, timed from the release."""
+    verdict, heard, latency = hear_held_trial(hearing, trial, audio, true_end)
+    return Outcome(trial, Verdict(verdict), heard, latency, 0, latency, 0)
+
+
+def held_listeners(pairs: Sequence[str] = ()) -> list[tuple[str, Hearing]]:
+    from voice_earl.listening.judge_models import discover_judge_model
+    from voice_earl.listening.sphinx_recognizer import SphinxRecognizer
+    from voice_earl.listening.whisper_judge import WhisperJudge
+    settings, judge_settings = chosen_settings(pairs)
+    found = discover_judge_model()
+    judge = WhisperJudge(found.path, judge_settings) if found is not None else None
+    name = "phone held + judge" if judge is not None else "phone held, no judge"
+    return [(name, partial(run_held, HeldHearing(Listener(SphinxRecognizer(), settings, judge=judge))))]
+
+
 def chosen_settings(pairs: Sequence[str]) -> tuple[ListenSettings, JudgeSettings]:
     """The listener's and the judge's settings, with fields set from NAME=VALUE pairs (--set)."""
     chosen: list[Any] = []
@@ -241,12 +263,17 @@ def bench(args: argparse.Namespace) -> int:
         f"{sum(t.expect == Expect.ROOM for t in trials)} the room alone), "
         f"each followed by {args.tail:g} s of the condition's room\n"
     )
+    if args.close_mic:
+        print("close mic: each condition's room 10 dB quieter against the voice (\"babble 6 dB\" is heard at 16 dB), "
+              "each recording held from 0.3 s before the voice to 0.25 s after it and judged whole; latency from "
+              "the release to the verdict\n")
     print(HEADER)
     print("-" * len(HEADER))
     rngs = {c: noise_stream(args.seed, c) for c in conditions}
+    heard_as = at_the_phone if args.close_mic else str  # a phone held to the mouth: the room 10 dB quieter
     noisy = {} if args.knocks_only else {
-        (t, c): degrade(clean[t][0], c, rooms[c], rngs[c], quiet_power) for c in conditions for t in trials}
-    made = listeners(args.systems, args.set, knock=args.knock)
+        (t, c): degrade(clean[t][0], heard_as(c), rooms[c], rngs[c], quiet_power) for c in conditions for t in trials}
+    made = held_listeners(args.set) if args.close_mic else listeners(args.systems, args.set, knock=args.knock)
     for name, hear in [] if args.knocks_only else made:
         for condition in conditions:
             outcomes = [hear(t, noisy[(t, condition)], clean[t][1]) for t in trials]
@@ -318,6 +345,9 @@ def main() -> int:
     parser.add_argument("--tail", type=float, default=TAIL_S, metavar="S",
                         help=f"the room kept after each utterance (default {TAIL_S:g} s); talk that goes on "
                              "longer shows what waiting for a quiet that never comes costs")
+    parser.add_argument("--close-mic", action="store_true",
+                        help="the phones as microphones: the room 10 dB quieter against the voice, each recording "
+                             "held from just before the voice to just after it and judged whole (with the judge)")
     parser.add_argument("--show-errors", action="store_true")
     parser.add_argument("--knock", action=argparse.BooleanOptionalAction, default=KNOCK_BY_DEFAULT,
                         help="listen for knocks on the table too, and add the knock rows (default: as the game, "

@@ -12,7 +12,11 @@ when its turn comes. Measured:
   the phones' modules were imported (goal: at most 30 MB);
 - CPU while idle: this process's CPU time while 13 phones are connected and the game waits.
 
+With ``--audio``, the phones as microphones instead (scripts/phones_audio_bench.py): six phones
+streaming at once over HTTPS, the server's CPU and memory, and the time from release to verdict.
+
     .venv/bin/python scripts/bench_phones.py [--deals 3] [--idle 10] [--pace-ms 15]
+    .venv/bin/python scripts/bench_phones.py --audio [--turns 30]
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))
 
 PLAYERS = tuple(f"P{n}" for n in range(1, 14))
 
@@ -126,7 +131,13 @@ def main() -> int:
     parser.add_argument("--deals", type=int, default=3)
     parser.add_argument("--idle", type=float, default=10.0, help="seconds of idle CPU measurement")
     parser.add_argument("--pace-ms", type=float, default=15.0, help="pause before each tap")
+    parser.add_argument("--audio", action="store_true", help="six phones as microphones, streaming at once")
+    parser.add_argument("--turns", type=int, default=30, help="with --audio: turns spoken into the phones")
     args = parser.parse_args()
+    if args.audio:
+        from phones_audio_bench import bench_audio
+
+        return bench_audio(args.turns)
 
     from voice_earl.game.rules import PARLOUR, DeckMode
     from voice_earl.table.session import TableSession

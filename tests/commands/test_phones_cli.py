@@ -117,3 +117,46 @@ def test_a_quit_at_the_laptop_tells_the_phones_the_command_that_goes_on() -> Non
     command = err.rsplit("The series is saved: ", 1)[1].split(" goes on with it.")[0]
     assert last["phase"] == "stopped" and last["resume"] == command
     assert "--resume" in command and code == 4001
+
+
+MICS = [sys.executable, "-m", "voice_earl", "play", "--players", "Ann", "Ben", "Cy", "--deck", "virtual",
+        "--phone-mics", "--no-voice", "--host", "127.0.0.1", "--port", "0", "--seed", "3",
+        "--device", "no such microphone"]  # the laptop cannot listen: the phones do, and stdin takes keys
+
+
+def secure_state(url: str) -> dict[str, Any]:
+    import ssl
+
+    unchecked = ssl._create_unverified_context()  # the certificate is self-signed: its name is checked elsewhere
+    with urllib.request.urlopen(url + "/state.json", timeout=5, context=unchecked) as response:
+        result: dict[str, Any] = json.load(response)
+        return result
+
+
+@pytest.mark.slow
+def test_phone_mics_serve_https_and_a_resumed_series_serves_the_same_addresses_the_same_way() -> None:
+    game, urls = start(MICS)
+    try:
+        assert all(url.startswith("https://127.0.0.1:") for url in urls.values())
+        assert secure_state(urls["Ben"])["moves"] == 0
+        err = finish(game)
+    finally:
+        game.kill()
+    assert "the players speak into their phones; the laptop takes keys" in err
+    assert "the connection is not private: tap Advanced, then Proceed" in err
+    assert "Certificate fingerprint (SHA-256): " in err
+
+    resumed, again = start([sys.executable, "-m", "voice_earl", "play", "--resume", "--no-voice", "--host",
+                            "127.0.0.1", "--device", "no such microphone"])
+    try:
+        assert again == urls  # https, the same tokens and port
+        finish(resumed)
+    finally:
+        resumed.kill()
+
+
+def test_phone_mics_in_silent_earl_is_one_clear_line() -> None:
+    argv = [sys.executable, "-m", "voice_earl", "play", "--players", "Ann", "Ben", "--phone-mics", "--silent"]
+    done = subprocess.run(argv, input="quit\n", capture_output=True, text=True, timeout=30)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "--phone-mics listens to the players' phones, and Silent Earl listens to nobody" in done.stderr

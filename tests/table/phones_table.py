@@ -8,6 +8,7 @@ import contextlib
 import json
 import queue
 import re
+import ssl
 import threading
 import time
 import urllib.request
@@ -19,7 +20,10 @@ import aiohttp
 
 from voice_earl.game.rules import HOYLE, DeckMode, RulesProfile
 from voice_earl.table.phones.hub import Phones, serve_phones
+from voice_earl.table.phones.mic_gate import HeldHearing
+from voice_earl.table.phones.mics import MicLimits
 from voice_earl.table.phones.server import DEFAULT_LIMITS, Limits
+from voice_earl.table.phones.tls import SiteCertificate
 from voice_earl.table.phones.tokens import PhoneTokens
 from voice_earl.table.session import TableSession
 from voice_earl.table.session_events import Listener, Seat, SessionEnded, TableSettings
@@ -58,17 +62,20 @@ def phone_table(names: tuple[str, ...] = ("Ann", "Ben", "Cy"), *, seed: int = 7,
                 profile: RulesProfile = HOYLE, tokens: PhoneTokens | None = None,
                 port: int = 0, limits: Limits = DEFAULT_LIMITS, hold: bool = False,
                 listeners: Callable[[TableSession], Sequence[Listener]] = lambda session: (),
-                resume: str | None = None) -> Iterator[PhoneTable]:
+                resume: str | None = None, mics: MicLimits | None = None, hear: HeldHearing | None = None,
+                deck: DeckMode = DeckMode.VIRTUAL, certificate: SiteCertificate | None = None) -> Iterator[PhoneTable]:
     """``hold``: after a deal the table waits for a ``next`` line, as a table does for its players;
-    ``listeners``: more of the session's listeners beside the phones (a screen, a narrator)."""
-    settings = TableSettings(seats=tuple(Seat(name) for name in names), profile=profile, deck=DeckMode.VIRTUAL,
+    ``listeners``: more of the session's listeners beside the phones (a screen, a narrator); with ``mics``
+    and ``hear``, the phones are microphones too; with ``certificate``, over HTTPS."""
+    settings = TableSettings(seats=tuple(Seat(name) for name in names), profile=profile, deck=deck,
                              deals=deals, seed=seed)
     commands: queue.Queue[str | None] = queue.Queue()
     complaints: list[str] = []
     lines = LineCommands(iter(commands.get, None), complaints.append)
     tokens = tokens or PhoneTokens.new(names)
-    with serve_phones(names, range(len(names)), tokens, "127.0.0.1", port, limits) as phones:
-        source = phones.beside(lines)
+    with serve_phones(names, range(len(names)), tokens, "127.0.0.1", port, limits, mics=mics,
+                      certificate=certificate) as phones:
+        source = phones.beside(lines, hear)
         session = TableSession(settings, dict.fromkeys(range(len(names)), source))
         if hold:
             session.hold = lines.wait_to_go_on
@@ -139,8 +146,10 @@ def choose(state: dict[str, Any]) -> tuple[str, str | None]:
 
 
 def view(table: PhoneTable, seat: int) -> dict[str, Any]:
-    """``seat``'s view, as a script reads it (``state.json``)."""
-    with urllib.request.urlopen(table.url(seat) + "/state.json") as response:
+    """``seat``'s view, as a script reads it (``state.json``); over HTTPS, trusting the table's own certificate."""
+    certificate = table.phones.server.certificate
+    trusted = ssl.create_default_context(cafile=str(certificate.cert)) if certificate is not None else None
+    with urllib.request.urlopen(table.url(seat) + "/state.json", context=trusted) as response:
         result: dict[str, Any] = json.load(response)
         return result
 

@@ -190,15 +190,15 @@ def test_keep_audio_stores_a_wav_of_each_formula_heard(listener, tmp_path) -> No
 
 def test_a_command_word_decoded_from_formula_length_speech_is_not_a_command() -> None:
     from voice_earl.listening.listener import Utterance
-    from voice_earl.table.voice_input import _implausible_command
+    from voice_earl.table.voice_input import implausible_command
 
     def heard(text: str, seconds: float) -> Utterance:
         return Utterance(text=text, speech_start=1.0, speech_end=1.0 + seconds, decided_at=3.0, early=False,
                          audio_s=3.0, compute_s=0.1)
 
-    assert _implausible_command(heard("undo", 2.0))
-    assert not _implausible_command(heard("undo", 0.5))
-    assert not _implausible_command(heard("there is the best of all the three", 2.0))
+    assert implausible_command(heard("undo", 2.0))
+    assert not implausible_command(heard("undo", 0.5))
+    assert not implausible_command(heard("there is the best of all the three", 2.0))
 
 
 @pytest.mark.slow

@@ -30,6 +30,7 @@ EXAMPLES = """examples:
   voice-earl play --resume                    # the series that was interrupted
   voice-earl play --resume 12                 # series 12 (voice-earl history --unfinished lists them)
   voice-earl play --players Ann Ben Cy --deck virtual --phones   # each hand on its player's phone
+  voice-earl play --players Ann Ben Cy --deck virtual --phone-mics   # ... and each phone a microphone
 
 At your turn say your line: "There's as good as Queen can be" to lead queens, then
 "There's a Queen as good as he", "There's the best of all the three", "And there's the Earl of
@@ -49,6 +50,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
     phones.add_argument("--phones", action="store_true",
                         help="serve each player's hand and buttons to their own phone over the local network "
                              "(best with --deck virtual); the addresses are shown as QR codes")
+    phones.add_argument("--phone-mics", action="store_true",
+                        help="the phones are microphones too: a player holds Hold to speak on their phone while "
+                             "saying their line (implies --phones; the pages are served over HTTPS, with a "
+                             "self-signed certificate kept in the data directory)")
     phones.add_argument("--host", default=None,
                         help="address the phones' server listens on (default: the laptop's address on the "
                              "local network, or 127.0.0.1 when there is none)")
@@ -66,6 +71,11 @@ def _port(text: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.phone_mics:
+        if args.silent:
+            raise UsageError("--phone-mics listens to the players' phones, and Silent Earl listens to nobody: "
+                             "leave out --silent or --phone-mics")
+        args.phones = True
     if (args.host is not None or args.port is not None) and not (args.phones or args.resume is not None):
         raise UsageError("--host and --port are for the phones' server: add --phones")
     if args.resume is not None:

@@ -65,6 +65,8 @@ def human_input(
             voice, voice_keys = stack.enter_context(open_voice_input(args, settings))
             return voice, voice_keys, False
         except VoiceEarlError as error:
+            if getattr(args, "phone_mics", False):
+                return _phones_listen(error, stack)
             if not offer_silent(str(error)):
                 raise VoiceEarlError(_("stopped: without a microphone, play Silent Earl (--silent)")) from None
     source, keys = keyboard_input(sys.stdin, _complain)
@@ -72,6 +74,17 @@ def human_input(
         # Keys stay unechoed and unbuffered for the whole game, so that none is drawn over the screen.
         stack.enter_context(cbreak(sys.stdin))
     return source, keys, True
+
+
+def _phones_listen(problem: VoiceEarlError, stack: contextlib.ExitStack[bool | None]) -> tuple[
+        InputSource, KeyHelp, bool]:
+    """The laptop cannot listen, but the phones can: the laptop takes keys, and the game is not silent."""
+    print(f"voice-earl: {problem}", file=sys.stderr)
+    print("voice-earl: " + _("the players speak into their phones; the laptop takes keys"), file=sys.stderr)
+    source, keys = keyboard_input(sys.stdin, _complain)
+    if isinstance(source, KeyPresses):
+        stack.enter_context(cbreak(sys.stdin))
+    return source, keys, False
 
 
 class BotRecital:
@@ -201,6 +214,14 @@ def open_phones(args: argparse.Namespace, store: Store, series_id: int | None, s
     return stack.enter_context(phones_at_table(args, store, series_id, settings, kept))
 
 
+def _kept_mics(store: Store, series_id: int) -> bool:
+    try:
+        from voice_earl.table.phones.at_table import kept_mics
+    except ImportError:  # no phones extra: the series is resumed without them, as open_phones says
+        return False
+    return kept_mics(store, series_id)
+
+
 def run_table_mode(args: argparse.Namespace, store: Store, setup: SeriesSetup, saved: SavedSeries | None = None) -> int:
     """Play or practice: humans by voice (or keys), bots by strategy; ``saved``: the series resumed."""
     from voice_earl.game.bots import strategy_by_name
@@ -209,6 +230,8 @@ def run_table_mode(args: argparse.Namespace, store: Store, setup: SeriesSetup, s
     with contextlib.ExitStack() as stack:
         settings = setup.table
         moves: list[Move] = saved.moves if saved is not None else []
+        if saved is not None and not getattr(args, "phone_mics", False) and _kept_mics(store, saved.id):
+            args.phone_mics = True  # the same addresses, served the same way
         human, keys, silent = human_input(args, settings, stack)
         spoken = human  # the voice, before the phones' taps join it
         phones = open_phones(args, store, None if saved is None else saved.id, settings, stack)

@@ -228,7 +228,7 @@ class VoiceInput:
         judgement = judge_utterance(utterance, request.context, self.strictness)
         if not utterance.text and utterance.speech_start is None:
             return Silence(clock.now() - started)
-        if _implausible_command(utterance):
+        if implausible_command(utterance):
             judgement = replace(judgement, verdict=Verdict.UNCLEAR)
         return Heard(judgement, latency_ms=utterance.latency_ms, audio=b"".join(kept) if self.keep_audio else None)
 
@@ -265,7 +265,7 @@ class SpeechDetector:
 COMMAND_MAX_SPEECH_S = 1.2  # "undo" and "repeat" take well under a second; a formula takes longer
 
 
-def _implausible_command(utterance: Utterance) -> bool:
+def implausible_command(utterance: Utterance) -> bool:
     """A command word decoded from speech as long as a formula is a line forced onto the command
     (the grammar has no garbage path), not the command: never take back a move on that."""
     if utterance.text.strip() not in SPOKEN_COMMANDS:

@@ -8,8 +8,11 @@
 - :mod:`qr`: QR codes (segno) for the terminal and as SVG for the join page;
 - :mod:`network`: the laptop's address on the local network;
 - :mod:`join`: showing each player their code before the game starts;
-- :mod:`hub`: wiring it to a table (the session's listener, the inputs beside voice and keys).
+- :mod:`hub`: wiring it to a table (the session's listener, the inputs beside voice and keys);
+- :mod:`mics` and :mod:`mic_gate`: with ``--phone-mics``, the phones as microphones (hold to speak),
+  on the server's loop and on the game's side; :mod:`tls`: the certificate the pages are then
+  served over HTTPS with.
 
-Everything here needs the ``phones`` extra (aiohttp, segno); the rest of the game never imports it
+Everything here needs the ``phones`` extra (aiohttp, segno, cryptography); the rest of the game never imports it
 unless ``--phones`` is given.
 """

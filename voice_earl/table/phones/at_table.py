@@ -1,5 +1,6 @@
 """``play --phones``: the phones' server for the length of a game, with its addresses kept with
-the series so that ``play --resume`` serves the same ones again."""
+the series so that ``play --resume`` serves the same ones again. With ``--phone-mics`` the phones
+are microphones too, served over HTTPS (kept with the series as well)."""
 
 from __future__ import annotations
 
@@ -8,16 +9,21 @@ import contextlib
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from voice_earl.i18n import _
 from voice_earl.keep.storage import Store
+from voice_earl.listening.verdicts import Strictness
 from voice_earl.table.phones.hub import PhoneHub, Phones, serve_phones
 from voice_earl.table.phones.join import at_terminal, print_addresses, print_summary, show_codes
+from voice_earl.table.phones.mic_gate import HeldHearing
+from voice_earl.table.phones.mics import DEFAULT_MIC_LIMITS
 from voice_earl.table.phones.network import LOOPBACK, lan_address
 from voice_earl.table.phones.tokens import PhoneTokens
 from voice_earl.table.session import TableSession
 from voice_earl.table.session_events import SeatKind, TableSettings
 from voice_earl.table.turns import InputSource
+from voice_earl.table.voice_input import VoiceInput, open_listener
 
 DEFAULT_PORT = 8765
 
@@ -28,15 +34,18 @@ class PhonesAtTable:
     tokens: PhoneTokens
     store: Store
     humans: list[int]
+    args: argparse.Namespace
 
     def beside(self, source: InputSource) -> InputSource:
-        return self.phones.beside(source)
+        if self.phones.mics is None:
+            return self.phones.beside(source)
+        return self.phones.beside(source, held_hearing(source, self.args))
 
     def follow(self, session: TableSession, series_id: int, resume: str) -> PhoneHub:
         """Keep the addresses with the series, and keep the phones in step with the session; then
         (not at a terminal) print them for scripts, now that each player's view can be read.
         ``resume``: the command that goes on with the series, for the phones if it is stopped."""
-        self.store.keep_phones(series_id, self.tokens.to_record())
+        self.store.keep_phones(series_id, kept_record(self.tokens, self.phones.mics is not None))
         hub = self.phones.follow(session, resume)
         if not at_terminal(sys.stdout, sys.stdin):
             print_addresses(self.phones.server, self.humans, sys.stdout)
@@ -59,6 +68,39 @@ def listen_host(args: argparse.Namespace, kept: PhoneTokens | None = None,
     return found, _("phones: listening on {host}, the laptop's address on the local network").format(host=found)
 
 
+def kept_record(tokens: PhoneTokens, mics: bool) -> dict[str, Any]:
+    """What is kept with the series: the addresses, and whether they are served over HTTPS with the
+    phones as microphones (a resumed series serves the same addresses, the same way)."""
+    return {**tokens.to_record(), "mics": mics}
+
+
+def held_hearing(source: InputSource, args: argparse.Namespace) -> HeldHearing:
+    """How what the phones held is judged: by the laptop's own listener when it listens, else by one
+    loaded for the phones (the laptop's microphone could not start)."""
+    if isinstance(source, VoiceInput):
+        return HeldHearing(source.listener, source.strictness, source.keep_audio)
+    print("voice-earl: " + _("loading the recognizer for the phones' microphones…"), file=sys.stderr, flush=True)
+    listener, reason = open_listener(args)
+    print(f"voice-earl: listening to the phones with {reason}", file=sys.stderr)
+    return HeldHearing(listener, Strictness(args.strictness or "normal"), bool(getattr(args, "keep_audio", False)))
+
+
+def kept_mics(store: Store, series_id: int) -> bool:
+    """Whether the series was played with the phones as microphones: resumed, it has them again."""
+    kept = store.phones(series_id)
+    return bool(kept and kept.get("mics"))
+
+
+def wants_mics(args: argparse.Namespace) -> bool:
+    """--phone-mics (given, or kept with the series), but never in Silent Earl, which listens to nobody."""
+    wanted = bool(getattr(args, "phone_mics", False))
+    if wanted and getattr(args, "silent", False):
+        print("voice-earl: " + _("Silent Earl listens to nobody: the phones are not microphones in this game."),
+              file=sys.stderr)
+        return False
+    return wanted
+
+
 @contextlib.contextmanager
 def phones_at_table(
     args: argparse.Namespace, store: Store, series_id: int | None, settings: TableSettings,
@@ -73,11 +115,18 @@ def phones_at_table(
     port = args.port if args.port is not None else tokens.port or DEFAULT_PORT
     host, note = listen_host(args, kept, series_id)
     humans = [seat for seat, s in enumerate(settings.seats) if s.kind is SeatKind.HUMAN]
-    with serve_phones(names, humans, tokens, host, port) as phones:
+    mics = wants_mics(args)
+    certificate = None
+    if mics:
+        from voice_earl.table.phones.tls import certificate_for
+
+        certificate = certificate_for(host)
+    limits = DEFAULT_MIC_LIMITS if mics else None
+    with serve_phones(names, humans, tokens, host, port, mics=limits, certificate=certificate) as phones:
         served = tokens.served_at(host, phones.server.port)
         if series_id is not None:
-            store.keep_phones(series_id, served.to_record())
+            store.keep_phones(series_id, kept_record(served, mics))
         print_summary(phones.server, humans, note, sys.stderr)
         if at_terminal(sys.stdout, sys.stdin):
             show_codes(phones.server, humans, sys.stdout, sys.stdin)
-        yield PhonesAtTable(phones, served, store, humans)
+        yield PhonesAtTable(phones, served, store, humans, args)

@@ -26,6 +26,7 @@ import asyncio
 import ipaddress
 import logging
 import resource
+import ssl
 import time
 from collections import OrderedDict
 from collections.abc import Callable
@@ -218,17 +219,23 @@ class Doors:
 class GuardedSite(web.SockSite):
     """aiohttp's site on a listening socket, each connection through :class:`Doors`."""
 
-    def __init__(self, runner: web.BaseRunner, sock: Any, doors: Doors) -> None:
-        super().__init__(runner, sock)
+    def __init__(
+        self, runner: web.BaseRunner, sock: Any, doors: Doors, ssl_context: ssl.SSLContext | None = None
+    ) -> None:
+        super().__init__(runner, sock, ssl_context=ssl_context)
         self._doors = doors
         self._listening: Any = sock
+        self._tls = ssl_context  # with --phone-mics: HTTPS
 
     async def start(self) -> None:
         await web.BaseSite.start(self)
         server = self._runner.server
         assert server is not None  # the runner is set up
         loop = asyncio.get_running_loop()
-        self._server = await loop.create_server(lambda: Door(self._doors, server), sock=self._listening)
+        self._server = await loop.create_server(
+            lambda: Door(self._doors, server), sock=self._listening, ssl=self._tls,
+            ssl_handshake_timeout=self._doors.limits.header_timeout if self._tls is not None else None,
+        )
 
 
 def quiet_loop(loop: asyncio.AbstractEventLoop) -> None:

@@ -95,15 +95,27 @@ class TurnGate:
     def offer(self, tap: Tap) -> tuple[TapAnswer, str]:
         """Take a phone's tap in, or say why not."""
         with self._lock:
-            turn = self._turn
-            if turn is None or tap.turn != turn.id or self._waiting is not None:
+            if self._waiting is not None:
                 return TapAnswer.STALE, ""
-            if tap.seat != turn.seat:  # said to the phone that tapped
-                return TapAnswer.REFUSED, _("It is {turn}'s turn, not yours.").format(turn=self.names[turn.seat])
-            if self._paused:
-                return TapAnswer.REFUSED, _("The game is paused.")
-            self._waiting = tap
-            return TapAnswer.ACCEPTED, ""
+            answer, reason = self._check(tap.seat, tap.turn)
+            if answer is TapAnswer.ACCEPTED:
+                self._waiting = tap
+            return answer, reason
+
+    def check(self, seat: int, turn: str) -> tuple[TapAnswer, str]:
+        """Whether ``seat`` may act on ``turn`` now (a phone's microphone asks), or why not."""
+        with self._lock:
+            return self._check(seat, turn)
+
+    def _check(self, seat: int, turn_id: str) -> tuple[TapAnswer, str]:
+        turn = self._turn
+        if turn is None or turn_id != turn.id:
+            return TapAnswer.STALE, ""
+        if seat != turn.seat:  # said to the phone that asked
+            return TapAnswer.REFUSED, _("It is {turn}'s turn, not yours.").format(turn=self.names[turn.seat])
+        if self._paused:
+            return TapAnswer.REFUSED, _("The game is paused.")
+        return TapAnswer.ACCEPTED, ""
 
 
 @dataclass

@@ -11,11 +11,14 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from voice_earl.game.events import Event, Led, Passed, Played, QuartetCompleted, SeriesEnded, Won
 from voice_earl.i18n import _, rank_name, rank_plural
 from voice_earl.table import narrator as say
 from voice_earl.table.phones.gate import TurnGate, WithPhones
+from voice_earl.table.phones.mic_gate import HeldHearing, MicGate, WithPhoneMics
+from voice_earl.table.phones.mics import MicLimits, PhoneMics
 from voice_earl.table.phones.server import DEFAULT_LIMITS, Limits, PhoneServer
 from voice_earl.table.phones.tokens import PhoneTokens
 from voice_earl.table.phones.views import News, snapshot
@@ -30,6 +33,9 @@ from voice_earl.table.session_events import (
     Undone,
 )
 from voice_earl.table.turns import InputSource
+
+if TYPE_CHECKING:
+    from voice_earl.table.phones.tls import SiteCertificate
 
 
 class PhoneHub:
@@ -110,9 +116,12 @@ class Phones:
     server: PhoneServer
     gate: TurnGate
     hub: PhoneHub
+    mics: MicGate | None = None  # with --phone-mics
 
-    def beside(self, source: InputSource) -> InputSource:
-        """The humans' input with their phones' taps beside it."""
+    def beside(self, source: InputSource, hearing: HeldHearing | None = None) -> InputSource:
+        """The humans' input with their phones' taps beside it, and with ``hearing`` what their phones held."""
+        if self.mics is not None and hearing is not None:
+            source = WithPhoneMics(source, self.mics, hearing)
         return WithPhones(source, self.gate)
 
     def follow(self, session: TableSession, resume: str | None = None) -> PhoneHub:
@@ -123,13 +132,17 @@ class Phones:
 @contextlib.contextmanager
 def serve_phones(
     names: Sequence[str], seats: Collection[int], tokens: PhoneTokens, host: str, port: int,
-    limits: Limits = DEFAULT_LIMITS,
+    limits: Limits = DEFAULT_LIMITS, *, mics: MicLimits | None = None, certificate: SiteCertificate | None = None,
 ) -> Iterator[Phones]:
-    """Serve the phones of ``seats`` on ``host``:``port`` while the block runs."""
+    """Serve the phones of ``seats`` on ``host``:``port`` while the block runs; with ``mics`` the
+    phones are microphones too, and with ``certificate`` the pages are served over HTTPS."""
     gate = TurnGate(names)
     server = PhoneServer(tokens, gate, seats, limits)
-    server.start(host, port)
+    mic_gate = MicGate(gate, mics.press_s) if mics is not None else None
+    if mic_gate is not None and mics is not None:
+        server.mics = PhoneMics(mic_gate, mics)
+    server.start(host, port, certificate)
     try:
-        yield Phones(server, gate, PhoneHub(server, gate))
+        yield Phones(server, gate, PhoneHub(server, gate), mic_gate)
     finally:
         server.stop()

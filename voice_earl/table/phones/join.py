@@ -12,10 +12,12 @@ from typing import TextIO
 
 from rich.console import Console, Group
 from rich.live import Live
+from rich.table import Table
 from rich.text import Text
 
 from voice_earl.i18n import _
 from voice_earl.table.phones import qr
+from voice_earl.table.phones.pages import certificate_warning, fingerprint_line
 from voice_earl.table.phones.server import PhoneServer
 from voice_earl.table.terminal import cbreak, key_waiting, read_waiting_key
 
@@ -55,7 +57,19 @@ def code_screen(server: PhoneServer, seat: int, number: int, count: int) -> Grou
     title = Text(_("{player}, scan this").format(player=name), style="bold")
     step = Text(_("phone {number} of {count} · any key for the next player").format(number=number, count=count),
                 style="dim")
-    return Group(title, qr.terminal_code(url), Text(url, style="bold"), step)
+    code: Text | Table = qr.terminal_code(url)
+    notes = certificate_lines(server)
+    if notes:  # beside the code: below it, they would not fit on 24 lines
+        code = Table.grid(padding=(0, 2))
+        code.add_row(qr.terminal_code(url), Group(*notes))
+    return Group(title, code, Text(url, style="bold"), step)
+
+
+def certificate_lines(server: PhoneServer) -> list[Text]:
+    """Over HTTPS: what each phone's browser says the first time, and the certificate's fingerprint."""
+    if server.certificate is None:
+        return []
+    return [Text(certificate_warning()), Text(fingerprint_line(server.certificate.fingerprint), style="dim")]
 
 
 def print_summary(server: PhoneServer, seats: Sequence[int], note: str, err: TextIO) -> None:
@@ -64,3 +78,5 @@ def print_summary(server: PhoneServer, seats: Sequence[int], note: str, err: Tex
     for line in address_lines(server, seats):
         print(f"voice-earl:   {line}", file=err)
     print("voice-earl: " + _("join page with every code: {url}").format(url=server.join_url()), file=err, flush=True)
+    for text in certificate_lines(server):
+        print(f"voice-earl: {text.plain}", file=err, flush=True)

@@ -17,7 +17,8 @@ from string import Template
 from voice_earl.game.cards import RANKS
 from voice_earl.i18n import _, current_language, rank_plural
 
-ASSETS = {"phone.css": "text/css", "phone.js": "text/javascript"}
+ASSETS = {"phone.css": "text/css", "phone.js": "text/javascript",
+          "mic.css": "text/css", "mic.js": "text/javascript", "mic-worklet.js": "text/javascript"}
 
 
 @functools.cache
@@ -79,14 +80,60 @@ def _json_for_html(value: object) -> str:
     return json.dumps(value, ensure_ascii=False).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-def phone_page(base: str, player: str) -> str:
-    """A player's page; ``base`` is the path of the player's address (``/p/TOKEN``)."""
+def mic_labels() -> dict[str, str]:
+    """The words of the Hold to speak button and its line (--phone-mics)."""
+    return {
+        "hold": _("Hold to speak"),
+        "listening": _("Listening… release the button when you have said it."),
+        "judging": _("Listening to what you said…"),
+        "passed": _("Pass"),
+        "again": _("Say it again:"),
+        "asking": _("Allow the microphone to speak into this phone."),
+        "ready": _("The microphone is on: hold the button while you speak."),
+        "no_turn": _("Nothing to say yet: wait for the game."),
+        "refused": _("The microphone was refused: the buttons still work. To speak into this phone, allow the "
+                     "microphone in the browser's settings for this page."),
+        "missing": _("This phone has no microphone the page can use: the buttons still work."),
+        "insecure": _("This browser gives the page no microphone here: the buttons still work."),
+        "unsupported": _("This browser cannot record on this page: the buttons still work."),
+        "failed": _("The microphone did not start: the buttons still work."),
+    }
+
+
+def certificate_warning() -> str:
+    """What each player sees the first time, with --phone-mics, in one sentence."""
+    return _("The first time, each phone's browser warns that the connection is not private: tap Advanced, then "
+             "Proceed; the game runs only on this laptop.")
+
+
+def fingerprint_line(fingerprint: str) -> str:
+    """The fingerprint (``AB:CD:...``) in groups of eight bytes, so that a narrow screen breaks it
+    between groups.
+
+    >>> fingerprint_line(":".join(["AB"] * 32)).split(": ", 1)[1].count(" ")
+    3
+    """
+    parts = fingerprint.split(":")
+    grouped = " ".join(":".join(parts[i : i + 8]) for i in range(0, len(parts), 8))
+    return _("Certificate fingerprint (SHA-256): {fingerprint}").format(fingerprint=grouped)
+
+
+def phone_page(base: str, player: str, mics: bool = False) -> str:
+    """A player's page; ``base`` is the path of the player's address (``/p/TOKEN``). With ``mics``
+    the page has a Hold to speak button (mic.js)."""
+    words: dict[str, object] = {**labels(), "base": base}
+    mic = ""
+    if mics:
+        words["mic"] = mic_labels()
+        mic = f'<link rel="stylesheet" href="{html.escape(base)}/mic.css">\n' \
+              f'<script src="{html.escape(base)}/mic.js" defer></script>'
     return Template(_read("phone.html")).substitute(
         lang=html.escape(current_language()),
         title=html.escape(player),
         base=html.escape(base),
-        labels=_json_for_html({**labels(), "base": base}),
+        labels=_json_for_html(words),
         waiting=html.escape(_("Waiting for the game to begin…")),
+        mic=mic,
     )
 
 
@@ -97,9 +144,10 @@ class JoinEntry:
     svg: str  # the address as a QR code, an inline <svg> element
 
 
-def join_page(base: str, entries: Sequence[JoinEntry]) -> str:
+def join_page(base: str, entries: Sequence[JoinEntry], fingerprint: str | None = None) -> str:
     """Every player's code and address, for a laptop or tablet browser to show at the table: one
-    code a screen, so that a camera aimed at one never catches a neighbour's (and their hand)."""
+    code a screen, so that a camera aimed at one never catches a neighbour's (and their hand); over
+    HTTPS, what each browser will say first and the certificate's ``fingerprint``."""
     intro = html.escape(_("Each player scans their own code with their phone's camera."))
     cards = "\n".join(
         '<section class="join"><p class="intro">{intro}</p><div class="face"><h2>{title}</h2>{svg}'
@@ -116,5 +164,13 @@ def join_page(base: str, entries: Sequence[JoinEntry]) -> str:
         lang=html.escape(current_language()),
         title=html.escape(_("Join the game")),
         base=html.escape(base),
+        note=_certificate_note(fingerprint),
         cards=cards,
     )
+
+
+def _certificate_note(fingerprint: str | None) -> str:
+    if fingerprint is None:
+        return ""
+    warning, line = html.escape(certificate_warning()), html.escape(fingerprint_line(fingerprint))
+    return f'<p class="intro">{warning}</p><p class="fingerprint">{line}</p>'

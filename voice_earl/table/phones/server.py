@@ -6,14 +6,13 @@ Routes, each under a token (anything else, or a wrong token, is a bare 404):
   updates and taps, ``/p/TOKEN/phone.css`` and ``/p/TOKEN/phone.js``;
 - ``/j/TOKEN`` the join page with every player's code.
 
-A socket carries the page's taps and pings (:mod:`wire`). When the game ends the server sends
-every phone the last state, then closes its socket saying why.
+A socket carries the page's taps, pings and (``--phone-mics``) holds (:mod:`wire`). When the game
+ends the server sends every phone the last state, then closes its socket saying why.
 
 The game's thread hands over immutable snapshots with :meth:`PhoneServer.publish` and refusals
 with :meth:`PhoneServer.tell` through a thread-safe queue; the loop wakes each connection, which
 sends the newest view of its own seat (a slow phone skips states, never falls behind). Requests are
-bounded in size and rate; errors are answered with a status and a word, never a traceback.
-"""
+bounded in size and rate, and answered with a status and a word, never a traceback."""
 
 from __future__ import annotations
 
@@ -29,7 +28,7 @@ import time
 from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aiohttp import WSMsgType, web
 
@@ -41,6 +40,10 @@ from voice_earl.table.phones.gate import TapAnswer, TurnGate
 from voice_earl.table.phones.network import url_host
 from voice_earl.table.phones.tokens import PhoneTokens
 from voice_earl.table.phones.views import Phase, TableState, player_view, waiting
+from voice_earl.table.phones.wire import Microphones
+
+if TYPE_CHECKING:
+    from voice_earl.table.phones.tls import SiteCertificate
 
 log = logging.getLogger(__name__)
 
@@ -85,13 +88,13 @@ class Bucket:
         self.tokens = burst
         self.at = time.monotonic()
 
-    def allow(self) -> bool:
+    def allow(self, cost: float = 1.0) -> bool:
         now = time.monotonic()
         self.tokens = min(self.burst, self.tokens + (now - self.at) * self.rate)
         self.at = now
-        if self.tokens < 1.0:
+        if self.tokens < cost:
             return False
-        self.tokens -= 1.0
+        self.tokens -= cost
         return True
 
 
@@ -132,14 +135,20 @@ class PhoneServer:
         self._thread: threading.Thread | None = None
         self._runner: web.AppRunner | None = None
         self._closing = False
+        self.mics: Microphones | None = None  # with --phone-mics: holds and their audio (mics.py)
+        self.certificate: SiteCertificate | None = None  # with --phone-mics: served over HTTPS (tls.py)
 
     # -- addresses
 
     def url(self, seat: int) -> str:
-        return f"http://{url_host(self.host)}:{self.port}/p/{self.tokens.players[seat]}"
+        return f"{self.scheme}://{url_host(self.host)}:{self.port}/p/{self.tokens.players[seat]}"
 
     def join_url(self) -> str:
-        return f"http://{url_host(self.host)}:{self.port}/j/{self.tokens.join}"
+        return f"{self.scheme}://{url_host(self.host)}:{self.port}/j/{self.tokens.join}"
+
+    @property
+    def scheme(self) -> str:
+        return "https" if self.certificate is not None else "http"
 
     def joined(self, seat: int) -> bool:
         """Whether a phone has opened ``seat``'s live updates since the server started."""
@@ -165,8 +174,10 @@ class PhoneServer:
 
     # -- starting and stopping
 
-    def start(self, host: str, port: int) -> None:
-        """Listen on ``host``:``port`` (0: a free port) and serve on a thread of its own."""
+    def start(self, host: str, port: int, certificate: SiteCertificate | None = None) -> None:
+        """Listen on ``host``:``port`` (0: a free port) and serve on a thread of its own (over HTTPS
+        with ``certificate``)."""
+        self.certificate = certificate
         sock = _bind(host, port)
         self.host = host
         self.port = int(sock.getsockname()[1])
@@ -233,7 +244,8 @@ class PhoneServer:
         self._runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=1.0,
                                      **handler_settings(doors.limits))
         await self._runner.setup()
-        await GuardedSite(self._runner, sock, doors).start()
+        tls = self.certificate.context() if self.certificate is not None else None
+        await GuardedSite(self._runner, sock, doors, ssl_context=tls).start()
 
     async def _shutdown(self) -> None:
         """Send every phone the last state, then close its socket saying why."""
@@ -303,7 +315,8 @@ class PhoneServer:
         base = f"/p/{self.tokens.players[seat]}"
         name = request.match_info.get("name", "")
         if name == "":
-            return web.Response(text=pages.phone_page(base, self.names[seat]), content_type="text/html")
+            page = pages.phone_page(base, self.names[seat], mics=self.mics is not None)
+            return web.Response(text=page, content_type="text/html")
         if name == "state.json":
             return web.json_response(player_view(self._state, seat))
         if name == "ws":
@@ -316,7 +329,8 @@ class PhoneServer:
         name = request.match_info.get("name", "")
         if name == "":
             entries = [pages.JoinEntry(self.names[s], self.url(s), qr.svg(self.url(s))) for s in sorted(self.seats)]
-            page = pages.join_page(f"/j/{self.tokens.join}", entries)
+            fingerprint = self.certificate.fingerprint if self.certificate is not None else None
+            page = pages.join_page(f"/j/{self.tokens.join}", entries, fingerprint)
             return web.Response(text=page, content_type="text/html")
         return _asset(name)
 
@@ -324,7 +338,8 @@ class PhoneServer:
         mine = sum(1 for c in self._connections if c.seat == seat)
         if mine >= SOCKETS_PER_PLAYER or len(self._connections) >= SOCKETS_IN_ALL:
             return web.Response(status=429, text="Too Many Requests")
-        ws = web.WebSocketResponse(heartbeat=20.0, max_msg_size=MAX_MESSAGE_BYTES, compress=False)
+        largest = MAX_MESSAGE_BYTES if self.mics is None else max(MAX_MESSAGE_BYTES, self.mics.max_message_bytes)
+        ws = web.WebSocketResponse(heartbeat=20.0, max_msg_size=largest, compress=False)
         if not ws.can_prepare(request).ok:
             return web.Response(status=400, text="Bad Request")
         await ws.prepare(request)
@@ -335,14 +350,21 @@ class PhoneServer:
         connection.wake.set()
         try:
             async for message in ws:
+                if message.type is WSMsgType.BINARY and self.mics is not None:
+                    self.mics.audio(connection, message.data)
+                    continue
                 if message.type is not WSMsgType.TEXT:
                     break
+                if self.mics is not None and self.mics.text(connection, message.data):
+                    continue
                 reply = self._on_message(connection, message.data)
                 if reply is not None:
                     connection.notes.append(json.dumps(reply))
                     connection.wake.set()
         finally:
             self._connections.discard(connection)
+            if self.mics is not None:
+                self.mics.closed(connection)
             sender.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await sender

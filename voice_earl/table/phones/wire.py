@@ -11,7 +11,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Protocol
 
 from voice_earl.game.cards import Rank
 from voice_earl.table.phones.gate import Tap
@@ -51,3 +51,13 @@ def parse_tap(seat: int, message: object) -> Tap | None:
         return Tap(seat, turn, KeyCommand(command, Rank.parse(rank), private=True))
     except ValueError:
         return None
+
+
+class Microphones(Protocol):
+    """The phones as microphones (``mics.PhoneMics``): holds, releases and audio on the sockets."""
+
+    max_message_bytes: int
+
+    def text(self, connection: Any, data: str) -> bool: ...  # False: not a hold or a release
+    def audio(self, connection: Any, data: bytes) -> None: ...
+    def closed(self, connection: Any) -> None: ...

@@ -126,8 +126,10 @@
     } else if (message.type === "refused") {
       notice(message.reason);
       release();
-    } else if (message.type === "error") {
+    } else if (message.type === "ignored" || message.type === "error") {
       release();
+    } else {
+      document.dispatchEvent(new CustomEvent("voice-earl:message", { detail: message }));  // mic.js
     }
   }
 
@@ -202,6 +204,7 @@
     renderActions(s);
     $("last").textContent = s.last || "";
     showLink();
+    document.dispatchEvent(new CustomEvent("voice-earl:state", { detail: s }));  // mic.js
   }
 
   function banner(s) {
@@ -375,6 +378,16 @@
     }
     refreshButtons();
   }
+
+  // For mic.js: the state shown, and the socket (text or binary).
+  window.voiceEarl = {
+    state: () => state,
+    send: (data) => {
+      if (!socket || socket.readyState !== WebSocket.OPEN) return false;
+      socket.send(data);
+      return true;
+    },
+  };
 
   connect();
 })();

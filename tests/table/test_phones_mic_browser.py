@@ -1,0 +1,65 @@
+"""A phone as a microphone in real headless Chromium (Debian's ``chromium``, driven by Playwright) at
+360x640, over HTTPS: a formula said into the phone's (fake) microphone while Hold to speak is held
+plays the card."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from listening_audio import needs_espeak, padded, speak, write_wav
+from phones_browser import CHROMIUM, CHROMIUM_ARGS
+from phones_table import phone_table, view, wait_for
+
+
+@pytest.mark.slow
+@needs_espeak
+def test_a_phone_is_a_microphone_held_to_speak_in_real_chromium(tmp_path: Path) -> None:
+    """Over HTTPS, with Chromium's fake microphone playing a synthesized formula: the player holds the
+    button while it plays, lets go, the phone shows the verdict and the game applies the lead."""
+    from phone_voices import hearing
+    from playwright.sync_api import expect, sync_playwright
+
+    from voice_earl.game.cards import Rank
+    from voice_earl.game.chants import EARL
+    from voice_earl.table.phones.mics import MicLimits
+    from voice_earl.table.phones.tls import certificate_for
+
+    assert CHROMIUM.exists(), "the browser test needs Debian's chromium: bash scripts/setup.sh dev installs it"
+    certificate = certificate_for("127.0.0.1", tmp_path)
+    with phone_table(seed=5, mics=MicLimits(), hear=hearing(), certificate=certificate) as table:
+        first = next(view(table, seat) for seat in range(3) if view(table, seat)["turn"]["yours"])
+        line = EARL.line(1, Rank.parse(first["leads"][0]))
+        # The fake microphone plays the file from the start when the page opens it, and again and again.
+        wav = write_wav(tmp_path / "lead.wav", padded(speak(line, tmp_path / "line.wav"), before_s=0.8, after_s=3.0))
+        fake_microphone = ["--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream",
+                           f"--use-file-for-fake-audio-capture={wav}", "--ignore-certificate-errors"]
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS + fake_microphone)
+            try:
+                page = browser.new_page(viewport={"width": 360, "height": 640})
+                errors: list[str] = []
+                page.on("pageerror", lambda error: errors.append(str(error)))
+                assert table.url(first["seat"]).startswith("https://")
+                page.goto(table.url(first["seat"]))
+                expect(page.locator("#whose")).to_have_text("Your turn")
+                hold = page.locator("#hold")
+                expect(hold).to_have_text("Hold to speak")
+                box = hold.bounding_box()
+                assert box is not None and box["height"] >= 64  # a big button, for a thumb held down
+                page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+                page.mouse.down()
+                expect(page.locator("#mic-status")).to_have_text("Listening… release the button when you have said it.")
+                page.screenshot(path=str(tmp_path / "holding.png"))
+                page.wait_for_timeout(3200)  # the lead-in, the line, and a moment after it
+                page.mouse.up()
+                expect(page.locator("#mic-status")).to_have_text("✓ " + line, timeout=15000)
+                assert wait_for(table, lambda s: s["moves"] >= 1)["moves"] == 1
+                expect(page.locator("#whose")).not_to_have_text("Your turn")
+                page.screenshot(path=str(tmp_path / "heard.png"))
+                assert page.evaluate("document.documentElement.scrollWidth") <= 360
+                assert not errors
+            finally:
+                browser.close()
+    led = [r for r in table.session.records if r.get("event") == "lead"]
+    assert led and led[0]["verdict"] == "correct" and led[0]["rank"] == first["leads"][0]
