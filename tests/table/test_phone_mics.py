@@ -122,7 +122,7 @@ def test_holds_out_of_turn_and_for_a_turn_that_is_over_are_answered_and_never_ju
     with phone_table(mics=QUICK, hear=hearing()) as table:
         got = asyncio.run(run(table))
     assert got["out_of_turn"] == {"type": "unheard", "turn": got["turn"],
-                                  "reason": f"It is {got['on_turn']}'s turn, not {got['by']}'s."}
+                                  "reason": f"It is {got['on_turn']}'s turn, not yours."}  # said to that phone
     assert got["after_out_of_turn"] == [] and got["moves_then"] == 0
     assert got["taken"]["type"] == "heard" and got["taken"]["verdict"] == "correct"
     over = "That turn is over: nothing was heard."
