@@ -37,6 +37,9 @@ class JudgeSettings:
     pass_gain: float = 0.9  # a pass below its floor: likewise (a loud room's babble alone now and then makes
     # "Pass, please." 0.8 to 0.9 likelier than a quiet room does)
     pass_gain_floor: float = -6.0
+    pass_unlikely_mean: float = -4.5  # ... and a pass this unlikely in itself only at a gain of at least
+    pass_unlikely_gain: float = 1.5  # this: speech that is no pass ("There's a", then nothing) makes
+    # "Pass." about 0.9 likelier than a quiet room does, but leaves it as unlikely as -5.9
     rankless_line_gain: float = 0.8  # a line that names no rank, however it is heard, at least this gain: Whisper
     # finds "There's the best of all the three" likely in the room's babble alone, and in talk like it
     alone_margin: float = 2.5  # a pass or a command: its mean at most this below the free transcript's
@@ -225,7 +228,8 @@ def clears(item: Scored, settings: JudgeSettings, due_position: int | None = Non
     number that is no rank likelier (talk names ranks: a wrong rank needs the stronger evidence).
     A line that names no rank must be clearly likelier than in a quiet room, however it is heard.
     A rank not due is heard only where it is the likeliest in its slot and clearly likelier there
-    than every rank due. A pass or a command must also end where its full stop is."""
+    than every rank due. A pass or a command must also end where its full stop is, and a pass very
+    unlikely in itself needs a larger gain (:func:`_pass_on_gain`)."""
     kind = item.candidate.kind
     if kind is not Kind.LINE and item.last_logprob < settings.stop_floor:
         return False
@@ -243,7 +247,15 @@ def clears(item: Scored, settings: JudgeSettings, due_position: int | None = Non
     if kind is Kind.LINE:
         rank_clear = slot is None or (slot.due and slot.margin <= 0 and slot.lead >= settings.line_gain_rank_lead)
         return rank_clear and item.gain >= settings.line_gain and item.mean >= settings.line_gain_floor
-    return kind is Kind.PASS and item.gain >= settings.pass_gain and item.mean >= settings.pass_gain_floor
+    return kind is Kind.PASS and _pass_on_gain(item, settings)
+
+
+def _pass_on_gain(item: Scored, settings: JudgeSettings) -> bool:
+    """Whether a pass below its floor has the gain over a quiet room to be heard: the gain for a pass,
+    or for one very unlikely in itself, the larger gain that speech which is no pass does not give."""
+    if item.gain < settings.pass_gain or item.mean < settings.pass_gain_floor:
+        return False
+    return item.mean >= settings.pass_unlikely_mean or item.gain >= settings.pass_unlikely_gain
 
 
 def choose(

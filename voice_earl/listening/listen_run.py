@@ -20,7 +20,7 @@ from typing import TypeVar
 import numpy as np
 
 from voice_earl.listening.audio import BYTES_PER_SAMPLE, SAMPLE_RATE, AudioChunk, Pcm16
-from voice_earl.listening.context import ListenContext
+from voice_earl.listening.context import PASS_WORDS, ListenContext
 from voice_earl.listening.judge_choice import JudgeResult
 from voice_earl.listening.recognizer import (
     Final,
@@ -349,14 +349,16 @@ class ListenRun:
             return
         self._set_aside()
 
-    def _decide(self, early: bool) -> None:
-        """Decide now, on what was heard so far (early, or at the end of the input or of ``max_speech_s``)."""
+    def _decide(self, early: bool, cut_off: bool = False) -> None:
+        """Decide now, on what was heard so far (early, or at the end of the input or of ``max_speech_s``).
+        ``cut_off``: the input ended with the voice still loud, and nothing shows that a pass or a command
+        was said alone ("There's a", cut there, sounds like "I pass"): none is taken."""
         text = self._first_pass(self.recognizer.finish)
-        if self.judge is None:
-            self._decided(text, early)
-            return
-        run = self._latest_judgement(text)
-        self._decided(run.result.phrase if self._heard(run) else "", early, by=run)
+        run = self._latest_judgement(text) if self.judge is not None else None
+        if run is not None:
+            text = run.result.phrase if self._heard(run) else ""
+        alone = {normalise(saying) for saying in (*PASS_WORDS, *self.context.commands)}
+        self._decided("" if cut_off and normalise(text) in alone else text, early, by=run)
 
     # -- the transitions
 
@@ -425,7 +427,7 @@ class ListenRun:
                     self._accept(self.leftover)
                     self.watch.feed(self.leftover)
                 self.emit(SpeechStopped(self.audio_t))
-                self._decide(early=False)
+                self._decide(early=False, cut_off=self.watch.still_loud())
         elif self.phase is Phase.BEFORE_SPEECH:
             self.recognizer.reset()
         start = self.speech_start if self.speech_start is not None else self.ignored_start

@@ -312,6 +312,11 @@ class EndWatch:
         """Whether the voice was loud after ``since`` (an earlier last loud frame; None: ever)."""
         return self.last_loud is not None and (since is None or self.last_loud > since + 1e-9)
 
+    def still_loud(self) -> bool:
+        """Whether the voice was loud less than ``gap_s`` before the end of the audio seen: the speech
+        was cut off there, not ended."""
+        return self.last_loud is not None and self.audio_t - self.last_loud < self.gap_s - 1e-9
+
     def room_loud(self) -> bool:
         """:func:`loud_room` for the speech so far: its loudest frame against the recent floor."""
         return self._in_speech and loud_room(self._peak, self.floor)
