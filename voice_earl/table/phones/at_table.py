@@ -13,6 +13,7 @@ from typing import Any
 
 from voice_earl.i18n import _
 from voice_earl.keep.storage import Store
+from voice_earl.keep.storage_values import JournalError
 from voice_earl.listening.verdicts import Strictness
 from voice_earl.table.phones.hub import PhoneHub, Phones, serve_phones
 from voice_earl.table.phones.join import at_terminal, print_addresses, print_summary, show_codes
@@ -86,9 +87,13 @@ def held_hearing(source: InputSource, args: argparse.Namespace) -> HeldHearing:
 
 
 def kept_mics(store: Store, series_id: int) -> bool:
-    """Whether the series was played with the phones as microphones: resumed, it has them again."""
-    kept = store.phones(series_id)
-    return bool(kept and kept.get("mics"))
+    """Whether the series was played with the phones as microphones: resumed, it has them again. A
+    damaged record says no here: reading its tokens refuses it, with the reason."""
+    try:
+        kept = store.phones(series_id)
+    except JournalError:
+        return False
+    return bool(kept and kept.get("mics") is True)
 
 
 def wants_mics(args: argparse.Namespace) -> bool:
