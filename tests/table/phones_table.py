@@ -101,7 +101,9 @@ class Phone:
         self.state: dict[str, Any] = {}
 
     async def receive(self, timeout: float = 5.0) -> dict[str, Any]:
-        message = await self.ws.receive(timeout=timeout)
+        # aiohttp's own receive timeout starts again after every ping it answers, and the server pings
+        # every 20 s: a longer wait would never end.
+        message = await asyncio.wait_for(self.ws.receive(), timeout)
         assert message.type is aiohttp.WSMsgType.TEXT, message
         self.raw.append(message.data)
         parsed: dict[str, Any] = json.loads(message.data)

@@ -20,9 +20,9 @@ from phones_table import Phone, PhoneTable, my_turn, phone_table
 
 from voice_earl.table.phones.mics import MicLimits
 
-# Sockets on localhost send a hold's audio at once: the limit on audio faster than speech is lifted,
-# except where it is what is tested.
-QUICK = MicLimits(speed=1000.0, burst_s=60.0)
+# Sockets on localhost send a hold's audio at once, and a robot holds again at once: the limits on audio
+# faster than speech and on holds faster than a person are lifted, except where they are what is tested.
+QUICK = MicLimits(speed=1000.0, burst_s=60.0, holds_per_second=1000.0, hold_burst=1000.0)
 
 pytestmark = [pytest.mark.slow, needs_espeak]
 
@@ -208,6 +208,30 @@ def test_two_phones_holding_at_once_only_the_players_on_turn_is_judged(voices: V
     assert got["second"] == {"type": "unheard", "turn": got["mover"]["turn"],
                              "reason": "Your other phone is listening already."}
     assert got["later"] == [] and got["moves"] == 1
+
+
+def test_holds_faster_than_a_person_are_refused_until_the_phone_waits_a_moment() -> None:
+    async def run(table: PhoneTable) -> list[str]:
+        async with aiohttp.ClientSession() as client:
+            phones = await _phones(client, table)
+            turn = phones[0].state["turn"]
+            idle = phones[(turn["seat"] + 1) % 3]
+            reasons = []
+            for _hold in range(5):  # four at once are let through, as a burst; the fifth is not
+                await hold(idle, turn["id"], b"")
+                reasons.append((await answer(idle))["reason"])
+            await asyncio.sleep(1.2)  # a hold a second is a person's pace
+            await hold(idle, turn["id"], b"")
+            reasons.append((await answer(idle))["reason"])
+            return reasons
+
+    with phone_table(mics=MicLimits(speed=1000.0, burst_s=60.0), hear=hearing()) as table:
+        reasons = asyncio.run(run(table))
+        assert table.session.records == [] or all(r.get("event") not in ("lead", "play", "pass")
+                                                   for r in table.session.records)
+    not_yours = [reason for reason in reasons if reason.startswith("It is ")]
+    assert reasons[4] == "Too many holds at once: wait a moment."
+    assert len(not_yours) == 5 and reasons[5].startswith("It is ")
 
 
 def test_a_phone_that_sends_too_much_is_cut_off_and_the_game_goes_on(voices: Voices) -> None:
