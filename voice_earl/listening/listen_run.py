@@ -102,6 +102,7 @@ class ListenRun:
         self.last_judged: Pending | None = None  # the latest judge run on this speech
         self.dropped: Pending | None = None  # a verdict dropped when the room got loud again
         self.deciding: Pending | None = None
+        self.set_aside: JudgeResult | None = None  # the judge's word on the last speech set aside (its why)
         self.speech_end: float | None = None
         self.text = ""
         self.early = False
@@ -329,6 +330,7 @@ class ListenRun:
             if run.result.heard:
                 self._decided(run.result.phrase, early=False, by=run)
                 return
+            self.set_aside = run.result
             text = ""
         if normalise(text):
             self._decided(text, early=False)
@@ -388,7 +390,7 @@ class ListenRun:
             first_pass_s=self.first_pass_s,
             judge_s=deciding.ready_at - deciding.started if deciding is not None else 0.0,
             judge_started=deciding.started if deciding is not None else None,
-            judge_result=deciding.result if deciding is not None else None,
+            judge_result=deciding.result if deciding is not None else self.set_aside,
         )
 
 

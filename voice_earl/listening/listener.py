@@ -15,23 +15,10 @@ the listening: the listener says so (a ``SpeechSetAside`` event), the recognizer
 the listener waits for the next speech.
 
 With a judge (:mod:`voice_earl.listening.whisper_judge`), the judge and not the first pass
-decides what was said, and may decide that it was none of the turn's phrases (then the speech
-is set aside like a cough). It starts as soon as the end of speech is likely: ``likely_end_s``
-of quiet after the last loud frame of speech long enough to be a phrase
-(:class:`~voice_earl.listening.speech_end.EndWatch`), long
-before the endpointer's window has passed, or, when talk around the table keeps the room loud,
-once the first pass has held a whole line for ``early_stable_s``. Its verdict stands once
-``confirm_s`` more of audio shows that the speaker did not go on (no loud frame after the quiet,
-or the first pass's phrase unchanged); otherwise the endpointer's end of speech decides. In a loud
-room a pass or a command the first pass has held for both spans is judged on all of that audio,
-so that the judge hears whether the speaker went on, and decided at once; so is any phrase, a
-line too, that the judge marks as said where the speaker's voice fell away. A line heard at a
-lull before the room got loud again is taken once the audio since shows that the voice fell away
-where it ends and stayed away (:meth:`~voice_earl.listening.utterance.Judge.stopped_after`); a
-later judge run replaces it. The verdict is thus a function of the audio alone, never of how fast
-the judge ran: only the time of the decision depends on that (the later of the end of that span
-and the judge being ready). The frames themselves are handled in
-:mod:`voice_earl.listening.listen_run`.
+decides what was said, and may decide that it was none of the turn's phrases (then the speech is set
+aside like a cough). When it looks, and when its verdict stands, is told in docs/listening.md; the
+verdict is a function of the audio alone, never of how fast the judge ran. The frames themselves are
+handled in :mod:`voice_earl.listening.listen_run`.
 
 Half-duplex: audio captured inside :meth:`Listener.muted` (while the narrator speaks), and for
 ``mute_tail_s`` after it, is dropped, so the narrator's voice never makes a play.
