@@ -15,13 +15,14 @@ the formulas accepted and the passes recognised (a miss is no verdict: the liste
 condition's dB, no one speaking to the game). With --knock the listeners also listen for knocks on the
 table (the game does with `play --knock`), and the knock rows follow (scripts/knock_bench.py): knocks
 heard as passes in each room, the time from the knock to the verdict, and the cards, glasses, chairs,
-laughter and clapping that passed.
+laughter and clapping that passed. ``--show-errors`` lists the mistakes grouped by the reason that
+decided them (the judge's ``why``).
 
     .venv/bin/python scripts/bench_listening.py                 # held-out voices, every condition
     .venv/bin/python scripts/bench_listening.py --split tune --quick
     .venv/bin/python scripts/bench_listening.py --knock                 # ... listening for knocks too
     .venv/bin/python scripts/bench_listening.py --knocks-only --systems judge   # the knock rows alone
-    .venv/bin/python scripts/bench_listening.py --tune          # sweep the judge's floors (tune split)
+    .venv/bin/python scripts/bench_listening.py --set verifier=true   # the judge decides by its trained verifier
     .venv/bin/python scripts/bench_listening.py --recordings DIR  # utterances kept with --keep-audio
     .venv/bin/python scripts/bench_listening.py --split tune --systems judge whole  # listener against
         # the judge alone on each utterance cut at its true end: what finding the end of speech costs
@@ -30,6 +31,10 @@ laughter and clapping that passed.
         # (the room 10 dB quieter against the voice), each recording cut where the button would be held
         # and judged whole, timed from the release (scripts/listening_held.py)
 
+The judge's decision alone is replayed in seconds on the golden corpus of the tune split's scores
+(``scripts/judge_replay.py``; ``scripts/judge_corpus.py`` makes the corpus, ``scripts/train_verifier.py``
+trains the verifier on it).
+
 Timings are taken on whatever machine runs this; on a shared 2-core machine they are pessimistic.
 """
 
@@ -37,13 +42,14 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import re
 import statistics
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -51,6 +57,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from listening_corpus import (
+    CACHE,
     CHATTER,
     CONDITIONS,
     TAIL_S,
@@ -82,7 +89,6 @@ from voice_earl.listening.speech_end import speech_end_s
 from voice_earl.listening.verdicts import Verdict
 from voice_earl.table.phones.mic_gate import HeldHearing
 
-CACHE = Path.home() / ".cache" / "voice-earl" / "bench-listening"
 WHOLE_TAIL_S = 0.1  # with --systems whole: the quiet kept after the true end of speech
 
 
@@ -95,6 +101,14 @@ class Outcome:
     wait_ms: int | None  # from the true end until the deciding judge run began
     judge_ms: int | None
     first_pass_ms: int
+    why: str = ""  # the rule or veto that decided, or the verifier's probability against its point
+
+
+def why_of(utterance: Utterance) -> str:
+    """Why the listener heard what it did: the judge's reason, or the first pass's word alone."""
+    if utterance.judge_result is not None:
+        return utterance.judge_result.why
+    return "first pass alone" if utterance.text else "nothing heard"
 
 
 def run_trial(listener: Listener, trial: Trial, audio: np.ndarray, true_end: float) -> Outcome:
@@ -111,6 +125,7 @@ def run_trial(listener: Listener, trial: Trial, audio: np.ndarray, true_end: flo
         None if started is None else round((started - true_end) * 1000),
         None if started is None else round(utterance.judge_s * 1000),
         round(utterance.first_pass_s * 1000),
+        why_of(utterance),
     )
 
 
@@ -120,7 +135,7 @@ def run_whole(first_pass: Listener, judge: Judge, trial: Trial, audio: np.ndarra
     heard = first_pass.listen(pcm_chunks(audio, chunk_ms=40), trial.context).text
     result = judge.judge(audio[: int((true_end + WHOLE_TAIL_S) * SAMPLE_RATE)], trial.context, heard)
     verdict = judge_utterance(Utterance(result.phrase, 0.0, true_end, true_end, False, 0.0, 0.0), trial.context).verdict
-    return Outcome(trial, verdict, result.phrase, None, None, round(result.compute_s * 1000), 0)
+    return Outcome(trial, verdict, result.phrase, None, None, round(result.compute_s * 1000), 0, result.why)
 
 
 def share(outcomes: Sequence[Outcome], expect: str, right: Callable[[Outcome], bool], word: str = "") -> str:
@@ -290,11 +305,41 @@ def bench(args: argparse.Namespace) -> int:
 
 
 def show_errors(outcomes: Sequence[Outcome]) -> None:
-    for o in outcomes:
-        if mistaken(o.trial, o.verdict, o.heard):
+    """The mistakes, grouped by the reason that decided them (the most common first)."""
+    mistakes = [o for o in outcomes if mistaken(o.trial, o.verdict, o.heard)]
+    for reason, group in grouped_by_reason(mistakes, lambda o: o.why):
+        print(f"  {len(group)} x {reason}")
+        for o in group:
             voice = o.trial.voice.label if o.trial.voice else "recording"
             print(f"    {o.trial.expect:10} p{o.trial.context.position} {voice:32} {o.trial.text!r} -> "
-                  f"{o.verdict.value} {o.heard!r}")
+                  f"{o.verdict.value} {o.heard!r}: {o.why}")
+
+
+T = TypeVar("T")
+
+
+def grouped_by_reason(items: Sequence[T], why: Callable[[T], str]) -> list[tuple[str, list[T]]]:
+    """``items`` grouped by their reason with its numbers left out (the most common first).
+
+    >>> grouped_by_reason(["verifier: pass 0.41 < 0.70", "verifier: pass 0.12 < 0.70", "veto x: y"], str)
+    [('verifier: pass < 0.70', ['verifier: pass 0.41 < 0.70', 'verifier: pass 0.12 < 0.70']), \
+('veto x: y', ['veto x: y'])]
+    """
+    groups: dict[str, list[T]] = {}
+    for item in items:
+        groups.setdefault(reason_of(why(item)), []).append(item)
+    return sorted(groups.items(), key=lambda pair: -len(pair[1]))
+
+
+def reason_of(why: str) -> str:
+    """A reason without the measures that differ from one verdict to the next (the bars stay).
+
+    >>> reason_of("verifier: line 0.93 >= 0.60")
+    'verifier: line >= 0.60'
+    >>> reason_of("veto rank-not-clear: King leads the rank due by 1.2 < 2 (wrong 0.71 >= 0.50)")
+    'veto rank-not-clear: King leads the rank due by < 2 (wrong >= 0.50)'
+    """
+    return re.sub(r" -?\d+(?:\.\d+)? (?=<|>=)", " ", why)
 
 
 def bench_recordings(args: argparse.Namespace) -> int:
@@ -339,9 +384,6 @@ def main() -> int:
                         help="every voice says every line due (32) and every pass at every position (9), not 15 "
                              "and 6 drawn by the seed: steadier figures, in about 1.3 times the time")
     parser.add_argument("--recordings", type=Path, metavar="DIR", help="utterances kept with --keep-audio")
-    parser.add_argument("--tune", action="store_true", help="sweep the judge's floors on the tune split")
-    parser.add_argument("--rescore", action="store_true", help="with --tune: judge again instead of reusing scores")
-    parser.add_argument("--trim", type=float, metavar="S", help="with --tune: judge up to S after the true end")
     parser.add_argument("--tail", type=float, default=TAIL_S, metavar="S",
                         help=f"the room kept after each utterance (default {TAIL_S:g} s); talk that goes on "
                              "longer shows what waiting for a quiet that never comes costs")
@@ -365,10 +407,6 @@ def main() -> int:
         tools = ", ".join(missing)
         print(f"needed to synthesize the test speech: {tools} (bash scripts/setup.sh dev)", file=sys.stderr)
         return 1
-    if args.tune:
-        from listening_tuning import tune
-
-        return tune(args, CACHE)
     return bench(args)
 
 

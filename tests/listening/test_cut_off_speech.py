@@ -20,8 +20,9 @@ from voice_earl.game.cards import Rank
 from voice_earl.listening.audio import SAMPLE_RATE, Pcm16, pcm_chunks
 from voice_earl.listening.candidates import Candidate, Kind
 from voice_earl.listening.context import ListenContext
-from voice_earl.listening.judge_choice import JudgeSettings, Scored, choose
+from voice_earl.listening.judge_choice import JudgeSettings, Scored
 from voice_earl.listening.judge_models import discover_judge_model
+from voice_earl.listening.judge_rules import choose
 from voice_earl.listening.listener import Listener, judge_utterance
 from voice_earl.listening.sphinx_recognizer import SphinxRecognizer
 from voice_earl.listening.verdicts import Verdict
@@ -42,7 +43,7 @@ def test_a_pass_very_unlikely_in_itself_needs_a_clear_gain_over_a_quiet_room() -
     settings = JudgeSettings()
 
     def pass_(mean: float, gain: float) -> str:
-        return choose([Scored(PASS, mean * 2, 2, quiet_logprob=(mean - gain) * 2, last_logprob=-2.0)], {}, settings)[0]
+        return choose([Scored(PASS, mean * 2, 2, quiet_logprob=(mean - gain) * 2, last_logprob=-2.0)], {}, settings).phrase
 
     assert pass_(-5.9, 0.94) == ""  # "There's a", then quiet (espeak-ng's en-gb)
     assert pass_(-5.9, 1.94) == "pass"  # a pass said in a loud room

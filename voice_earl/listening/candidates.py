@@ -54,6 +54,26 @@ class Candidate:
     rankless: bool = False  # a line that names no rank: likely English on its own ("There's the best of all the three")
 
 
+class Heard(enum.Enum):
+    """What accepting a candidate does: each kind has its own operating point."""
+
+    LINE = "line"  # the line due, with a rank due: the move
+    WRONG = "wrong"  # another position's line, or the line due with a rank not due: a penalty
+    PASS = "pass"
+    COMMAND = "command"
+
+
+def heard_as(candidate: Candidate, rank_due: bool, due_position: int | None) -> Heard:
+    """What accepting ``candidate`` would do (``rank_due``: its rank slot holds a rank due, or it has
+    none): another position's line is a wrong line, a rank not due a wrong rank."""
+    if candidate.kind is Kind.PASS:
+        return Heard.PASS
+    if candidate.kind is Kind.COMMAND:
+        return Heard.COMMAND
+    at_due = due_position is None or candidate.position == due_position
+    return Heard.LINE if at_due and rank_due else Heard.WRONG
+
+
 @dataclass(frozen=True)
 class Template:
     """A line with a rank slot: ``before`` + a rank's spelling + ``after``."""

@@ -114,6 +114,7 @@ class ListenRun:
         self.dropped: Pending | None = None  # a verdict dropped when the room got loud again
         self.went_on_after: set[str] = set()  # short sayings the speaker went on after, in a quiet room
         self.deciding: Pending | None = None
+        self.set_aside: JudgeResult | None = None  # the judge's word on the last speech set aside (its why)
         self.text = ""
         self.early = False
         started = time.perf_counter()
@@ -343,6 +344,7 @@ class ListenRun:
             if self._heard(run):
                 self._decided(run.result.phrase, early=False, by=run)
                 return
+            self.set_aside = run.result
             text = ""
         if normalise(text):
             self._decided(text, early=False)
@@ -444,5 +446,5 @@ class ListenRun:
             first_pass_s=self.first_pass_s,
             judge_s=deciding.ready_at - deciding.started if deciding is not None else 0.0,
             judge_started=deciding.started if deciding is not None else None,
-            judge_result=deciding.result if deciding is not None else None,
+            judge_result=deciding.result if deciding is not None else self.set_aside,
         )

@@ -70,7 +70,8 @@ class Utterance:
     first_pass_s: float = 0.0  # of compute_s, the first pass's share
     judge_s: float = 0.0  # of compute_s, the deciding judge run's
     judge_started: float | None = None  # the clock when the deciding judge run began
-    judge_result: JudgeResult | None = field(default=None, repr=False)  # the deciding judge run
+    judge_result: JudgeResult | None = field(default=None, repr=False)  # the deciding judge run (nothing
+    # decided: the one that set the last speech aside); its ``why`` says what decided
 
     @property
     def latency_ms(self) -> int | None:

@@ -1,45 +1,14 @@
 """The judge: Whisper scores the turn's candidates against the audio, and may answer none of them.
 
-The streaming first pass (pocketsphinx or vosk) hears fast: end of speech, partial results. Its
-grammar has no garbage path, so it forces table talk onto a line. The judge runs once the
-utterance is over, on OpenAI's Whisper ``tiny.en`` through CTranslate2 (int8, one thread):
-
-1. the utterance is encoded once, in a window a little longer than the speech (not 30 s);
-2. for each line with a rank slot, one decoder pass over the words before the slot gives the
-   probability of every rank's spellings there; the best rank fills the slot (a rank not due only
-   when clearly likelier there than every rank due, and its whole line than the line with a rank
-   due: a wrong rank is a penalty);
-3. every candidate (those lines, the lines without a slot, the pass phrases, the commands) is
-   scored in one batch: the log-probability of each of its tokens given the audio
-   (``ctranslate2.models.Whisper.align``);
-4. the best candidate by log-probability sum plus a bonus per token wins, unless its mean
-   per-token log-probability falls below its kind's floor: then it is none of these.
-
-Noise lowers every candidate's log-probability, so in a loud room a floor alone either misses
-passes said or takes talk. A second test weighs the evidence instead: how much likelier the
-audio makes the candidate than audio with no speech in it does (its *gain*: the mean per-token
-log-probability over the candidate's own on a quiet room, scored once per wording and kept).
-A pass said in babble is unlikely but much likelier than without it; table talk makes the
-turn's candidates hardly likelier at all. A line due or a pass below its floor is still heard
-when its gain clears its kind's bar and its mean a lower floor; such a line not when another line
-is clearly likelier (a wrong line said where the Earl is due). A line that names no rank is
-likely English for its words alone, so it needs a gain however it is heard.
-
-A pass or a command is scored with its full stop, and that one token tells whether the speaker
-stopped there: after "Pass it to the left" or "my password is ..." the stop is unlikely however
-likely "pass" was, so it must clear a floor of its own.
-
-In a loud room (talk around the table) the free transcript writes that talk too, so a pass said
-alone looks like part of a sentence. The judge weighs the audio only from just before the voice is
-first loud (the talk before the speaker began is not the speaker's). Whisper's alignment says
-roughly where each candidate ends in the audio (up to half a second early or late); the judge finds
-where near there the voice falls away the most, and whether it stays away for a second (babble goes
-on, the speaker does not; "pass ... it to the left" comes back after a breath). After a pass or a
-command it weighs the audio up to there again; and a phrase heard where the voice fell away, a line
-too, is marked so the listener takes it at once.
-
-The floors, the bars and the bonus were tuned on the tune split of ``scripts/bench_listening.py``.
+The streaming first pass (pocketsphinx or vosk) hears fast but forces table talk onto a line. The
+judge runs once the utterance is likely over, on OpenAI's Whisper ``tiny.en`` through CTranslate2
+(int8, one thread): the utterance is encoded once; one decoder pass fills each line's rank slot with
+the ranks likeliest there; every candidate is scored in one batch (the log-probability of each of
+its tokens given the audio, ``ctranslate2.models.Whisper.align``), and against a quiet room; in a loud
+room, where the voice falls away after each is measured. :func:`~voice_earl.listening.judge_choice.decide`
+then decides. What each rule does and why is in docs/listening.md.
 """
+
 
 from __future__ import annotations
 
@@ -81,7 +50,8 @@ class WhisperJudge:
 
     name = "whisper judge"
 
-    def __init__(self, model_dir: Path, settings: JudgeSettings | None = None) -> None:
+    def __init__(self, model_dir: Path, settings: JudgeSettings | None = None, threads: int = 1) -> None:
+        """``threads``: one was faster than two on a 2-core machine."""
         try:
             import ctranslate2
             import tokenizers
@@ -97,7 +67,7 @@ class WhisperJudge:
         self._ct2: Any = ctranslate2
         try:
             self._model: Any = ctranslate2.models.Whisper(
-                str(model_dir), device="cpu", compute_type="int8", inter_threads=1, intra_threads=self.settings.threads
+                str(model_dir), device="cpu", compute_type="int8", inter_threads=1, intra_threads=threads
             )
             self._tokenizer: Any = tokenizers.Tokenizer.from_file(str(model_dir / "tokenizer.json"))
         except (RuntimeError, ValueError, OSError) as error:
@@ -148,11 +118,13 @@ class WhisperJudge:
             again = self._judge(samples[: round((stopped.end_s + VOICE_SPAN_S) * SAMPLE_RATE)], skip, context,
                                 first_pass)
             if again.phrase == stopped.candidate.phrase:
-                result, ended = again, True
+                said = stopped.candidate.text.strip()
+                result, ended = replace(again, why=f"second look, up to where the voice fell away after {said!r}: "
+                                                   f"{again.why}"), True
         result = replace(result, compute_s=time.perf_counter() - started, voice_stopped=ended)
         best = result.best
-        logger.debug("judge: %r (best %r, mean %.2f) in %.0f ms",
-                     result.phrase, best.candidate.text, best.mean, result.compute_s * 1000)
+        logger.debug("judge: %r (best %r, mean %.2f) in %.0f ms: %s",
+                     result.phrase, best.candidate.text, best.mean, result.compute_s * 1000, result.why)
         return result
 
     def stopped_after(self, result: JudgeResult, samples: Pcm16) -> bool | None:
@@ -162,17 +134,16 @@ class WhisperJudge:
         (:func:`heard_where_voice_fell_away`; asked in a loud room, where talk goes on). None while
         the audio after it is too short to tell either way.
 
-        Only the line due with a rank due, heard on its own mean (:func:`sure_line`), is taken so:
-        talk may start with a pass or a command ("undo your seat belt first"), and a line heard
-        only on its gain over a quiet room, a wrong rank or a wrong line waits for the judge's word
-        on the whole of the speech ("is the queen still out")."""
+        Only the line due with a rank due (:func:`sure_line`) is taken so: talk may start with a
+        pass or a command ("undo your seat belt first"), and a wrong rank or a wrong line waits for
+        the judge's word on the whole of the speech."""
         heard = [item for item in result.scored if item.candidate.phrase == result.phrase]
         if not heard or not all(sure_line(item, result, self.settings) for item in heard):
             return False
         seconds, look = len(samples) / SAMPLE_RATE, VOICE_SPAN_S + self.settings.stop_look_s
         if seconds < min(item.end_s for item in heard) + look:
             return None
-        levels, search_s = Levels(samples), self.settings.fall_search_s
+        levels, search_s = Levels(samples), FALL_SEARCH_S
         measured = []
         for item in heard:
             fall = voice_fall(levels, item.end_s, search_s)
@@ -184,11 +155,11 @@ class WhisperJudge:
         return False if seconds >= max(item.end_s for item in heard) + search_s + look else None
 
     def _voice_start(self, samples: Pcm16) -> int:
-        """The first sample to weigh: in a loud room, ``voice_lead_s`` before the voice is first
+        """The first sample to weigh: in a loud room, ``VOICE_LEAD_S`` before the voice is first
         loud. The talk around the table before the speaker began is not the speaker's, and left in,
         Whisper writes it too, so a pass said after it looks like the end of a sentence."""
         start = speech_start_s(samples) if room_is_loud(samples) else None
-        return 0 if start is None else max(0, round((start - self.settings.voice_lead_s) * SAMPLE_RATE))
+        return 0 if start is None else max(0, round((start - VOICE_LEAD_S) * SAMPLE_RATE))
 
     def _judge(self, samples: Pcm16, skip: int, context: ListenContext, first_pass: str) -> JudgeResult:
         """The judge on ``samples`` from sample ``skip`` on (where a phrase ends is told from the
@@ -201,7 +172,8 @@ class WhisperJudge:
         candidates = [*filled, *turn.fixed]
         if heard and all(c.phrase != heard for c in candidates):
             candidates += _spelled_out(heard, turn.templates)[:1]
-        scored = self._score(encoded, frames, candidates, samples, skip)
+        loud = room_is_loud(samples)
+        scored = self._score(encoded, frames, candidates, samples, skip, loud)
         free: list[Transcript] = []
 
         def transcript() -> Transcript:
@@ -209,13 +181,13 @@ class WhisperJudge:
                 free.append(self._transcribe(encoded))
             return free[0]
 
-        phrase, best = decide(scored, slots, self.settings, transcript, heard, context.position)
-        return JudgeResult(phrase, best, time.perf_counter() - started, tuple(scored), slots, heard, context.position,
-                           free[0] if free else None)
+        decision = decide(scored, slots, self.settings, transcript, heard, context.position, loud)
+        return JudgeResult(decision.phrase, decision.best, time.perf_counter() - started, tuple(scored), slots, heard,
+                           context.position, free[0] if free else None, loud_room=loud, why=decision.why)
 
     def _encode(self, samples: Pcm16) -> tuple[Any, int]:
         seconds = len(samples) / SAMPLE_RATE
-        window = max(self.settings.min_window_s, float(np.ceil(seconds + 0.25)))
+        window = max(MIN_WINDOW_S, float(np.ceil(seconds + 0.25)))
         frames = int(window * FRAMES_PER_SECOND)
         features = log_mel(samples.astype(np.float32) / 32768.0, frames)
         view = self._ct2.StorageView.from_array(features[None])
@@ -286,27 +258,30 @@ class WhisperJudge:
         return at_slot
 
     def _score(
-        self, encoded: Any, frames: int, candidates: Sequence[Candidate], samples: Pcm16, skip: int
+        self, encoded: Any, frames: int, candidates: Sequence[Candidate], samples: Pcm16, skip: int, loud: bool
     ) -> list[Scored]:
-        """Each candidate scored on the audio encoded (``samples`` from sample ``skip`` on)."""
+        """Each candidate scored on the audio encoded (``samples`` from sample ``skip`` on; ``loud``: in a
+        loud room)."""
         texts = [c.text for c in candidates]
-        aligned = [(logprobs, end_s + skip / SAMPLE_RATE) for logprobs, end_s in self._align(encoded, frames, texts)]
+        skip_s = skip / SAMPLE_RATE
+        aligned = [(logprobs, end_s + skip_s, start_s + skip_s)
+                   for logprobs, end_s, start_s in self._align(encoded, frames, texts)]
         quiet = self._quiet_scores(texts)
         # Only a loud room has talk that goes on after the speaker stops.
-        levels = Levels(samples) if room_is_loud(samples) else None
-        search_s = self.settings.fall_search_s
+        levels = Levels(samples) if loud else None
         scored = []
-        for c, (logprobs, end_s) in zip(candidates, aligned, strict=True):
+        for c, (logprobs, end_s, start_s) in zip(candidates, aligned, strict=True):
             drop = back = None
-            if levels is not None and (fall := voice_fall(levels, end_s, search_s)) is not None:
+            if levels is not None and (fall := voice_fall(levels, end_s, FALL_SEARCH_S)) is not None:
                 end_s, drop, back = fall.at_s, fall.drop_db, fall.back_db
             scored.append(Scored(c, float(logprobs.sum()), len(logprobs), quiet[c.text], float(logprobs[-1]),
-                                 voice_drop_db=drop, end_s=end_s, voice_back_db=back))
+                                 voice_drop_db=drop, end_s=end_s, voice_back_db=back, start_s=start_s))
         return scored
 
-    def _align(self, encoded: Any, frames: int, texts: Sequence[str]) -> list[tuple[np.ndarray, float]]:
-        """Each text's tokens' log-probabilities given the audio (one batch), and where in the audio
-        its last word ends (from Whisper's cross-attention alignment; a full stop is no word)."""
+    def _align(self, encoded: Any, frames: int, texts: Sequence[str]) -> list[tuple[np.ndarray, float, float]]:
+        """Each text's tokens' log-probabilities given the audio (one batch), where in the audio its
+        last word ends (from Whisper's cross-attention alignment; a full stop is no word) and where
+        its first begins."""
         tokens = [self.tokens(text) for text in texts]
         results = self._model.align(self._batch(encoded, len(texts)), self._start, tokens, frames)
         aligned = []
@@ -314,8 +289,10 @@ class WhisperJudge:
             last_word = len(text_tokens) - (2 if text.endswith(".") and len(text_tokens) > 1 else 1)
             steps = [step for index, step in result.alignments if index == last_word]
             end_s = (max(steps) + 1) * SECONDS_PER_STEP if steps else 0.0
+            first = [step for index, step in result.alignments if index == 0]
+            start_s = min(first) * SECONDS_PER_STEP if first else 0.0
             logprobs = np.log(np.maximum(np.asarray(result.text_token_probs, dtype=np.float64), 1e-30))
-            aligned.append((logprobs, end_s))
+            aligned.append((logprobs, end_s, start_s))
         return aligned
 
     def _quiet_scores(self, texts: Sequence[str]) -> dict[str, float]:
@@ -327,13 +304,24 @@ class WhisperJudge:
                 self._quiet = self._encode(room.astype(np.int16))
             aligned = self._align(*self._quiet, missing)
             self._quiet_logprobs.update(
-                (text, float(logprobs.sum())) for text, (logprobs, _end) in zip(missing, aligned, strict=True)
+                (text, float(logprobs.sum())) for text, (logprobs, _end, _start) in zip(missing, aligned, strict=True)
             )
         return {t: self._quiet_logprobs[t] for t in texts}
 
 
 # Whisper's encoder gives one step of the alignment per 20 ms of audio.
 SECONDS_PER_STEP = 0.02
+
+# Whisper's alignment puts a phrase's end up to half a second early or late: where the voice falls away
+# the most is looked for this far either side of it.
+FALL_SEARCH_S = 0.5
+
+# In a loud room, the audio is weighed from this long before the voice is first loud (the room's talk
+# before the speaker began is not the speaker's).
+VOICE_LEAD_S = 0.1
+
+# Audio is encoded in a window of whole seconds, at least this long.
+MIN_WINDOW_S = 3.0
 
 # The free transcript: enough tokens to tell "Pass." from "Pass me the crisps".
 FREE_TOKENS = 12
