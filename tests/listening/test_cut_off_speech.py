@@ -43,7 +43,8 @@ def test_a_pass_very_unlikely_in_itself_needs_a_clear_gain_over_a_quiet_room() -
     settings = JudgeSettings()
 
     def pass_(mean: float, gain: float) -> str:
-        return choose([Scored(PASS, mean * 2, 2, quiet_logprob=(mean - gain) * 2, last_logprob=-2.0)], {}, settings).phrase
+        said = Scored(PASS, mean * 2, 2, quiet_logprob=(mean - gain) * 2, last_logprob=-2.0)
+        return choose([said], {}, settings).phrase
 
     assert pass_(-5.9, 0.94) == ""  # "There's a", then quiet (espeak-ng's en-gb)
     assert pass_(-5.9, 1.94) == "pass"  # a pass said in a loud room
