@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import hashlib
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -31,12 +32,26 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_listening import chosen_settings, grouped_by_reason
 from judge_corpus import CORPUS, Case, read_corpus
-from listening_corpus import TUNING_CONDITIONS, Expect, moved_the_game
+from listening_corpus import TUNING_CONDITIONS, VOICES, Expect, moved_the_game
 
 from voice_earl.listening.context import ListenContext
 from voice_earl.listening.judge_choice import Decision, JudgeSettings, Transcript, decide
 from voice_earl.listening.verdicts import Judgement, Verdict, judge
 from voice_earl.listening.verifier import Verifier
+
+TRAIN, POINTS, REPORT = "train", "points", "report"
+# The tune split's six voices, two to each part (by label and pitch, as the corpus names them).
+VOICE_PARTS = {TRAIN: (0, 1), POINTS: (2, 3), REPORT: (4, 5)}
+
+
+def part_of(group: str) -> str:
+    """Which part a voice or a recording is in (a recording: by a hash of its name, a third each)."""
+    tune = VOICES["tune"]
+    for part, numbers in VOICE_PARTS.items():
+        if any(group == f"{tune[n].label}+{tune[n].pitch}" for n in numbers):
+            return part
+    return (TRAIN, POINTS, REPORT)[int(hashlib.sha1(group.encode()).hexdigest(), 16) % 3]
+
 
 TALK = (Expect.CHATTER, Expect.HUMAN, Expect.ROOM)  # speech that must not move the game
 WRONG = (Expect.WRONG_LINE, Expect.WRONG_RANK)
@@ -157,9 +172,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--corpus", type=Path, default=CORPUS)
     parser.add_argument("--set", nargs="+", default=[], metavar="NAME=VALUE", help="judge settings to try")
+    parser.add_argument("--part", choices=(TRAIN, POINTS, REPORT), help="only the voices and recordings of one "
+                        "part of the verifier's split (report: those it was neither fitted nor chosen on)")
     parser.add_argument("--show-errors", action="store_true")
     args = parser.parse_args()
-    decided = replay(read_corpus(args.corpus), chosen_settings(args.set)[1])
+    cases = [case for case in read_corpus(args.corpus) if args.part in (None, part_of(case.group))]
+    decided = replay(cases, chosen_settings(args.set)[1])
     print("\n".join(table([(case, d.phrase) for case, d in decided])))
     if args.show_errors:
         show_errors(decided)

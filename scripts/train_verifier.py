@@ -41,7 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from judge_corpus import CORPUS, Case, read_corpus
-from judge_replay import TALK, WRONG, replay, right, table, tally
+from judge_replay import POINTS, REPORT, TALK, TRAIN, VOICE_PARTS, WRONG, part_of, replay, right, table, tally
 from listening_corpus import VOICES, Expect
 
 from voice_earl.listening.candidates import Heard, Kind, heard_as
@@ -56,19 +56,6 @@ from voice_earl.listening.verifier import (
     Verifier,
     features,
 )
-
-TRAIN, POINTS, REPORT = "train", "points", "report"
-# The tune split's six voices, two to each part (by label and pitch, as the corpus names them).
-VOICE_PARTS = {TRAIN: (0, 1), POINTS: (2, 3), REPORT: (4, 5)}
-
-
-def part_of(group: str) -> str:
-    """Which part a voice or a recording is in (a recording: by a hash of its name, a third each)."""
-    tune = VOICES["tune"]
-    for part, numbers in VOICE_PARTS.items():
-        if any(group == f"{tune[n].label}+{tune[n].pitch}" for n in numbers):
-            return part
-    return (TRAIN, POINTS, REPORT)[int(hashlib.sha1(group.encode()).hexdigest(), 16) % 3]
 
 
 def look_of(result: JudgeResult) -> Look:
