@@ -104,13 +104,6 @@ class Outcome:
     why: str = ""  # the rule or veto that decided, or the verifier's probability against its point
 
 
-def why_of(utterance: Utterance) -> str:
-    """Why the listener heard what it did: the judge's reason, or the first pass's word alone."""
-    if utterance.judge_result is not None:
-        return utterance.judge_result.why
-    return "first pass alone" if utterance.text else "nothing heard"
-
-
 def run_trial(listener: Listener, trial: Trial, audio: np.ndarray, true_end: float) -> Outcome:
     utterance = listener.listen(pcm_chunks(audio, chunk_ms=40), trial.context)
     verdict = judge_utterance(utterance, trial.context).verdict
@@ -125,7 +118,7 @@ def run_trial(listener: Listener, trial: Trial, audio: np.ndarray, true_end: flo
         None if started is None else round((started - true_end) * 1000),
         None if started is None else round(utterance.judge_s * 1000),
         round(utterance.first_pass_s * 1000),
-        why_of(utterance),
+        utterance.why,
     )
 
 

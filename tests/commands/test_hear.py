@@ -66,6 +66,20 @@ def test_json_line_per_file(recordings: dict[str, Path], capsys: pytest.CaptureF
     assert "using pocketsphinx + whisper judge" in err and "no vosk model" in err
 
 
+def test_every_verdict_says_why_in_the_json_and_in_the_log_file(
+    recordings: dict[str, Path], isolated_user_dirs: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    main(["hear", str(recordings["second"]), str(recordings["third"]), "--position", "2", "--rank", "7", "--json"])
+    due, other = _json_lines(capsys.readouterr().out)
+    # The rule that heard the line due, and the one that heard another position's line, with their measures.
+    assert isinstance(due["why"], str) and due["why"].startswith("rule floor: line mean ")
+    assert isinstance(other["why"], str) and other["why"].startswith("rule floor: another position's line, mean ")
+    logged = (isolated_user_dirs / "logs" / "voice-earl.log").read_text(encoding="utf-8")
+    for record in (due, other):
+        line = next(line for line in logged.splitlines() if f"heard {record['heard']!r} at " in line)
+        assert line.endswith(f"s: {record['why']}")
+
+
 def test_without_the_judge_it_says_what_is_lost(
     recordings: dict[str, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:

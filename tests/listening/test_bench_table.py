@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from bench_listening import Outcome, row
+import pytest
+from bench_listening import Outcome, row, show_errors
 from listening_corpus import Expect, Trial, commands_context
 
 from voice_earl.game.cards import RANKS
@@ -36,3 +37,20 @@ def test_a_verdict_at_once_counts_as_no_wait() -> None:
 
 def test_no_verdict_heard_leaves_the_latency_unknown() -> None:
     assert latencies([outcome(Expect.CORRECT, Verdict.UNCLEAR, 2000)]) == ("-", "-")
+
+
+def test_the_mistakes_are_listed_grouped_by_the_reason_that_decided_them(capsys: pytest.CaptureFixture[str]) -> None:
+    def said(expect: str, verdict: Verdict, why: str) -> Outcome:
+        return Outcome(Trial("said", CONTEXT, expect, None), verdict, "heard", 300, 0, 0, 0, why)
+
+    show_errors([
+        said(Expect.PASS, Verdict.UNCLEAR, "verifier: pass 0.21 < 0.40"),
+        said(Expect.CORRECT, Verdict.CORRECT, "rule floor: line mean -0.80 >= -3.5"),  # no mistake
+        said(Expect.CHATTER, Verdict.PASS, "rule floor: pass mean -1.20 >= -3.5"),
+        said(Expect.PASS, Verdict.UNCLEAR, "verifier: pass 0.05 < 0.40"),
+    ])
+    out = capsys.readouterr().out
+    groups = [line.strip() for line in out.splitlines() if not line.startswith("    ")]
+    assert groups == ["2 x verifier: pass < 0.40", "1 x rule floor: pass mean >= -3.5"]
+    assert "verifier: pass 0.21 < 0.40" in out and "line mean -0.80" not in out
+

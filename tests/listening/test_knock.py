@@ -149,6 +149,7 @@ def test_through_the_listener_a_knock_at_the_second_card_is_a_pass(listener: Lis
     utterance = listener.listen(pcm_chunks(samples), SECOND, on_event=events.append)
     assert judge_utterance(utterance, SECOND).verdict is Verdict.PASS
     assert [type(e) for e in events if isinstance(e, KnockHeard)] == [KnockHeard]
+    assert utterance.why.startswith("knock p=")
     assert utterance.speech_end is not None and abs(utterance.speech_end - raps[0]) <= 0.03
     assert utterance.latency_ms is not None and utterance.latency_ms <= 300
     assert utterance.audio_s < len(samples) / SAMPLE_RATE  # it did not wait for the end of the audio

@@ -248,20 +248,10 @@ def _record(
         "latency_ms": latency,
         "speech_end_s": speech_end,
         "decided_at_s": round(utterance.decided_at, 3),
-        "why": _why(utterance),
+        "why": utterance.why or None,
         "feedback": judgement.feedback(),
         "knock": any(isinstance(event, KnockHeard) for event in utterance.events),
     }
-
-
-def _why(utterance: Utterance) -> str | None:
-    """What decided: the judge's rule, veto or verifier probability; the first pass's word without
-    a judge; None when nothing was said."""
-    if utterance.judge_result is not None:
-        return utterance.judge_result.why
-    if utterance.speech_start is None:
-        return None
-    return "first pass alone" if utterance.text else "first pass: nothing in the grammar"
 
 
 def _print(record: dict[str, Any], as_json: bool) -> None:

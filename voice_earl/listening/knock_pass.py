@@ -69,4 +69,5 @@ class KnockWatch:
             compute_s=run.clock.compute_s + self.compute_s,
             events=tuple(run.events),
             first_pass_s=run.first_pass_s,
+            why=f"knock p={heard.probability:.3f}",
         )

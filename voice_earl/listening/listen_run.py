@@ -9,12 +9,11 @@ and the judge's answers. The :class:`RunClock` only records when things happened
 
 from __future__ import annotations
 
-import enum
 import logging
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TypeVar
 
 import numpy as np
@@ -33,7 +32,16 @@ from voice_earl.listening.recognizer import (
 )
 from voice_earl.listening.speech_end import EndWatch
 from voice_earl.listening.text import normalise
-from voice_earl.listening.utterance import EventHandler, Judge, ListenSettings, RunClock, Utterance
+from voice_earl.listening.utterance import (
+    EventHandler,
+    Judge,
+    ListenSettings,
+    Pending,
+    Phase,
+    RunClock,
+    Utterance,
+    verdict_why,
+)
 
 logger = logging.getLogger("voice_earl.listening.listener")
 
@@ -41,25 +49,6 @@ logger = logging.getLogger("voice_earl.listening.listener")
 MIN_LINE_WORDS = 4
 
 T = TypeVar("T")
-
-
-class Phase(enum.Enum):
-    BEFORE_SPEECH = "before speech"  # no speech yet, or only speech set aside: a pre-roll is kept
-    IN_SPEECH = "in speech"  # the first pass follows the speech; its end is looked for
-    PENDING = "pending"  # a judge's verdict waits for the audio that shows the speaker stopped
-    DECIDED = "decided"
-
-
-@dataclass(frozen=True)
-class Pending:
-    """A judge's verdict, and when (audio and clock) it was asked for and ready."""
-
-    result: JudgeResult
-    asked_at: float  # the audio time it was asked for
-    spoken_to: float | None  # the end of the last loud frame judged
-    started: float  # clock
-    ready_at: float  # clock
-    partial: str | None = None  # taken on the first pass's stable phrase (else at a quiet)
 
 
 class ListenRun:
@@ -115,6 +104,7 @@ class ListenRun:
         self.went_on_after: set[str] = set()  # short sayings the speaker went on after, in a quiet room
         self.deciding: Pending | None = None
         self.set_aside: JudgeResult | None = None  # the judge's word on the last speech set aside (its why)
+        self.veto = ""  # why the listener did not take a phrase the judge heard
         self.text = ""
         self.early = False
         started = time.perf_counter()
@@ -237,7 +227,10 @@ class ListenRun:
         pass or a command that the speaker was heard to go on after at a pause in this speech
         ("pass ... me the crisps would you"): Whisper may hear the whole speech as that saying."""
         said = run.result
-        return said.heard and said.best.candidate.text not in self.went_on_after
+        if said.heard and said.best.candidate.text in self.went_on_after:
+            self.veto = f"listener: the speaker went on after {said.best.candidate.text.strip()!r} at a pause"
+            return False
+        return said.heard
 
     def _take_or_hold(self, run: Pending, partial: str | None = None) -> None:
         """A phrase heard where the speaker's voice fell away is taken at once; another phrase heard
@@ -359,8 +352,9 @@ class ListenRun:
         run = self._latest_judgement(text) if self.judge is not None else None
         if run is not None:
             text = run.result.phrase if self._heard(run) else ""
-        alone = {normalise(saying) for saying in (*PASS_WORDS, *self.context.commands)}
-        self._decided("" if cut_off and normalise(text) in alone else text, early, by=run)
+        if cut_off and normalise(text) in {normalise(saying) for saying in (*PASS_WORDS, *self.context.commands)}:
+            self.veto, text = f"listener: {text!r} cut off with the voice still loud", ""
+        self._decided(text, early, by=run)
 
     # -- the transitions
 
@@ -434,6 +428,7 @@ class ListenRun:
             self.recognizer.reset()
         start = self.speech_start if self.speech_start is not None else self.ignored_start
         deciding = self.deciding
+        judged = deciding.result if deciding is not None else self.set_aside
         return Utterance(
             text=self.text,
             speech_start=start,
@@ -446,5 +441,6 @@ class ListenRun:
             first_pass_s=self.first_pass_s,
             judge_s=deciding.ready_at - deciding.started if deciding is not None else 0.0,
             judge_started=deciding.started if deciding is not None else None,
-            judge_result=deciding.result if deciding is not None else self.set_aside,
+            judge_result=judged,
+            why=verdict_why(self.text, start, judged, "" if self.text else self.veto),
         )

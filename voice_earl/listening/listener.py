@@ -51,6 +51,7 @@ Half-duplex: audio captured inside :meth:`Listener.muted` (while the narrator sp
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections import deque
@@ -65,6 +66,8 @@ from voice_earl.listening.listen_run import ListenRun
 from voice_earl.listening.recognizer import Recognizer
 from voice_earl.listening.text import normalise
 from voice_earl.listening.utterance import EventHandler, Judge, ListenSettings, Utterance, judge_utterance
+
+logger = logging.getLogger(__name__)
 
 __all__ = ["EventHandler", "Judge", "ListenSettings", "Listener", "Utterance", "judge_utterance"]
 
@@ -127,9 +130,14 @@ class Listener:
                     knocks.skip(chunk.duration)
                 continue
             if knocks is not None and knocks.feed(chunk.pcm):  # first: a knock need not wait for the judge
-                return knocks.passed(run, chunk)
+                return _logged(knocks.passed(run, chunk))
             if run.feed(chunk):
                 break
-        return run.result()
+        return _logged(run.result())
 
 
+def _logged(utterance: Utterance) -> Utterance:
+    """``utterance``, with a line in the log file that says what was heard and why."""
+    if utterance.speech_start is not None:
+        logger.info("heard %r at %.2fs: %s", utterance.text, utterance.decided_at, utterance.why)
+    return utterance

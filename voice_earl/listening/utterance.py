@@ -7,6 +7,7 @@ judge's interface.
 
 from __future__ import annotations
 
+import enum
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -71,7 +72,8 @@ class Utterance:
     judge_s: float = 0.0  # of compute_s, the deciding judge run's
     judge_started: float | None = None  # the clock when the deciding judge run began
     judge_result: JudgeResult | None = field(default=None, repr=False)  # the deciding judge run (nothing
-    # decided: the one that set the last speech aside); its ``why`` says what decided
+    # decided: the one that set the last speech aside)
+    why: str = ""  # what decided (:func:`verdict_why`; "" when nothing was said)
 
     @property
     def latency_ms(self) -> int | None:
@@ -83,6 +85,41 @@ class Utterance:
     @property
     def real_time_factor(self) -> float:
         return self.compute_s / self.audio_s if self.audio_s else 0.0
+
+
+def verdict_why(text: str, speech_start: float | None, judged: JudgeResult | None, veto: str = "") -> str:
+    """Why a listen heard ``text``: the listener's own ``veto`` on what the judge heard, the judge's rule,
+    veto or verifier probability, or without a judge the first pass's word; "" when nothing was said.
+
+    >>> verdict_why("pass", 0.4, None), verdict_why("", None, None)
+    ('first pass alone', '')
+    """
+    if veto:
+        return veto
+    if judged is not None:
+        return judged.why
+    if speech_start is None:
+        return ""
+    return "first pass alone" if text else "first pass: nothing in the grammar"
+
+
+class Phase(enum.Enum):
+    BEFORE_SPEECH = "before speech"  # no speech yet, or only speech set aside: a pre-roll is kept
+    IN_SPEECH = "in speech"  # the first pass follows the speech; its end is looked for
+    PENDING = "pending"  # a judge's verdict waits for the audio that shows the speaker stopped
+    DECIDED = "decided"
+
+
+@dataclass(frozen=True)
+class Pending:
+    """A judge's verdict, and when (audio and clock) it was asked for and ready."""
+
+    result: JudgeResult
+    asked_at: float  # the audio time it was asked for
+    spoken_to: float | None  # the end of the last loud frame judged
+    started: float  # clock
+    ready_at: float  # clock
+    partial: str | None = None  # taken on the first pass's stable phrase (else at a quiet)
 
 
 class RunClock:
