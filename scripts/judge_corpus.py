@@ -4,9 +4,10 @@
 
 Each trial (every tune voice saying every line due, wrong lines and ranks, passes, commands and
 every sentence of table talk; real human recordings; stretches of the room alone) is heard in every
-tuning condition (the party room is kept for measuring: nothing is chosen in it): the first pass on the whole recording, then the judge once
-on the whole recording, with the free transcript. What the judge scored is kept: every candidate's
-log-probabilities, its rank slot, its voice fall; with the trial's true label and its voice.
+tuning condition (the party room is kept for measuring: nothing is chosen in it): the first
+pass on the whole recording, then the judge once on the whole recording, with the free transcript.
+What the judge scored is kept: every candidate's log-probabilities, its rank slot, its voice fall;
+with the trial's true label and its voice.
 
     .venv/bin/python scripts/judge_corpus.py                # judge what is not kept yet, write the file
     .venv/bin/python scripts/judge_corpus.py --conditions clean echo   # runs side by side

@@ -220,3 +220,14 @@ def test_hear_knock_takes_a_knock_on_the_table_for_a_pass_at_the_second_card(
     assert main(["hear", *common]) == 0
     (without,) = _json_lines(capsys.readouterr().out)
     assert without["knock"] is False and without["verdict"] != "pass"
+
+
+def test_the_judge_decides_by_its_verifier_when_asked(
+    recordings: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    main(["hear", str(recordings["second"]), "--position", "2", "--rank", "7", "--json", "--judge-verifier"])
+    out, err = capsys.readouterr()
+    (record,) = _json_lines(out)
+    assert record["verdict"] == "correct"
+    assert isinstance(record["why"], str) and record["why"].startswith("verifier: line ")
+    assert "using pocketsphinx + whisper judge (its verifier)" in err

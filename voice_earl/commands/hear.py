@@ -82,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
         context = _context(args.position, args.rank, args.ranks, chant)
         jobs = [_Job(str(path), context) for path in args.files]
     chain = open_listener(args.recognizer, args.model, judge_model=args.judge_model, judge=not args.no_judge,
-                          knock=args.knock)
+                          knock=args.knock, verifier=args.judge_verifier)
     print(f"voice-earl hear: using {chain.description}", file=sys.stderr)
     listener = chain.listener
     recognizer = listener.recognizer

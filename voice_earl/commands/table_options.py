@@ -62,6 +62,9 @@ def add_judge_options(parser: argparse.ArgumentParser | argparse._ArgumentGroup)
                         help="the whisper model of the listener's judge (default: found like the vosk model)")
     parser.add_argument("--no-judge", action="store_true",
                         help="listen with the first pass alone (faster to start; table talk may move the game)")
+    parser.add_argument("--judge-verifier", action="store_true",
+                        help="the judge decides by its trained verifier instead of its rules (docs/listening.md; "
+                             "not the default: it missed more lines in a quiet room on the held-out voices)")
 
 
 def add_language_option(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:

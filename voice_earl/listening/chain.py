@@ -36,9 +36,10 @@ def open_listener(
     judge: bool = True,
     settings: ListenSettings | None = None,
     knock: bool = False,
+    verifier: bool = False,
 ) -> ListenerChain:
     """Load the first pass and the judge (once per run) and say what listens and why; ``knock``: a knock
-    on the table passes too."""
+    on the table passes too; ``verifier``: the judge decides by its trained verifier, not its rules."""
     started = time.perf_counter()
     first = choose_recognizer(recognizer or "auto", Path(model) if model else None)
     judging = choose_judge(Path(judge_model) if judge_model else None, wanted=judge)
@@ -47,10 +48,12 @@ def open_listener(
         logger.warning(notice)
     second = None
     if judging.model is not None:
+        from voice_earl.listening.judge_settings import JudgeSettings
         from voice_earl.listening.whisper_judge import WhisperJudge
 
-        second = WhisperJudge(judging.model.path)
+        second = WhisperJudge(judging.model.path, JudgeSettings(verifier=verifier))
     name = f"{loaded.name} + whisper judge" if second is not None else f"{loaded.name} alone"
+    name += " (its verifier)" if second is not None and verifier else ""
     description = f"{name}: {first.reason}; {judging.reason}"
     ready = time.perf_counter() - started
     logger.info("listening with %s (ready in %.2f s)", description, ready)

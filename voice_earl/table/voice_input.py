@@ -299,6 +299,7 @@ def open_listener(args: object) -> tuple[Listener, str]:
         judge_model=getattr(args, "judge_model", None),
         judge=not getattr(args, "no_judge", False),
         knock=bool(getattr(args, "knock", False)),
+        verifier=bool(getattr(args, "judge_verifier", False)),
     )
     return chain.listener, chain.summary or chain.description
 
