@@ -325,14 +325,17 @@ def grouped_by_reason(items: Sequence[T], why: Callable[[T], str]) -> list[tuple
 
 
 def reason_of(why: str) -> str:
-    """A reason without the measures that differ from one verdict to the next (the bars stay).
+    """A reason without the measures that differ from one verdict to the next (the bars stay: the
+    numbers after a comparison or "bar").
 
     >>> reason_of("verifier: line 0.93 >= 0.60")
     'verifier: line >= 0.60'
     >>> reason_of("veto rank-not-clear: King leads the rank due by 1.2 < 2 (wrong 0.71 >= 0.50)")
     'veto rank-not-clear: King leads the rank due by < 2 (wrong >= 0.50)'
+    >>> reason_of("rules: nothing heard: rule floor: pass mean -4.46 < -3.5, gain 0.32 (bar 0.9)")
+    'rules: nothing heard: rule floor: pass mean < -3.5, gain (bar 0.9)'
     """
-    return re.sub(r" -?\d+(?:\.\d+)? (?=<|>=)", " ", why)
+    return re.sub(r" (?<![<=>] )(?<!bar )-?\d+\.\d+(?=[ ,)]|$)", "", why)
 
 
 def bench_recordings(args: argparse.Namespace) -> int:
