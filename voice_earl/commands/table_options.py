@@ -64,7 +64,7 @@ def add_judge_options(parser: argparse.ArgumentParser | argparse._ArgumentGroup)
                         help="listen with the first pass alone (faster to start; table talk may move the game)")
     parser.add_argument("--judge-verifier", action="store_true",
                         help="the judge decides by its trained verifier instead of its rules (docs/listening.md; "
-                             "not the default: it missed more lines in a quiet room on the held-out voices)")
+                             "not the default: on voices it never heard it let more talk move the game)")
 
 
 def add_language_option(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
