@@ -54,9 +54,9 @@ from listening_corpus import (
 )
 
 from voice_earl.game.cards import Rank
-from voice_earl.listening.audio import pcm_chunks
-from voice_earl.listening.candidates import Candidate, Kind
-from voice_earl.listening.judge_choice import JudgeResult, Scored, Slot, Transcript
+from voice_earl.listening.judge.candidates import Candidate, Kind
+from voice_earl.listening.judge.decision import JudgeResult, Scored, Slot, Transcript
+from voice_earl.listening.stream.audio import pcm_chunks
 
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "data" / "judge_corpus.npz"
 SEED = 1
@@ -75,10 +75,10 @@ def judged(trials: Sequence[Trial], conditions: Sequence[str], name: str, cache:
            rescore: bool = False) -> dict[str, list[tuple[Trial, JudgeResult]]]:
     """Each trial judged once in each condition, with its free transcript, kept per condition in
     ``cache`` under ``name`` (and every 50 trials, so that a run stopped goes on where it stopped)."""
-    from voice_earl.listening.judge_models import discover_judge_model
-    from voice_earl.listening.listener import Listener
+    from voice_earl.listening.judge.whisper import WhisperJudge
+    from voice_earl.listening.models.judge_models import discover_judge_model
     from voice_earl.listening.sphinx_recognizer import SphinxRecognizer
-    from voice_earl.listening.whisper_judge import WhisperJudge
+    from voice_earl.listening.stream.listener import Listener
 
     found = discover_judge_model()
     if found is None:

@@ -3,7 +3,7 @@
 
 The corpus (``tests/data/judge_corpus.npz``, made by ``scripts/judge_corpus.py``) keeps what the judge
 scored for every trial of the benchmark's tune split in every tuning condition. Here the decision
-(:func:`voice_earl.listening.judge_choice.decide`, the verifier and its vetoes) runs again on those
+(:func:`voice_earl.listening.judge.decision.decide`, the verifier and its vetoes) runs again on those
 scores, with the shipped settings or with others, and prints per condition how many lines were
 accepted, wrong lines and ranks accepted, passes and commands heard, and talk that moved the game
 (table talk, real recordings and the room alone); ``--show-errors`` lists the mistakes grouped by the
@@ -34,10 +34,10 @@ from bench_listening import chosen_settings, grouped_by_reason
 from judge_corpus import CORPUS, Case, read_corpus
 from listening_corpus import TUNING_CONDITIONS, VOICES, Expect, moved_the_game
 
-from voice_earl.listening.context import ListenContext
-from voice_earl.listening.judge_choice import Decision, JudgeSettings, Transcript, decide
-from voice_earl.listening.verdicts import Judgement, Verdict, judge
-from voice_earl.listening.verifier import Verifier
+from voice_earl.listening.judge.decision import Decision, JudgeSettings, Transcript, decide
+from voice_earl.listening.judge.verifier import Verifier
+from voice_earl.words.context import ListenContext
+from voice_earl.words.verdicts import LineGrade, Verdict, grade_line
 
 TRAIN, POINTS, REPORT = "train", "points", "report"
 # The tune split's six voices, two to each part (by label and pitch, as the corpus names them).
@@ -76,9 +76,9 @@ def _kept(free: Transcript) -> Transcript:
 
 
 @functools.lru_cache(maxsize=4096)
-def judged(phrase: str, context: ListenContext) -> Judgement:
+def judged(phrase: str, context: ListenContext) -> LineGrade:
     """The verdict on a phrase (the same few phrases come again and again)."""
-    return judge(phrase, context)
+    return grade_line(phrase, context)
 
 
 def right(case: Case, phrase: str) -> bool:
@@ -91,8 +91,8 @@ def right(case: Case, phrase: str) -> bool:
         return phrase == case.text
 
     def heard(text: str) -> tuple[object, ...]:
-        judgement = judged(text, case.context)
-        return judgement.verdict, judgement.heard_position, judgement.heard_rank
+        grade = judged(text, case.context)
+        return grade.verdict, grade.heard_position, grade.heard_rank
 
     return heard(phrase) == heard(case.text)
 

@@ -44,10 +44,9 @@ from judge_corpus import CORPUS, Case, read_corpus
 from judge_replay import POINTS, REPORT, TALK, TRAIN, VOICE_PARTS, WRONG, part_of, replay, right, table, tally
 from listening_corpus import VOICES, Expect
 
-from voice_earl.listening.candidates import Heard, Kind, heard_as
-from voice_earl.listening.judge_choice import Decision, JudgeResult, JudgeSettings, Scored
-from voice_earl.listening.text import normalise
-from voice_earl.listening.verifier import (
+from voice_earl.listening.judge.candidates import Heard, Kind, heard_as
+from voice_earl.listening.judge.decision import Decision, JudgeResult, JudgeSettings, Scored
+from voice_earl.listening.judge.verifier import (
     LINE_FEATURES,
     MODEL_FILE,
     SHORT_FEATURES,
@@ -56,6 +55,7 @@ from voice_earl.listening.verifier import (
     Verifier,
     features,
 )
+from voice_earl.words.text import normalise
 
 
 def look_of(result: JudgeResult) -> Look:

@@ -31,7 +31,8 @@ from voice_earl.keep.accuracy import (
 )
 from voice_earl.keep.storage import Store
 from voice_earl.keep.storage_values import Mode, Utterance, utterance_of
-from voice_earl.listening.verdicts import ListenContext, judge
+from voice_earl.words.context import ListenContext
+from voice_earl.words.verdicts import grade_line
 
 SETTINGS: dict[str, Any] = {"players": ["Ann", "Ben", "Cy"], "profile": "hoyle", "deck": "virtual", "seed": 7}
 
@@ -108,7 +109,7 @@ def test_common_slips_count_and_ignore_silence() -> None:
 
 def judged(position: int, rank: Rank, transcript: str) -> Utterance:
     """An utterance as the game keeps it: judged for real."""
-    return utterance_of(judge(transcript, ListenContext(position, (rank,))), Mode.PRACTICE, 700, strictness="normal")
+    return utterance_of(grade_line(transcript, ListenContext(position, (rank,))), Mode.PRACTICE, 700, strictness="normal")
 
 
 def test_a_whole_line_for_another_is_a_line_slip_not_word_slips() -> None:

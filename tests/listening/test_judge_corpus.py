@@ -17,7 +17,7 @@ from judge_corpus import CORPUS, Case, read_corpus
 from judge_replay import Tally, replay, tally
 from listening_corpus import TUNING_CONDITIONS, VOICES, Expect
 
-from voice_earl.listening.judge_choice import Decision, JudgeSettings
+from voice_earl.listening.judge.decision import Decision, JudgeSettings
 
 
 @pytest.fixture(scope="module")

@@ -13,8 +13,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from voice_earl.game.cards import Rank
-from voice_earl.listening.candidates import Candidate, Heard, Kind
-from voice_earl.listening.judge_choice import (
+from voice_earl.listening.judge.candidates import Candidate, Heard, Kind
+from voice_earl.listening.judge.decision import (
     JudgeResult,
     JudgeSettings,
     Scored,
@@ -24,7 +24,7 @@ from voice_earl.listening.judge_choice import (
     heard_where_voice_fell_away,
     sure_line,
 )
-from voice_earl.listening.verifier import (
+from voice_earl.listening.judge.verifier import (
     CLIP,
     MODEL_FILE,
     Look,

@@ -8,8 +8,8 @@ from dataclasses import replace
 import pytest
 
 from voice_earl.game.cards import Rank
-from voice_earl.listening.candidates import Candidate, Kind
-from voice_earl.listening.judge_choice import (
+from voice_earl.listening.judge.candidates import Candidate, Kind
+from voice_earl.listening.judge.decision import (
     JudgeResult,
     JudgeSettings,
     Scored,
@@ -21,8 +21,8 @@ from voice_earl.listening.judge_choice import (
     sure_line,
     voice_stopped,
 )
-from voice_earl.listening.judge_rules import choose
-from voice_earl.listening.text import normalise
+from voice_earl.listening.judge.rules import choose
+from voice_earl.words.text import normalise
 
 SETTINGS = JudgeSettings(token_bonus=3.0, line_floor=-3.0, pass_floor=-3.0, command_floor=-2.0,
                          agreed_line_floor=-5.0, agreed_line_gain=float("-inf"), agree_margin=8.0, rank_margin=1.0,

@@ -1,9 +1,9 @@
 """The judge's decision, from the candidates' scores: which phrase was heard, if any, and why.
 
-Kept apart from the model (:mod:`voice_earl.listening.whisper_judge`) so that a decision can be
+Kept apart from the model (:mod:`voice_earl.listening.judge.whisper`) so that a decision can be
 replayed on kept scores (``tests/data/judge_corpus.npz``, ``scripts/judge_replay.py``). The judge
-decides by its rules (:mod:`voice_earl.listening.judge_rules`, the default) or by the trained verifier
-(:mod:`voice_earl.listening.verifier_decision`, ``JudgeSettings(verifier=True)``); docs/listening.md
+decides by its rules (:mod:`voice_earl.listening.judge.rules`, the default) or by the trained verifier
+(:mod:`voice_earl.listening.judge.verifier_decision`, ``JudgeSettings(verifier=True)``); docs/listening.md
 names every rule, its setting and why it is there.
 """
 
@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
-from voice_earl.listening.candidates import Candidate, Heard, Kind, heard_as
-from voice_earl.listening.judge_rules import clears, decide_by_rules, sure_line_by_rules
-from voice_earl.listening.judge_scores import Decision, JudgeResult, Scored, Slot, Transcript
-from voice_earl.listening.judge_settings import JudgeSettings
-from voice_earl.listening.verifier import Verifier
-from voice_earl.listening.verifier_decision import decide_by_verifier
+from voice_earl.listening.judge.candidates import Candidate, Heard, Kind, heard_as
+from voice_earl.listening.judge.rules import clears, decide_by_rules, sure_line_by_rules
+from voice_earl.listening.judge.scores import Decision, JudgeResult, Scored, Slot, Transcript
+from voice_earl.listening.judge.settings import JudgeSettings
+from voice_earl.listening.judge.verifier import Verifier
+from voice_earl.listening.judge.verifier_decision import decide_by_verifier
 
 __all__ = ["Decision", "JudgeResult", "JudgeSettings", "Scored", "Slot", "Transcript", "decide", "fell_away",
            "heard_where_voice_fell_away", "sure_line", "voice_stopped"]
@@ -79,7 +79,7 @@ def heard_where_voice_fell_away(result: JudgeResult, settings: JudgeSettings) ->
 
 def sure_line(item: Scored, result: JudgeResult, settings: JudgeSettings) -> bool:
     """Whether ``item`` is the line due with a rank due that may be taken before the whole speech is
-    weighed (:meth:`~voice_earl.listening.whisper_judge.WhisperJudge.stopped_after`): by the rules,
+    weighed (:meth:`~voice_earl.listening.judge.whisper.WhisperJudge.stopped_after`): by the rules,
     one that clears the line floor on its mean; by the verifier, the one heard."""
     slot = result.slots.get(item.candidate)
     if not settings.verifier:

@@ -1,7 +1,7 @@
 """The numbers the judge's decision is tuned with: docs/listening.md tells each one's rule and why.
 
 The judge decides by its rules (the default) or, with ``verifier=True``, by the trained verifier
-(:mod:`voice_earl.listening.verifier`), whose operating points come with its numbers in
+(:mod:`voice_earl.listening.judge.verifier`), whose operating points come with its numbers in
 ``voice_earl/data/verifier.json``. Some numbers are both's: the rank slot's, the full stop's and the
 voice's falling away in a loud room.
 """
@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from voice_earl.listening.candidates import Heard
+from voice_earl.listening.judge.candidates import Heard
 
 VERIFIER_FILE = Path(__file__).resolve().parent.parent / "data" / "verifier.json"
 _POINTS: dict[str, float] = json.loads(VERIFIER_FILE.read_text(encoding="utf-8"))["operating_points"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from voice_earl.game.cards import Rank
-from voice_earl.listening.candidates import Candidate, Heard
+from voice_earl.listening.judge.candidates import Candidate, Heard
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """The judge's learned decision: how likely each candidate is to be what was said.
 
-The judge scores every candidate against the audio (:mod:`voice_earl.listening.whisper_judge`);
+The judge scores every candidate against the audio (:mod:`voice_earl.listening.judge.whisper`);
 from those scores this module makes a few features per candidate (its mean log-probability, its
 gain over a quiet room, its lead over every other candidate, whether the first pass heard it, its
 rank slot, its full stop, the free transcript, the voice's fall after it...) and weighs them with a
@@ -23,11 +23,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from voice_earl.listening.candidates import Candidate, Heard, Kind, heard_as
-from voice_earl.listening.text import normalise
+from voice_earl.listening.judge.candidates import Candidate, Heard, Kind, heard_as
+from voice_earl.words.text import normalise
 
 if TYPE_CHECKING:
-    from voice_earl.listening.judge_scores import Scored, Slot
+    from voice_earl.listening.judge.scores import Scored, Slot
 
 MODEL_FILE = Path(__file__).resolve().parent.parent / "data" / "verifier.json"
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
-from voice_earl.listening.candidates import Candidate, Kind
-from voice_earl.listening.judge_scores import Decision, Scored, Slot, Transcript
-from voice_earl.listening.judge_settings import JudgeSettings
-from voice_earl.listening.text import normalise
-from voice_earl.listening.verifier import goes_on
+from voice_earl.listening.judge.candidates import Candidate, Kind
+from voice_earl.listening.judge.scores import Decision, Scored, Slot, Transcript
+from voice_earl.listening.judge.settings import JudgeSettings
+from voice_earl.listening.judge.verifier import goes_on
+from voice_earl.words.text import normalise
 
 
 def decide_by_rules(

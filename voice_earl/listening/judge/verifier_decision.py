@@ -8,11 +8,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from voice_earl.listening.candidates import Candidate, Heard, Kind, heard_as
-from voice_earl.listening.judge_scores import Decision, Scored, Slot, Transcript
-from voice_earl.listening.judge_settings import JudgeSettings
-from voice_earl.listening.text import normalise
-from voice_earl.listening.verifier import Look, Model, Verifier, features, free_ranges, goes_on, load_verifier
+from voice_earl.listening.judge.candidates import Candidate, Heard, Kind, heard_as
+from voice_earl.listening.judge.scores import Decision, Scored, Slot, Transcript
+from voice_earl.listening.judge.settings import JudgeSettings
+from voice_earl.listening.judge.verifier import Look, Model, Verifier, features, free_ranges, goes_on, load_verifier
+from voice_earl.words.text import normalise
 
 
 @dataclass(frozen=True)
