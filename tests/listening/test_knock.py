@@ -89,8 +89,8 @@ def test_cards_and_glasses_never_pass_for_a_knock(kind: str) -> None:
 @pytest.mark.parametrize("kind", ["chair", "laughter", "clapping"])
 def test_chairs_laughter_and_clapping_seldom_pass_for_a_knock(kind: str) -> None:
     """The detector's weak spots, why knocks are off by default: in a quiet room tuxpaint's giggle, one of
-    hedgewars' laughs and the kit's finger snap pass for one, as a door shut does in some rooms (README,
-    Listening). Measured: 2 of 9 laughs, 1 of 4 claps and snaps, no chair here."""
+    hedgewars' laughs and the kit's finger snap pass for one, as a door shut does in some rooms
+    (docs/listening.md, A knock on the table). Measured: 2 of 9 laughs, 1 of 4 claps and snaps, no chair here."""
     passed = [r.name for r in heldout(kind) if knock_heard(placed(r)[0]) is not None]
     assert len(passed) <= {"chair": 0, "laughter": 2, "clapping": 1}[kind], passed
 

@@ -1,0 +1,181 @@
+"""The README and docs/ say only what is true of the command line, and hold together: every command
+and flag they name exists, every page is linked from the README, and every relative link leads somewhere."""
+
+from __future__ import annotations
+
+import argparse
+import re
+from collections.abc import Iterator
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from voice_earl.commands.cli import COMMANDS, build_parser
+from voice_earl.paths import REPO_ROOT
+
+README = REPO_ROOT / "README.md"
+DOCS = REPO_ROOT / "docs"
+MAX_README_LINES = 150
+
+FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
+COMMAND = re.compile(r"voice-earl ((?:[a-z]+ ?)+)")
+SCRIPT = re.compile(r"scripts/([\w.-]+)")
+FENCE = re.compile(r"```.*?```", re.DOTALL)
+CODE = re.compile(r"```.*?```|`[^`\n]+`", re.DOTALL)
+LINK = re.compile(r"\]\(([^)\s]+)\)|<img src=\"([^\"]+)\"")
+
+
+def pages() -> list[Path]:
+    return [README, *sorted(DOCS.glob("*.md"))]
+
+
+def subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    return {
+        name: sub
+        for action in parser._actions
+        if isinstance(action, argparse._SubParsersAction)
+        for name, sub in action.choices.items()
+    }
+
+
+def help_text(parser: argparse.ArgumentParser) -> str:
+    """A parser's --help, and that of every action below it (``models install``, ``history export``)."""
+    return parser.format_help() + "".join(help_text(sub) for sub in subparsers(parser).values())
+
+
+@cache
+def command_help() -> dict[str, str]:
+    """Each command's real --help, and the top level's under ""."""
+    parser = build_parser()
+    commands = subparsers(parser)
+    return {"": parser.format_help(), **{name: help_text(sub) for name, sub in commands.items()}}
+
+
+@cache
+def script_text(name: str) -> str:
+    path = REPO_ROOT / "scripts" / name
+    return path.read_text(encoding="utf-8") if path.is_file() else ""
+
+
+def code_spans(text: str) -> Iterator[str]:
+    """Every inline code span and every line of a fenced code block."""
+    for span in CODE.findall(text):
+        yield from span.strip("`").splitlines() if span.startswith("```") else [span.strip("`")]
+
+
+def flags_named(text: str) -> list[tuple[str, str]]:
+    """Each ``--flag`` in a code span with where it must exist: ``voice-earl COMMAND``'s --help,
+    ``script:NAME`` for a script's, or ``*`` (some command's or script's) when the span names neither."""
+    found: list[tuple[str, str]] = []
+    for span in code_spans(text):
+        for part in re.split(r"[|;]|&&|<|>", span):
+            command = COMMAND.search(part)
+            script = SCRIPT.search(part)
+            owner = "*"
+            if command is not None:
+                owner = command.group(1).split()[0]
+            elif script is not None:
+                owner = "script:" + script.group(1)
+            found += [(flag, owner) for flag in FLAG.findall(part)]
+    return found
+
+
+def mentions(text: str, flag: str) -> bool:
+    return re.search(rf"(?<![\w-]){re.escape(flag)}(?![\w-])", text) is not None
+
+
+def flag_exists(flag: str, owner: str) -> bool:
+    helps = command_help()
+    if owner == "script:play":  # scripts/play passes its arguments on to `voice-earl play`
+        owner = "play"
+    if owner.startswith("script:"):
+        return flag == "--help" or mentions(script_text(owner.removeprefix("script:")), flag)
+    if owner != "*":
+        return mentions(helps.get(owner, "") + helps[""], flag)
+    scripts = "".join(script_text(path.name) for path in (REPO_ROOT / "scripts").iterdir())
+    return any(mentions(text, flag) for text in helps.values()) or mentions(scripts, flag)
+
+
+def unknown_flags(text: str) -> list[str]:
+    return sorted({f"{owner} {flag}" for flag, owner in flags_named(text) if not flag_exists(flag, owner)})
+
+
+def unknown_commands(text: str) -> list[str]:
+    """``voice-earl WORD ...`` where WORD is no command, or the next word no action of one that has them."""
+    parser = build_parser()
+    commands = subparsers(parser)
+    wrong = []
+    for span in code_spans(text):
+        for match in COMMAND.finditer(span):
+            words = match.group(1).split()
+            if words[0] not in COMMANDS:
+                wrong.append(match.group(0))
+                continue
+            actions = subparsers(commands[words[0]])
+            if actions and len(words) > 1 and words[1] not in actions and words[1].isalpha() and words[1].islower():
+                wrong.append(match.group(0))
+    return sorted(set(wrong))
+
+
+@pytest.mark.parametrize("page", pages(), ids=lambda path: path.name)
+def test_every_command_and_flag_named_exists(page: Path) -> None:
+    text = page.read_text(encoding="utf-8")
+    assert unknown_commands(text) == []
+    assert unknown_flags(text) == []
+
+
+def test_a_made_up_flag_or_command_is_caught() -> None:
+    assert unknown_flags("`voice-earl play --players Ann Ben --open-sesame`") == ["play --open-sesame"]
+    assert unknown_flags("`voice-earl hear --open-hands`") == ["hear --open-hands"]  # a flag of play, not of hear
+    bench = "`scripts/bench_listening.py --every-other-line`"
+    assert unknown_flags(bench) == ["script:bench_listening.py --every-other-line"]
+    assert unknown_flags("with `--no-such-flag` on") == ["* --no-such-flag"]
+    assert unknown_flags("`voice-earl play --players Ann Ben --deck virtual --phone-mics`") == []
+    assert unknown_flags("`voice-earl models install --force`, `voice-earl history export ID --out x`") == []
+    made_up = ["voice-earl juggle", "voice-earl models polish"]
+    assert unknown_commands("`voice-earl juggle`, `voice-earl models polish`") == made_up
+    assert unknown_commands("`voice-earl models fetch whisper-tiny.en`, `voice-earl history show ID`") == []
+
+
+def test_the_readme_fits_on_a_page() -> None:
+    lines = len(README.read_text(encoding="utf-8").splitlines())
+    assert lines <= MAX_README_LINES, f"README.md has {lines} lines: move the details to docs/"
+
+
+def test_every_page_of_docs_is_linked_from_the_readme() -> None:
+    linked = {(README.parent / target).resolve() for target, _ in LINK.findall(README.read_text(encoding="utf-8"))}
+    unlinked = [page.name for page in sorted(DOCS.glob("*.md")) if page.resolve() not in linked]
+    assert unlinked == []
+
+
+def anchors(page: Path) -> set[str]:
+    """The anchors GitHub gives a page's headings: lower case, punctuation dropped, spaces as hyphens."""
+    headings = re.findall(r"^#+ (.+)$", FENCE.sub("", page.read_text(encoding="utf-8")), re.MULTILINE)
+    return {re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-") for heading in headings}
+
+
+def broken_links(page: Path) -> list[str]:
+    """The relative links (and images) of ``page`` whose file, or whose heading after ``#``, does not exist."""
+    text = page.read_text(encoding="utf-8")
+    targets = [link or image for link, image in LINK.findall(text) if not re.match(r"[a-z]+:", link or image)]
+    missing = []
+    for target in targets:
+        path, _, anchor = target.partition("#")
+        linked = (page.parent / path).resolve() if path else page
+        if not linked.exists() or (anchor and linked.suffix == ".md" and anchor not in anchors(linked)):
+            missing.append(target)
+    return missing
+
+
+@pytest.mark.parametrize("page", pages(), ids=lambda path: path.name)
+def test_relative_links_point_at_files_and_headings_that_exist(page: Path) -> None:
+    assert broken_links(page) == []
+
+
+def test_a_link_to_a_missing_file_or_heading_is_caught(tmp_path: Path) -> None:
+    (tmp_path / "other.md").write_text("# Other\n\n## The `state.json` file\n", encoding="utf-8")
+    page = tmp_path / "page.md"
+    page.write_text("[a](other.md#the-statejson-file) [b](other.md#nowhere) [c](gone.md) [d](#page) "
+                    "[e](https://example.org/x.md) <img src=\"no.png\">\n\n# Page\n", encoding="utf-8")
+    assert broken_links(page) == ["other.md#nowhere", "gone.md", "no.png"]
