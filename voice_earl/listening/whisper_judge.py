@@ -1,44 +1,12 @@
 """The judge: Whisper scores the turn's candidates against the audio, and may answer none of them.
 
-The streaming first pass (pocketsphinx or vosk) hears fast: end of speech, partial results. Its
-grammar has no garbage path, so it forces table talk onto a line. The judge runs once the
-utterance is over, on OpenAI's Whisper ``tiny.en`` through CTranslate2 (int8, one thread):
-
-1. the utterance is encoded once, in a window a little longer than the speech (not 30 s);
-2. for each line with a rank slot, one decoder pass over the words before the slot gives the
-   probability of every rank's spellings there; the best rank fills the slot (a rank not due only
-   when clearly likelier there than every rank due, and its whole line than the line with a rank
-   due: a wrong rank is a penalty);
-3. every candidate (those lines, the lines without a slot, the pass phrases, the commands) is
-   scored in one batch: the log-probability of each of its tokens given the audio
-   (``ctranslate2.models.Whisper.align``);
-4. the best candidate by log-probability sum plus a bonus per token wins, unless its mean
-   per-token log-probability falls below its kind's floor: then it is none of these.
-
-Noise lowers every candidate's log-probability, so in a loud room a floor alone either misses
-passes said or takes talk. A second test weighs the evidence instead: how much likelier the
-audio makes the candidate than audio with no speech in it does (its *gain*: the mean per-token
-log-probability over the candidate's own on a quiet room, scored once per wording and kept).
-A pass said in babble is unlikely but much likelier than without it; table talk makes the
-turn's candidates hardly likelier at all. A line due or a pass below its floor is still heard
-when its gain clears its kind's bar and its mean a lower floor; such a line not when another line
-is clearly likelier (a wrong line said where the Earl is due). A line that names no rank is
-likely English for its words alone, so it needs a gain however it is heard.
-
-A pass or a command is scored with its full stop, and that one token tells whether the speaker
-stopped there: after "Pass it to the left" or "my password is ..." the stop is unlikely however
-likely "pass" was, so it must clear a floor of its own.
-
-In a loud room (talk around the table) the free transcript writes that talk too, so a pass said
-alone looks like part of a sentence. The judge weighs the audio only from just before the voice is
-first loud (the talk before the speaker began is not the speaker's). Whisper's alignment says
-roughly where each candidate ends in the audio (up to half a second early or late); the judge finds
-where near there the voice falls away the most, and whether it stays away for a second (babble goes
-on, the speaker does not; "pass ... it to the left" comes back after a breath). After a pass or a
-command it weighs the audio up to there again; and a phrase heard where the voice fell away, a line
-too, is marked so the listener takes it at once.
-
-The floors, the bars and the bonus were tuned on the tune split of ``scripts/bench_listening.py``.
+Once the first pass (pocketsphinx or vosk) has found the speech, OpenAI's Whisper ``tiny.en`` through
+CTranslate2 (int8, one thread) encodes the utterance once, fills each line's rank slot with the
+likeliest rank, and scores every candidate's tokens given the audio (``ctranslate2.models.Whisper.align``).
+:mod:`voice_earl.listening.judge_choice` then decides from the scores, their gain over a quiet room
+and, in a loud room, where the voice fell away. The rules, their settings and the tests that cover
+them are in docs/listening.md ("The judge's rules"); the settings were tuned on the tune split of
+``scripts/bench_listening.py``.
 """
 
 from __future__ import annotations
