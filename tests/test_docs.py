@@ -4,6 +4,7 @@ and flag they name exists, every page is linked from the README, and every relat
 from __future__ import annotations
 
 import argparse
+import ast
 import re
 from collections.abc import Iterator
 from functools import cache
@@ -16,6 +17,7 @@ from voice_earl.paths import REPO_ROOT
 
 README = REPO_ROOT / "README.md"
 DOCS = REPO_ROOT / "docs"
+TESTS = REPO_ROOT / "tests"
 MAX_README_LINES = 150
 
 FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
@@ -179,3 +181,58 @@ def test_a_link_to_a_missing_file_or_heading_is_caught(tmp_path: Path) -> None:
     page.write_text("[a](other.md#the-statejson-file) [b](other.md#nowhere) [c](gone.md) [d](#page) "
                     "[e](https://example.org/x.md) <img src=\"no.png\">\n\n# Page\n", encoding="utf-8")
     assert broken_links(page) == ["other.md#nowhere", "gone.md", "no.png"]
+
+
+TEST_NAMED = re.compile(r"(test_\w+\.py)::(test_\w+)")
+
+
+def test_every_test_the_docs_name_exists() -> None:
+    """docs/listening.md names the test that covers each of the judge's rules: it must be there, in a file of that
+    name (in whichever folder of tests/)."""
+    named = {match for page in pages() for match in TEST_NAMED.findall(page.read_text(encoding="utf-8"))}
+    missing = [f"{file}::{test}" for file, test in sorted(named)
+               if not any(f"def {test}(" in path.read_text(encoding="utf-8") for path in TESTS.rglob(file))]
+    assert named and missing == []
+
+
+def source_defaults() -> dict[str, float]:
+    """Every numeric default of a settings dataclass (``JudgeSettings.line_floor``) and every numeric
+    module constant (``MIN_SPEECH_S``) in voice_earl/, read from the source wherever the module is."""
+    found: dict[str, float] = {}
+    for path in (REPO_ROOT / "voice_earl").rglob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in tree.body:
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant):
+                for target in node.targets:
+                    if isinstance(target, ast.Name) and isinstance(node.value.value, int | float):
+                        found[target.id] = float(node.value.value)
+            if isinstance(node, ast.ClassDef) and node.name.endswith("Settings"):
+                for field in node.body:
+                    if isinstance(field, ast.AnnAssign) and isinstance(field.target, ast.Name) and field.value:
+                        literal = isinstance(field.value, ast.Constant | ast.UnaryOp)
+                        value = ast.literal_eval(field.value) if literal else None
+                        if isinstance(value, int | float) and not isinstance(value, bool):
+                            found[f"{node.name}.{field.target.id}"] = float(value)
+    return found
+
+
+def rules_rows() -> list[list[str]]:
+    text = (DOCS / "listening.md").read_text(encoding="utf-8")
+    table = text.split("| rule | kind | setting | default | why | test |", 1)[1].split("\n\n", 1)[0]
+    return [[cell.strip() for cell in re.split(r"(?<!\\)\|", line)[1:-1]] for line in table.strip().splitlines()[1:]]
+
+
+def test_the_rules_table_gives_each_settings_real_default() -> None:
+    defaults = source_defaults()
+    wrong = []
+    rows = rules_rows()
+    for _rule, _kind, setting, default, _why, _test in rows:
+        names = re.findall(r"`([\w.]+)`", setting)
+        values = [value.split()[0] for value in default.split(", ")] if default else []
+        owner = ""
+        for name, value in zip(names, values, strict=True):
+            owner = name.split(".")[0] if "." in name else owner
+            key = name if "." in name or name.isupper() else f"{owner}.{name}"
+            if defaults.get(key) != float(value):
+                wrong.append(f"{key}: docs {value}, code {defaults.get(key)}")
+    assert len(rows) >= 20 and wrong == []
