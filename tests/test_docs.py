@@ -24,7 +24,7 @@ FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
 COMMAND = re.compile(r"voice-earl ((?:[a-z]+ ?)+)")
 SCRIPT = re.compile(r"scripts/([\w.-]+)")
 FENCE = re.compile(r"```.*?```", re.DOTALL)
-CODE = re.compile(r"```.*?```|`[^`\n]+`", re.DOTALL)
+CODE = re.compile(r"```.*?```|`(?:[^`\n]|\n(?!\n))+`", re.DOTALL)  # an inline span may go on to the next line
 LINK = re.compile(r"\]\(([^)\s]+)\)|<img src=\"([^\"]+)\"")
 
 
@@ -63,7 +63,7 @@ def script_text(name: str) -> str:
 def code_spans(text: str) -> Iterator[str]:
     """Every inline code span and every line of a fenced code block."""
     for span in CODE.findall(text):
-        yield from span.strip("`").splitlines() if span.startswith("```") else [span.strip("`")]
+        yield from span.strip("`").splitlines() if span.startswith("```") else [span.strip("`").replace("\n", " ")]
 
 
 def flags_named(text: str) -> list[tuple[str, str]]:
