@@ -47,17 +47,25 @@ def help_text(parser: argparse.ArgumentParser) -> str:
 
 
 @cache
+def parser() -> argparse.ArgumentParser:
+    return build_parser()
+
+
+@cache
 def command_help() -> dict[str, str]:
     """Each command's real --help, and the top level's under ""."""
-    parser = build_parser()
-    commands = subparsers(parser)
-    return {"": parser.format_help(), **{name: help_text(sub) for name, sub in commands.items()}}
+    return {"": parser().format_help(), **{name: help_text(sub) for name, sub in subparsers(parser()).items()}}
 
 
 @cache
 def script_text(name: str) -> str:
     path = REPO_ROOT / "scripts" / name
     return path.read_text(encoding="utf-8") if path.is_file() else ""
+
+
+@cache
+def all_scripts() -> str:
+    return "".join(script_text(path.name) for path in sorted((REPO_ROOT / "scripts").iterdir()))
 
 
 def code_spans(text: str) -> Iterator[str]:
@@ -95,8 +103,7 @@ def flag_exists(flag: str, owner: str) -> bool:
         return flag == "--help" or mentions(script_text(owner.removeprefix("script:")), flag)
     if owner != "*":
         return mentions(helps.get(owner, "") + helps[""], flag)
-    scripts = "".join(script_text(path.name) for path in (REPO_ROOT / "scripts").iterdir())
-    return any(mentions(text, flag) for text in helps.values()) or mentions(scripts, flag)
+    return any(mentions(text, flag) for text in helps.values()) or mentions(all_scripts(), flag)
 
 
 def unknown_flags(text: str) -> list[str]:
@@ -105,8 +112,7 @@ def unknown_flags(text: str) -> list[str]:
 
 def unknown_commands(text: str) -> list[str]:
     """``voice-earl WORD ...`` where WORD is no command, or the next word no action of one that has them."""
-    parser = build_parser()
-    commands = subparsers(parser)
+    commands = subparsers(parser())
     wrong = []
     for span in code_spans(text):
         for match in COMMAND.finditer(span):
