@@ -24,8 +24,8 @@ from dataclasses import dataclass
 
 from voice_earl.game.cards import RANKS, Rank
 from voice_earl.game.chants import EARL, SNIP_SNAP_SNORUM, ChantSet
-from voice_earl.listening.context import ListenContext
-from voice_earl.listening.verdicts import Strictness, Verdict, judge, normalise
+from voice_earl.words.context import ListenContext
+from voice_earl.words.verdicts import Strictness, Verdict, judge, normalise
 
 SOUND_ALIKES = {
     "there": ("their", "where"), "good": ("could", "goods"), "best": ("bess", "bast"), "all": ("awl", "call"),

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from listening_corpus import LEAD_IN_S, Trial
 
-from voice_earl.listening.audio import SAMPLE_RATE
+from voice_earl.listening.stream.audio import SAMPLE_RATE
 from voice_earl.table.phones.mic_gate import HeldHearing
 
 CLOSE_MIC_GAIN_DB = 10.0

@@ -37,13 +37,13 @@ from listening_corpus import (
     typical_power,
 )
 
-from voice_earl.listening.audio import SAMPLE_RATE, pcm_chunks
-from voice_earl.listening.judge_choice import JudgeResult, JudgeSettings, Scored, decide
-from voice_earl.listening.judge_models import discover_judge_model
-from voice_earl.listening.listener import Listener
+from voice_earl.listening.judge.decision import JudgeResult, JudgeSettings, Scored, decide
+from voice_earl.listening.judge.whisper import WhisperJudge
+from voice_earl.listening.models.judge_models import discover_judge_model
 from voice_earl.listening.sphinx_recognizer import SphinxRecognizer
-from voice_earl.listening.verdicts import Verdict, judge
-from voice_earl.listening.whisper_judge import WhisperJudge
+from voice_earl.listening.stream.audio import SAMPLE_RATE, pcm_chunks
+from voice_earl.listening.stream.listener import Listener
+from voice_earl.words.verdicts import Verdict, judge
 
 GRID = {
     "token_bonus": (3.0, 3.5),

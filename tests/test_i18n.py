@@ -35,8 +35,6 @@ from voice_earl.game.moves import (
 )
 from voice_earl.game.rules import HOYLE, DeckMode
 from voice_earl.i18n import LANGUAGES, _, a_rank, current_language, parse_po, set_language
-from voice_earl.listening.context import ListenContext
-from voice_earl.listening.verdicts import Strictness, judge
 from voice_earl.table import narrator, speech
 from voice_earl.table.presenters import ScreenView
 from voice_earl.table.refusals import explain
@@ -45,6 +43,8 @@ from voice_earl.table.screen_sections import plain_parts
 from voice_earl.table.session import TableSession
 from voice_earl.table.session_events import MoveRefused, Seat, TableEvent, TableSettings
 from voice_earl.table.turns import Command, KeyCommand, ScriptedInput, parse_command
+from voice_earl.words.context import ListenContext
+from voice_earl.words.verdicts import Strictness, judge
 
 ROOT = Path(__file__).resolve().parent.parent
 TRANSLATED = tuple(code for code in LANGUAGES if code != "en")

@@ -31,7 +31,7 @@ from voice_earl.keep.accuracy import (
 )
 from voice_earl.keep.storage import Store
 from voice_earl.keep.storage_values import Mode, Utterance, utterance_of
-from voice_earl.listening.verdicts import ListenContext, judge
+from voice_earl.words.verdicts import ListenContext, judge
 
 SETTINGS: dict[str, Any] = {"players": ["Ann", "Ben", "Cy"], "profile": "hoyle", "deck": "virtual", "seed": 7}
 

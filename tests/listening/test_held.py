@@ -11,13 +11,13 @@ import pytest
 from listening_audio import needs_espeak, padded, speak, with_noise
 
 from voice_earl.game.cards import Rank
-from voice_earl.listening.context import ListenContext
-from voice_earl.listening.held import hear_held
-from voice_earl.listening.judge_models import discover_judge_model
-from voice_earl.listening.listener import Listener, judge_utterance
+from voice_earl.listening.judge.whisper import WhisperJudge
+from voice_earl.listening.models.judge_models import discover_judge_model
 from voice_earl.listening.sphinx_recognizer import SphinxRecognizer
-from voice_earl.listening.verdicts import Verdict
-from voice_earl.listening.whisper_judge import WhisperJudge
+from voice_earl.listening.stream.held import hear_held
+from voice_earl.listening.stream.listener import Listener, judge_utterance
+from voice_earl.words.context import ListenContext
+from voice_earl.words.verdicts import Verdict
 
 pytestmark = [pytest.mark.slow, needs_espeak]
 

@@ -18,16 +18,16 @@ from listening_audio import needs_espeak, needs_festival, padded, speak, speak_k
 from listening_corpus import CHATTER, HUMAN_DIRS, degrade, framed, moved_the_game, room_talk, typical_power
 
 from voice_earl.game.cards import RANKS, Rank
-from voice_earl.listening.audio import SAMPLE_RATE, Pcm16, pcm_chunks, read_wav
-from voice_earl.listening.candidates import Kind
-from voice_earl.listening.context import ListenContext
-from voice_earl.listening.judge_choice import JudgeResult
-from voice_earl.listening.judge_models import discover_judge_model
-from voice_earl.listening.listener import Listener, Utterance, judge_utterance
-from voice_earl.listening.speech_end import speech_end_s, speech_start_s
+from voice_earl.listening.judge.candidates import Kind
+from voice_earl.listening.judge.decision import JudgeResult
+from voice_earl.listening.judge.whisper import WhisperJudge
+from voice_earl.listening.models.judge_models import discover_judge_model
 from voice_earl.listening.sphinx_recognizer import SphinxRecognizer
-from voice_earl.listening.verdicts import Verdict
-from voice_earl.listening.whisper_judge import WhisperJudge
+from voice_earl.listening.stream.audio import SAMPLE_RATE, Pcm16, pcm_chunks, read_wav
+from voice_earl.listening.stream.listener import Listener, Utterance, judge_utterance
+from voice_earl.listening.stream.speech_end import speech_end_s, speech_start_s
+from voice_earl.words.context import ListenContext
+from voice_earl.words.verdicts import Verdict
 
 pytestmark = [pytest.mark.slow, needs_espeak, needs_festival]
 

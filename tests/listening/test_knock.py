@@ -16,12 +16,12 @@ from knock_corpus import KNOCK, NEGATIVE_KINDS, Recording, load, missing, place,
 from listening_audio import needs_espeak, padded, speak
 
 from voice_earl.game.cards import Rank
-from voice_earl.listening.audio import SAMPLE_RATE, AudioChunk, Pcm16, pcm_chunks
-from voice_earl.listening.context import ListenContext
-from voice_earl.listening.knock import FEATURES, KnockDetector, KnockModel, candidates_in, shipped_model
-from voice_earl.listening.listener import Listener, judge_utterance
 from voice_earl.listening.recognizer import KnockHeard, ListenEvent
-from voice_earl.listening.verdicts import Verdict
+from voice_earl.listening.stream.audio import SAMPLE_RATE, AudioChunk, Pcm16, pcm_chunks
+from voice_earl.listening.stream.knock import FEATURES, KnockDetector, KnockModel, candidates_in, shipped_model
+from voice_earl.listening.stream.listener import Listener, judge_utterance
+from voice_earl.words.context import ListenContext
+from voice_earl.words.verdicts import Verdict
 
 needs_recordings = pytest.mark.skipif(
     bool(missing()), reason="the knock recordings are not installed (bash scripts/setup.sh dev)"

@@ -20,13 +20,13 @@ from listening_audio import needs_espeak, padded, speak
 from listening_corpus import degrade, framed, room_talk
 
 from voice_earl.game.cards import Rank
-from voice_earl.listening.audio import SAMPLE_RATE, Pcm16, pcm_chunks
-from voice_earl.listening.context import ListenContext
-from voice_earl.listening.judge_choice import JudgeResult
-from voice_earl.listening.judge_models import discover_judge_model
-from voice_earl.listening.listener import Judge, Listener, Utterance, judge_utterance
+from voice_earl.listening.judge.decision import JudgeResult
+from voice_earl.listening.judge.whisper import WhisperJudge
+from voice_earl.listening.models.judge_models import discover_judge_model
 from voice_earl.listening.sphinx_recognizer import SphinxRecognizer
-from voice_earl.listening.whisper_judge import WhisperJudge
+from voice_earl.listening.stream.audio import SAMPLE_RATE, Pcm16, pcm_chunks
+from voice_earl.listening.stream.listener import Judge, Listener, Utterance, judge_utterance
+from voice_earl.words.context import ListenContext
 
 pytestmark = [pytest.mark.slow, needs_espeak]
 

@@ -11,10 +11,7 @@ from listening_audio import needs_espeak, padded, speak, with_noise
 
 from voice_earl.game.cards import RANKS, Rank
 from voice_earl.game.chants import EARL, ChantSet
-from voice_earl.listening.audio import AudioChunk, pcm_chunks
 from voice_earl.listening.choice import RecognizerKind, choose_recognizer
-from voice_earl.listening.context import ListenContext
-from voice_earl.listening.listener import Listener, ListenSettings, Utterance, judge_utterance
 from voice_earl.listening.recognizer import (
     Final,
     ListenEvent,
@@ -23,8 +20,11 @@ from voice_earl.listening.recognizer import (
     SpeechStarted,
 )
 from voice_earl.listening.sphinx_recognizer import SphinxRecognizer
-from voice_earl.listening.verdicts import Verdict
+from voice_earl.listening.stream.audio import AudioChunk, pcm_chunks
+from voice_earl.listening.stream.listener import Listener, ListenSettings, Utterance, judge_utterance
 from voice_earl.listening.vosk_recognizer import VoskRecognizer, grammar_json, supports_grammar
+from voice_earl.words.context import ListenContext
+from voice_earl.words.verdicts import Verdict
 
 pytestmark = [pytest.mark.slow, needs_espeak]
 

@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 from voice_earl.game.cards import RANKS, Rank
 from voice_earl.game.chants import EARL, SNIP_SNAP_SNORUM, ChantSet
 from voice_earl.keep.chant_files import chant_set
-from voice_earl.listening.align import SMALL_WORDS
-from voice_earl.listening.context import ListenContext
-from voice_earl.listening.verdicts import DiffOp, Strictness, Verdict, judge, normalise, word_diff
+from voice_earl.words.align import SMALL_WORDS
+from voice_earl.words.context import ListenContext
+from voice_earl.words.verdicts import DiffOp, Strictness, Verdict, judge, normalise, word_diff
 
 QUEENS_SECOND = ListenContext(2, (Rank.QUEEN,))
 OPEN_LEAD = ListenContext(1, RANKS)

@@ -274,7 +274,7 @@ def test_a_phone_that_sends_too_much_is_cut_off_and_the_game_goes_on(voices: Voi
 def test_the_laptops_microphone_does_not_judge_what_a_phone_holds(voices: Voices) -> None:
     from voice_earl.game.chants import EARL
     from voice_earl.game.rules import HOYLE, DeckMode
-    from voice_earl.listening.audio import AudioChunk
+    from voice_earl.listening.stream.audio import AudioChunk
     from voice_earl.table.phones.gate import TurnGate, WithPhones
     from voice_earl.table.phones.mic_gate import MicGate, WithPhoneMics
     from voice_earl.table.session import TableSession

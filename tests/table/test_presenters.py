@@ -75,8 +75,8 @@ def test_shown_hands_are_sorted_by_rank() -> None:
 
 def test_a_pass_heard_is_never_read_as_a_wrong_line() -> None:
     from voice_earl.game.moves import Pass
-    from voice_earl.listening.verdicts import judge
     from voice_earl.table.turns import BotMove, Heard
+    from voice_earl.words.verdicts import judge
 
     class Table:
         """Whoever may pass says "pass", heard by the listener (as in the demo); the others play."""

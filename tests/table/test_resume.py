@@ -20,11 +20,11 @@ from voice_earl.game.chants import EARL
 from voice_earl.game.gamelog import replay
 from voice_earl.game.rules import HOYLE, DeckMode
 from voice_earl.keep.storage import Store
-from voice_earl.listening.verdicts import judge
 from voice_earl.table.saved_series import setup_from_record
 from voice_earl.table.session import TableSession
 from voice_earl.table.session_events import Seat, SeatKind, TableSettings
 from voice_earl.table.turns import BotSource, Heard, TurnRequest
+from voice_earl.words.verdicts import judge
 
 SEED = 77
 DRIVER = textwrap.dedent(

@@ -13,7 +13,6 @@ from voice_earl.game.chants import EARL
 from voice_earl.game.gamelog import replay
 from voice_earl.game.moves import Pass
 from voice_earl.game.rules import HOYLE, PARLOUR, DeckMode
-from voice_earl.listening.verdicts import judge
 from voice_earl.table.session import TableSession
 from voice_earl.table.session_events import (
     DealBegins,
@@ -42,6 +41,7 @@ from voice_earl.table.turns import (
     TurnInput,
     TurnRequest,
 )
+from voice_earl.words.verdicts import judge
 
 
 class Reciter:

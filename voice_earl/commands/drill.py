@@ -15,8 +15,8 @@ from voice_earl.commands.arguments import SEED, device, path_text, whole_number
 from voice_earl.commands.table_options import add_judge_options, add_language_option
 from voice_earl.commands.wrapping import print_wrapped
 from voice_earl.keep.chant_files import chant_set
-from voice_earl.listening.verdicts import Strictness
 from voice_earl.table.drill import Drill, Prompt, run_drill
+from voice_earl.words.verdicts import Strictness
 
 if TYPE_CHECKING:
     from voice_earl.table.voice_input import DrillRecital

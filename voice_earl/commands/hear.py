@@ -21,9 +21,9 @@ MAX_MANIFEST_BYTES = 10 * 1000 * 1000
 if TYPE_CHECKING:
     from voice_earl.game.cards import Rank
     from voice_earl.game.chants import ChantSet
-    from voice_earl.listening.context import ListenContext
-    from voice_earl.listening.listener import Listener, Utterance
-    from voice_earl.listening.verdicts import Judgement, Strictness
+    from voice_earl.listening.stream.listener import Listener, Utterance
+    from voice_earl.words.context import ListenContext
+    from voice_earl.words.verdicts import Judgement, Strictness
 
 
 
@@ -67,7 +67,7 @@ class _Job:
 def run(args: argparse.Namespace) -> int:
     from voice_earl.keep.chant_files import chant_set
     from voice_earl.listening.chain import open_listener
-    from voice_earl.listening.verdicts import Strictness
+    from voice_earl.words.verdicts import Strictness
 
     sources = sum((bool(args.files), args.manifest is not None, args.mic))
     if sources != 1:
@@ -101,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _context(position: int, rank: str | None, ranks: str | None, chant: ChantSet) -> ListenContext:
     from voice_earl.game.cards import RANKS
-    from voice_earl.listening.context import ListenContext
+    from voice_earl.words.context import ListenContext
 
     if rank is not None and ranks is not None:
         raise UsageError("give --rank or --ranks, not both")
@@ -199,10 +199,10 @@ def _manifest_lines(path: Path) -> Iterator[tuple[int, str | None]]:
 
 
 def _hear_file(job: _Job, listener: Listener, strictness: Strictness, fixed: bool) -> dict[str, Any]:
-    from voice_earl.listening.audio import pcm_chunks, read_wav
-    from voice_earl.listening.context import ListenContext
-    from voice_earl.listening.listener import judge_utterance
-    from voice_earl.listening.speech_end import speech_end_s
+    from voice_earl.listening.stream.audio import pcm_chunks, read_wav
+    from voice_earl.listening.stream.listener import judge_utterance
+    from voice_earl.listening.stream.speech_end import speech_end_s
+    from voice_earl.words.context import ListenContext
 
     if job.context is None:
         return {"path": job.path, "error": job.error}
@@ -269,9 +269,9 @@ def _print(record: dict[str, Any], as_json: bool) -> None:
 
 
 def _hear_mic(args: argparse.Namespace, listener: Listener, context: ListenContext, strictness: Strictness) -> int:
-    from voice_earl.listening.audio import Microphone
-    from voice_earl.listening.context import ListenContext
-    from voice_earl.listening.listener import judge_utterance
+    from voice_earl.listening.stream.audio import Microphone
+    from voice_earl.listening.stream.listener import judge_utterance
+    from voice_earl.words.context import ListenContext
 
     grammar = ListenContext.fixed(context.chant) if args.grammar == "fixed" else None
     device: str | int | None = args.device

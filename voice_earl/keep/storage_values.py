@@ -12,7 +12,7 @@ from voice_earl.errors import VoiceEarlError
 from voice_earl.game.cards import Rank
 
 if TYPE_CHECKING:
-    from voice_earl.listening.verdicts import Judgement
+    from voice_earl.words.verdicts import Judgement
 
 Event = dict[str, Any]
 

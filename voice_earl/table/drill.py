@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from voice_earl.game.cards import RANKS, Rank
 from voice_earl.game.chants import EARL, POSITIONS, ChantSet
 from voice_earl.i18n import _, rank_plural
-from voice_earl.listening.context import ListenContext
-from voice_earl.listening.verdicts import Judgement, Strictness, Verdict, judge
+from voice_earl.words.context import ListenContext
+from voice_earl.words.verdicts import Judgement, Strictness, Verdict, judge
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,6 @@ from voice_earl.i18n import _
 from voice_earl.keep.storage import Store
 from voice_earl.keep.storage_file import StoreWriteError
 from voice_earl.keep.storage_values import Mode, utterance_of
-from voice_earl.listening.verdicts import Verdict
 from voice_earl.table.journal_file import GameLogFile
 from voice_earl.table.saved_series import SeriesSetup, check_replay, game_of, resume_command, settings_record
 from voice_earl.table.session import TableSession
@@ -41,6 +40,7 @@ from voice_earl.table.session_events import (
     TableEvent,
     Undone,
 )
+from voice_earl.words.verdicts import Verdict
 
 log = logging.getLogger(__name__)
 

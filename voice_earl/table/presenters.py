@@ -24,7 +24,6 @@ from voice_earl.game.gamelog import to_line
 from voice_earl.game.moves import FormulaDue
 from voice_earl.game.rules import DeckMode, Scoring
 from voice_earl.i18n import N_, _, a_rank, rank_name, rank_plural
-from voice_earl.listening.verdicts import Verdict
 from voice_earl.table import narrator as say
 from voice_earl.table.narrator import Announcement, Narrator, Verbosity
 from voice_earl.table.screen import TableScreen
@@ -46,6 +45,7 @@ from voice_earl.table.session_events import (
     Undone,
 )
 from voice_earl.table.turns import KeyHelp
+from voice_earl.words.verdicts import Verdict
 
 _RECENT_MOVES = 24  # at most this many of the deal's moves are kept for the moves line
 

@@ -20,8 +20,6 @@ from voice_earl.game.moves import Action, FormulaDue, IllegalAction, Lead, Pass,
 from voice_earl.game.rules import DeckMode, Scoring
 from voice_earl.game.series import Series, competition_places
 from voice_earl.i18n import _, rank_plural
-from voice_earl.listening.context import ListenContext
-from voice_earl.listening.verdicts import Verdict
 from voice_earl.table.refusals import explain, holds_none, rank_finished
 from voice_earl.table.session_events import (
     DealBegins,
@@ -54,6 +52,8 @@ from voice_earl.table.turns import (
     TurnRequest,
     Woken,
 )
+from voice_earl.words.context import ListenContext
+from voice_earl.words.verdicts import Verdict
 
 
 def _go_on(final: bool) -> None:

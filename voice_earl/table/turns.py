@@ -20,8 +20,8 @@ from voice_earl.game.bots import Strategy
 from voice_earl.game.cards import Rank
 from voice_earl.game.moves import Action, FormulaDue, Lead, Play, SeatView
 from voice_earl.i18n import N_, _
-from voice_earl.listening.context import ListenContext
-from voice_earl.listening.verdicts import Judgement, Strictness, judge
+from voice_earl.words.context import ListenContext
+from voice_earl.words.verdicts import Judgement, Strictness, judge
 
 
 class Command(enum.Enum):

@@ -22,13 +22,10 @@ import numpy as np
 from voice_earl.game.cards import RANKS
 from voice_earl.game.chants import ChantSet
 from voice_earl.i18n import N_, _
-from voice_earl.listening.audio import AudioChunk, DeviceLostError, Microphone, choose_input_device, pcm_chunks
 from voice_earl.listening.chain import open_listener as open_chain
-from voice_earl.listening.context import ListenContext
-from voice_earl.listening.listener import Listener, Utterance, judge_utterance
 from voice_earl.listening.recognizer import ListenEvent, SpeechSetAside, SpeechStarted
-from voice_earl.listening.text import normalise
-from voice_earl.listening.verdicts import Strictness, Verdict
+from voice_earl.listening.stream.audio import AudioChunk, DeviceLostError, Microphone, choose_input_device, pcm_chunks
+from voice_earl.listening.stream.listener import Listener, Utterance, judge_utterance
 from voice_earl.table.drill import Prompt
 from voice_earl.table.session import SPOKEN_COMMANDS
 from voice_earl.table.terminal import cbreak, key_waiting, read_key, read_waiting_key
@@ -46,6 +43,9 @@ from voice_earl.table.turns import (
     confirm_quit,
     key_command,
 )
+from voice_earl.words.context import ListenContext
+from voice_earl.words.text import normalise
+from voice_earl.words.verdicts import Strictness, Verdict
 
 log = logging.getLogger(__name__)
 

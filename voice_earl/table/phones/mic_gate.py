@@ -17,13 +17,13 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from voice_earl.i18n import _
-from voice_earl.listening.context import ListenContext
-from voice_earl.listening.held import HeldSpeech
-from voice_earl.listening.listener import Listener, judge_utterance
-from voice_earl.listening.verdicts import Strictness, Verdict
+from voice_earl.listening.stream.held import HeldSpeech
+from voice_earl.listening.stream.listener import Listener, judge_utterance
 from voice_earl.table.phones.gate import TapAnswer, TurnGate
 from voice_earl.table.turns import Heard, InputSource, Interruptible, TurnInput, TurnRequest, Woken
 from voice_earl.table.voice_input import implausible_command
+from voice_earl.words.context import ListenContext
+from voice_earl.words.verdicts import Strictness, Verdict
 
 _POLL_S = 0.05  # how often the game's thread looks for a tap while a button is held
 

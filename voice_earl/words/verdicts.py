@@ -18,7 +18,7 @@
 'unclear'
 
 How a verdict is reached (``score`` is the weighted word match of
-:mod:`voice_earl.listening.align`, 0-100; ``threshold`` depends on the strictness):
+:mod:`voice_earl.words.align`, 0-100; ``threshold`` depends on the strictness):
 
 1. nothing left after :func:`normalise` -> ``silent``;
 2. pass words and small words only ("pass", "I pass") -> ``pass`` (kept tight on purpose:
@@ -47,9 +47,9 @@ from rapidfuzz.distance import Levenshtein
 from voice_earl.game.cards import Rank
 from voice_earl.game.chants import POSITIONS, ChantSet
 from voice_earl.i18n import _, rank_name
-from voice_earl.listening.align import SMALL_WORDS, Alignment, align
-from voice_earl.listening.context import PASS_WORDS, ListenContext
-from voice_earl.listening.text import RANK_BY_WORD, RANK_HOMOPHONES, SLOT, normalise, template_words
+from voice_earl.words.align import SMALL_WORDS, Alignment, align
+from voice_earl.words.context import PASS_WORDS, ListenContext
+from voice_earl.words.text import RANK_BY_WORD, RANK_HOMOPHONES, SLOT, normalise, template_words
 
 __all__ = ["DiffOp", "Judgement", "ListenContext", "Strictness", "Verdict", "judge", "normalise"]
 

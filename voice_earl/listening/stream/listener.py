@@ -14,12 +14,12 @@ Speech in which nothing in the grammar was heard (a cough, table chatter) does n
 listening: the listener says so (a ``SpeechSetAside`` event), the recognizer starts afresh and
 the listener waits for the next speech.
 
-With a judge (:mod:`voice_earl.listening.whisper_judge`), the judge and not the first pass
+With a judge (:mod:`voice_earl.listening.judge.whisper`), the judge and not the first pass
 decides what was said, and may decide that it was none of the turn's phrases (then the speech
 is set aside). The listener asks it to look:
 
 * at a likely end: ``likely_end_s`` of quiet after the last loud 10 ms frame of speech long
-  enough to be a phrase (:class:`~voice_earl.listening.speech_end.EndWatch`), on the speech up
+  enough to be a phrase (:class:`~voice_earl.listening.stream.speech_end.EndWatch`), on the speech up
   to there. Its verdict stands once ``confirm_s`` more audio has no loud frame; when the voice
   is loud again first the speaker went on, and in a quiet room a pass or a command heard there
   is not taken from the rest of that speech ("pass ... me the crisps would you");
@@ -30,20 +30,20 @@ is set aside). The listener asks it to look:
 
 A phrase the judge hears where the speaker's voice fell away in a loud room is taken at once; a
 line heard at a lull before the room got loud again is taken once the audio since shows that
-the voice fell away where it ends (:meth:`~voice_earl.listening.utterance.Judge.stopped_after`).
+the voice fell away where it ends (:meth:`~voice_earl.listening.stream.utterance.Judge.stopped_after`).
 
 Every look is asked for at a moment of the audio, and every rule reads the audio heard, the
 first pass and the judge's answers: the verdict is a function of the audio alone. How long a
 look takes only delays the verdict. Latency is measured on a simulated real-time clock
-(:class:`~voice_earl.listening.utterance.RunClock`): each chunk is processed once its audio has
+(:class:`~voice_earl.listening.stream.utterance.RunClock`): each chunk is processed once its audio has
 been spoken and the previous one is done, and processing takes its measured compute time (a
 look: the time its judge reports, when longer). ``latency_ms`` is the time from the end of the
 speech (its last loud frame) to the decision on that clock. The frames themselves are handled
-in :mod:`voice_earl.listening.listen_run`.
+in :mod:`voice_earl.listening.stream.run`.
 
-A knock on the table (:mod:`voice_earl.listening.knock`), when knocks are listened for, is heard
+A knock on the table (:mod:`voice_earl.listening.stream.knock`), when knocks are listened for, is heard
 from the same audio: at positions 2-4 it ends the listen with a pass (see
-:mod:`voice_earl.listening.knock_pass`); at a lead it does nothing.
+:mod:`voice_earl.listening.stream.knock_pass`); at a lead it does nothing.
 
 Half-duplex: audio captured inside :meth:`Listener.muted` (while the narrator speaks), and for
 ``mute_tail_s`` after it, is dropped, so the narrator's voice never makes a play.
@@ -57,14 +57,14 @@ from collections import deque
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 
-from voice_earl.listening.audio import AudioChunk
-from voice_earl.listening.context import ListenContext
-from voice_earl.listening.knock import KnockModel
-from voice_earl.listening.knock_pass import KnockWatch
-from voice_earl.listening.listen_run import ListenRun
 from voice_earl.listening.recognizer import Recognizer
-from voice_earl.listening.text import normalise
-from voice_earl.listening.utterance import EventHandler, Judge, ListenSettings, Utterance, judge_utterance
+from voice_earl.listening.stream.audio import AudioChunk
+from voice_earl.listening.stream.knock import KnockModel
+from voice_earl.listening.stream.knock_pass import KnockWatch
+from voice_earl.listening.stream.run import ListenRun
+from voice_earl.listening.stream.utterance import EventHandler, Judge, ListenSettings, Utterance, judge_utterance
+from voice_earl.words.context import ListenContext
+from voice_earl.words.text import normalise
 
 __all__ = ["EventHandler", "Judge", "ListenSettings", "Listener", "Utterance", "judge_utterance"]
 

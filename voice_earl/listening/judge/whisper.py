@@ -53,10 +53,8 @@ from typing import Any
 import numpy as np
 
 from voice_earl.game.cards import Rank
-from voice_earl.listening.audio import SAMPLE_RATE, Pcm16
-from voice_earl.listening.candidates import Candidate, Template, rank_spellings, turn_candidates
-from voice_earl.listening.context import ListenContext
-from voice_earl.listening.judge_choice import (
+from voice_earl.listening.judge.candidates import Candidate, Template, rank_spellings, turn_candidates
+from voice_earl.listening.judge.decision import (
     JudgeResult,
     JudgeSettings,
     Scored,
@@ -67,11 +65,13 @@ from voice_earl.listening.judge_choice import (
     sure_line,
     voice_stopped,
 )
-from voice_earl.listening.judge_models import MODEL_FILES
-from voice_earl.listening.logmel import FRAMES_PER_SECOND, log_mel
+from voice_earl.listening.judge.logmel import FRAMES_PER_SECOND, log_mel
+from voice_earl.listening.models.judge_models import MODEL_FILES
 from voice_earl.listening.recognizer import RecognizerError
-from voice_earl.listening.speech_end import VOICE_SPAN_S, Levels, room_is_loud, speech_start_s, voice_fall
-from voice_earl.listening.text import RANK_BY_WORD, normalise
+from voice_earl.listening.stream.audio import SAMPLE_RATE, Pcm16
+from voice_earl.listening.stream.speech_end import VOICE_SPAN_S, Levels, room_is_loud, speech_start_s, voice_fall
+from voice_earl.words.context import ListenContext
+from voice_earl.words.text import RANK_BY_WORD, normalise
 
 logger = logging.getLogger(__name__)
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from voice_earl.game.cards import RANKS, Rank
 from voice_earl.game.chants import EARL, POSITIONS, ChantSet
-from voice_earl.listening.text import normalise
+from voice_earl.words.text import normalise
 
 # Kept to the one word the rules name (parlour Gameplay 2: "simply say 'pass'"): every extra
 # word here is one more way for table talk to be heard as a pass.

@@ -13,12 +13,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
-from voice_earl.listening.audio import Pcm16
-from voice_earl.listening.context import ListenContext
-from voice_earl.listening.judge_choice import JudgeResult
+from voice_earl.listening.judge.decision import JudgeResult
 from voice_earl.listening.recognizer import ListenEvent
-from voice_earl.listening.speech_end import PEAK_RANGE_DB
-from voice_earl.listening.verdicts import Judgement, Strictness, Verdict, judge
+from voice_earl.listening.stream.audio import Pcm16
+from voice_earl.listening.stream.speech_end import PEAK_RANGE_DB
+from voice_earl.words.context import ListenContext
+from voice_earl.words.verdicts import Judgement, Strictness, Verdict, judge
 
 EventHandler = Callable[[ListenEvent], None]
 
