@@ -64,7 +64,7 @@ def main() -> int:
     for voice in voices:
         recite = synthesized_recital(listener, voice)
         said = trials(voice)
-        missed = [t for t in said if recite(t.context, t.text).judgement.verdict is not WANTED[t.expect]]
+        missed = [t for t in said if recite(t.context, t.text).grade.verdict is not WANTED[t.expect]]
         lines = sum(t.expect == Expect.CORRECT for t in said)
         passes = len(said) - lines
         lines_heard = lines - sum(t.expect == Expect.CORRECT for t in missed)

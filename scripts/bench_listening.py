@@ -77,7 +77,7 @@ from listening_recordings import recorded_trials
 from voice_earl.keep.config import KNOCK_BY_DEFAULT
 from voice_earl.listening.judge.decision import JudgeSettings
 from voice_earl.listening.stream.audio import SAMPLE_RATE, pcm_chunks, read_wav
-from voice_earl.listening.stream.listener import Judge, Listener, ListenSettings, Utterance, judge_utterance
+from voice_earl.listening.stream.listener import Judge, Listener, ListenSettings, Utterance, grade_utterance
 from voice_earl.listening.stream.speech_end import speech_end_s
 from voice_earl.table.phones.mic_gate import HeldHearing
 from voice_earl.words.verdicts import Verdict
@@ -99,7 +99,7 @@ class Outcome:
 
 def run_trial(listener: Listener, trial: Trial, audio: np.ndarray, true_end: float) -> Outcome:
     utterance = listener.listen(pcm_chunks(audio, chunk_ms=40), trial.context)
-    verdict = judge_utterance(utterance, trial.context).verdict
+    verdict = grade_utterance(utterance, trial.context).verdict
     heard = utterance.text.strip()
     latency = round((utterance.decided_at - true_end) * 1000) if utterance.speech_start is not None else None
     started = utterance.judge_started
@@ -119,7 +119,7 @@ def run_whole(first_pass: Listener, judge: Judge, trial: Trial, audio: np.ndarra
     listener waits for): what the judge can do when end of speech is found perfectly."""
     heard = first_pass.listen(pcm_chunks(audio, chunk_ms=40), trial.context).text
     result = judge.judge(audio[: int((true_end + WHOLE_TAIL_S) * SAMPLE_RATE)], trial.context, heard)
-    verdict = judge_utterance(Utterance(result.phrase, 0.0, true_end, true_end, False, 0.0, 0.0), trial.context).verdict
+    verdict = grade_utterance(Utterance(result.phrase, 0.0, true_end, true_end, False, 0.0, 0.0), trial.context).verdict
     return Outcome(trial, verdict, result.phrase, None, None, round(result.compute_s * 1000), 0)
 
 

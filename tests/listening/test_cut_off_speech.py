@@ -23,7 +23,7 @@ from voice_earl.listening.judge.whisper import WhisperJudge
 from voice_earl.listening.models.judge_models import discover_judge_model
 from voice_earl.listening.sphinx_recognizer import SphinxRecognizer
 from voice_earl.listening.stream.audio import SAMPLE_RATE, Pcm16, pcm_chunks
-from voice_earl.listening.stream.listener import Listener, judge_utterance
+from voice_earl.listening.stream.listener import Listener, grade_utterance
 from voice_earl.words.context import ListenContext
 from voice_earl.words.verdicts import Verdict
 
@@ -68,7 +68,7 @@ def verdicts(listener: Listener, samples: Pcm16) -> set[Verdict]:
     for position in (1, 2, 3):
         context = ListenContext(position, (Rank.QUEEN,), commands=COMMANDS)
         utterance = listener.listen(pcm_chunks(samples, chunk_ms=40), context)
-        heard.add(judge_utterance(utterance, context).verdict)
+        heard.add(grade_utterance(utterance, context).verdict)
         assert utterance.text not in COMMANDS
     return heard
 

@@ -326,8 +326,8 @@ def test_the_laptops_microphone_does_not_judge_what_a_phone_holds(voices: Voices
     speaker.start()
     given = source.next_input(request)
     speaker.join()
-    assert isinstance(given, Heard) and given.judgement.verdict.value == "correct"
-    assert answers == [{"type": "heard", "turn": turn, "verdict": "correct", "heard": given.judgement.heard,
-                        "why": "", "line": given.judgement.expected}]
+    assert isinstance(given, Heard) and given.grade.verdict.value == "correct"
+    assert answers == [{"type": "heard", "turn": turn, "verdict": "correct", "heard": given.grade.heard,
+                        "why": "", "line": given.grade.expected}]
     during = [moment for moment in heard_by_laptop if held[0] + 0.05 < moment < held[1]]
     assert len(during) <= 1  # the one chunk taken as the button went down, and not listened to

@@ -59,7 +59,7 @@ def test_a_spoken_lead_is_heard_and_judged(listener) -> None:  # type: ignore[no
     context = ListenContext(1, (Rank.SEVEN, Rank.KING))
     heard = recite(context, "There's as good as Seven can be")
     assert isinstance(heard, Heard)
-    assert heard.judgement.verdict is Verdict.CORRECT and heard.judgement.rank is Rank.SEVEN
+    assert heard.grade.verdict is Verdict.CORRECT and heard.grade.rank is Rank.SEVEN
     assert heard.latency_ms is not None and heard.latency_ms >= 0
 
 
@@ -366,7 +366,7 @@ def test_speech_set_aside_asks_the_player_again_on_the_screen_and_listening_goes
     given = voice.next_input(request)
 
     assert shown == [f"{request.name}: that was not heard as a line or a pass - say it again"]
-    assert isinstance(given, Heard) and given.judgement.verdict is Verdict.CORRECT  # the line after it still counts
+    assert isinstance(given, Heard) and given.grade.verdict is Verdict.CORRECT  # the line after it still counts
 
 
 def test_no_microphone_is_said_before_the_recognizer_spends_its_seconds_loading(

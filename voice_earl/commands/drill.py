@@ -61,9 +61,9 @@ def run(args: argparse.Namespace) -> int:
         def recite_and_keep(prompt: Prompt) -> tuple[str, float] | None:
             answer = recite(prompt)
             if answer is not None:
-                judgement = drill.judge_only(prompt, answer[0])
+                grade = drill.grade_only(prompt, answer[0])
                 kept = dataclasses.replace(  # the rank asked for, even when another was said
-                    utterance_of(judgement, Mode.DRILL, round(answer[1] * 1000), strictness=args.strictness),
+                    utterance_of(grade, Mode.DRILL, round(answer[1] * 1000), strictness=args.strictness),
                     rank=prompt.rank,
                 )
                 store.record_utterance(kept, pcm16=voice.last_audio if voice is not None else None)
