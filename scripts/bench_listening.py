@@ -77,8 +77,9 @@ from listening_recordings import recorded_trials
 from voice_earl.keep.config import KNOCK_BY_DEFAULT
 from voice_earl.listening.judge.decision import JudgeSettings
 from voice_earl.listening.stream.audio import SAMPLE_RATE, pcm_chunks, read_wav
-from voice_earl.listening.stream.listener import Judge, Listener, ListenSettings, Utterance, grade_utterance
+from voice_earl.listening.stream.listener import Listener
 from voice_earl.listening.stream.speech_end import speech_end_s
+from voice_earl.listening.stream.utterance import Judge, ListenSettings, Utterance, grade_utterance
 from voice_earl.table.phones.mic_gate import HeldHearing
 from voice_earl.words.verdicts import Verdict
 

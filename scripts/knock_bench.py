@@ -22,7 +22,8 @@ from listening_corpus import commands_context, degrade, moved_the_game, noise_st
 from voice_earl.game.cards import RANKS
 from voice_earl.listening.recognizer import KnockHeard
 from voice_earl.listening.stream.audio import Pcm16, pcm_chunks
-from voice_earl.listening.stream.listener import Listener, grade_utterance
+from voice_earl.listening.stream.listener import Listener
+from voice_earl.listening.stream.utterance import grade_utterance
 from voice_earl.words.verdicts import Verdict
 
 KNOCK_HEADER = (

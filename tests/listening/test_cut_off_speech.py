@@ -23,7 +23,8 @@ from voice_earl.listening.judge.whisper import WhisperJudge
 from voice_earl.listening.models.judge_models import discover_judge_model
 from voice_earl.listening.sphinx_recognizer import SphinxRecognizer
 from voice_earl.listening.stream.audio import SAMPLE_RATE, Pcm16, pcm_chunks
-from voice_earl.listening.stream.listener import Listener, grade_utterance
+from voice_earl.listening.stream.listener import Listener
+from voice_earl.listening.stream.utterance import grade_utterance
 from voice_earl.words.context import ListenContext
 from voice_earl.words.verdicts import Verdict
 

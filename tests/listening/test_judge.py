@@ -24,8 +24,9 @@ from voice_earl.listening.judge.whisper import WhisperJudge
 from voice_earl.listening.models.judge_models import discover_judge_model
 from voice_earl.listening.sphinx_recognizer import SphinxRecognizer
 from voice_earl.listening.stream.audio import SAMPLE_RATE, Pcm16, pcm_chunks, read_wav
-from voice_earl.listening.stream.listener import Listener, Utterance, grade_utterance
+from voice_earl.listening.stream.listener import Listener
 from voice_earl.listening.stream.speech_end import speech_end_s, speech_start_s
+from voice_earl.listening.stream.utterance import Utterance, grade_utterance
 from voice_earl.words.context import ListenContext
 from voice_earl.words.verdicts import Verdict
 

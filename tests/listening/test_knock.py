@@ -19,7 +19,8 @@ from voice_earl.game.cards import Rank
 from voice_earl.listening.recognizer import KnockHeard, ListenEvent
 from voice_earl.listening.stream.audio import SAMPLE_RATE, AudioChunk, Pcm16, pcm_chunks
 from voice_earl.listening.stream.knock import FEATURES, KnockDetector, KnockModel, candidates_in, shipped_model
-from voice_earl.listening.stream.listener import Listener, grade_utterance
+from voice_earl.listening.stream.listener import Listener
+from voice_earl.listening.stream.utterance import grade_utterance
 from voice_earl.words.context import ListenContext
 from voice_earl.words.verdicts import Verdict
 

@@ -25,7 +25,8 @@ from voice_earl.listening.judge.whisper import WhisperJudge
 from voice_earl.listening.models.judge_models import discover_judge_model
 from voice_earl.listening.sphinx_recognizer import SphinxRecognizer
 from voice_earl.listening.stream.audio import SAMPLE_RATE, Pcm16, pcm_chunks
-from voice_earl.listening.stream.listener import Judge, Listener, Utterance, grade_utterance
+from voice_earl.listening.stream.listener import Listener
+from voice_earl.listening.stream.utterance import Judge, Utterance, grade_utterance
 from voice_earl.words.context import ListenContext
 
 pytestmark = [pytest.mark.slow, needs_espeak]

@@ -21,7 +21,8 @@ from voice_earl.listening.recognizer import (
 )
 from voice_earl.listening.sphinx_recognizer import SphinxRecognizer
 from voice_earl.listening.stream.audio import AudioChunk, pcm_chunks
-from voice_earl.listening.stream.listener import Listener, ListenSettings, Utterance, grade_utterance
+from voice_earl.listening.stream.listener import Listener
+from voice_earl.listening.stream.utterance import ListenSettings, Utterance, grade_utterance
 from voice_earl.listening.vosk_recognizer import VoskRecognizer, grammar_json, supports_grammar
 from voice_earl.words.context import ListenContext
 from voice_earl.words.verdicts import Verdict

@@ -189,7 +189,7 @@ def test_keep_audio_stores_a_wav_of_each_formula_heard(listener, tmp_path) -> No
 
 
 def test_a_command_word_decoded_from_formula_length_speech_is_not_a_command() -> None:
-    from voice_earl.listening.stream.listener import Utterance
+    from voice_earl.listening.stream.utterance import Utterance
     from voice_earl.table.voice_input import implausible_command
 
     def heard(text: str, seconds: float) -> Utterance:

@@ -21,7 +21,8 @@ MAX_MANIFEST_BYTES = 10 * 1000 * 1000
 if TYPE_CHECKING:
     from voice_earl.game.cards import Rank
     from voice_earl.game.chants import ChantSet
-    from voice_earl.listening.stream.listener import Listener, Utterance
+    from voice_earl.listening.stream.listener import Listener
+    from voice_earl.listening.stream.utterance import Utterance
     from voice_earl.words.context import ListenContext
     from voice_earl.words.verdicts import LineGrade, Strictness
 
@@ -200,8 +201,8 @@ def _manifest_lines(path: Path) -> Iterator[tuple[int, str | None]]:
 
 def _hear_file(job: _Job, listener: Listener, strictness: Strictness, fixed: bool) -> dict[str, Any]:
     from voice_earl.listening.stream.audio import pcm_chunks, read_wav
-    from voice_earl.listening.stream.listener import grade_utterance
     from voice_earl.listening.stream.speech_end import speech_end_s
+    from voice_earl.listening.stream.utterance import grade_utterance
     from voice_earl.words.context import ListenContext
 
     if job.context is None:
@@ -270,7 +271,7 @@ def _print(record: dict[str, Any], as_json: bool) -> None:
 
 def _hear_mic(args: argparse.Namespace, listener: Listener, context: ListenContext, strictness: Strictness) -> int:
     from voice_earl.listening.stream.audio import Microphone
-    from voice_earl.listening.stream.listener import grade_utterance
+    from voice_earl.listening.stream.utterance import grade_utterance
     from voice_earl.words.context import ListenContext
 
     grammar = ListenContext.fixed(context.chant) if args.grammar == "fixed" else None

@@ -15,7 +15,8 @@ from pathlib import Path
 from voice_earl.listening.choice import choose_recognizer, load_recognizer
 from voice_earl.listening.models.judge_models import choose_judge
 from voice_earl.listening.stream.knock import shipped_model
-from voice_earl.listening.stream.listener import Listener, ListenSettings
+from voice_earl.listening.stream.listener import Listener
+from voice_earl.listening.stream.utterance import ListenSettings
 
 logger = logging.getLogger(__name__)
 

@@ -25,7 +25,8 @@ from voice_earl.i18n import N_, _
 from voice_earl.listening.chain import open_listener as open_chain
 from voice_earl.listening.recognizer import ListenEvent, SpeechSetAside, SpeechStarted
 from voice_earl.listening.stream.audio import AudioChunk, DeviceLostError, Microphone, choose_input_device, pcm_chunks
-from voice_earl.listening.stream.listener import Listener, Utterance, grade_utterance
+from voice_earl.listening.stream.listener import Listener
+from voice_earl.listening.stream.utterance import Utterance, grade_utterance
 from voice_earl.table.drill import Prompt
 from voice_earl.table.session import SPOKEN_COMMANDS
 from voice_earl.table.terminal import cbreak, key_waiting, read_key, read_waiting_key

@@ -62,11 +62,9 @@ from voice_earl.listening.stream.audio import AudioChunk
 from voice_earl.listening.stream.knock import KnockModel
 from voice_earl.listening.stream.knock_pass import KnockWatch
 from voice_earl.listening.stream.run import ListenRun
-from voice_earl.listening.stream.utterance import EventHandler, Judge, ListenSettings, Utterance, grade_utterance
+from voice_earl.listening.stream.utterance import EventHandler, Judge, ListenSettings, Utterance
 from voice_earl.words.context import ListenContext
 from voice_earl.words.text import normalise
-
-__all__ = ["EventHandler", "Judge", "ListenSettings", "Listener", "Utterance", "grade_utterance"]
 
 
 class Listener:

@@ -18,7 +18,8 @@ from typing import Any
 
 from voice_earl.i18n import _
 from voice_earl.listening.stream.held import HeldSpeech
-from voice_earl.listening.stream.listener import Listener, grade_utterance
+from voice_earl.listening.stream.listener import Listener
+from voice_earl.listening.stream.utterance import grade_utterance
 from voice_earl.table.phones.gate import TapAnswer, TurnGate
 from voice_earl.table.turns import Heard, InputSource, Interruptible, TurnInput, TurnRequest, Woken
 from voice_earl.table.voice_input import implausible_command
