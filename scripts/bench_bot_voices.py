@@ -27,10 +27,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from listening_corpus import PASS_SAYINGS, Expect, Trial, Voice, commands_context, every_line_due
 
 from voice_earl.game.cards import RANKS
-from voice_earl.listening.judge_models import discover_judge_model
-from voice_earl.listening.verdicts import Verdict
+from voice_earl.listening.models.judge_models import discover_judge_model
 from voice_earl.table.speech import bot_voices
 from voice_earl.table.voice_input import synthesized_recital
+from voice_earl.words.verdicts import Verdict
 
 ACCENTS = ("en", "en-us", "en-gb-x-rp", "en-gb-scotland", "en-us-nyc", "en-gb-x-gbclan", "en-gb-x-gbcwmd", "en-029")
 VARIANTS = (*(f"m{n}" for n in range(1, 9)), *(f"f{n}" for n in range(1, 6)))
@@ -64,7 +64,7 @@ def main() -> int:
     for voice in voices:
         recite = synthesized_recital(listener, voice)
         said = trials(voice)
-        missed = [t for t in said if recite(t.context, t.text).judgement.verdict is not WANTED[t.expect]]
+        missed = [t for t in said if recite(t.context, t.text).grade.verdict is not WANTED[t.expect]]
         lines = sum(t.expect == Expect.CORRECT for t in said)
         passes = len(said) - lines
         lines_heard = lines - sum(t.expect == Expect.CORRECT for t in missed)

@@ -75,12 +75,13 @@ from listening_held import at_the_phone, hear_held_trial
 from listening_recordings import recorded_trials
 
 from voice_earl.keep.config import KNOCK_BY_DEFAULT
-from voice_earl.listening.audio import SAMPLE_RATE, pcm_chunks, read_wav
-from voice_earl.listening.judge_choice import JudgeSettings
-from voice_earl.listening.listener import Judge, Listener, ListenSettings, Utterance, judge_utterance
-from voice_earl.listening.speech_end import speech_end_s
-from voice_earl.listening.verdicts import Verdict
+from voice_earl.listening.judge.decision import JudgeSettings
+from voice_earl.listening.stream.audio import SAMPLE_RATE, pcm_chunks, read_wav
+from voice_earl.listening.stream.listener import Listener
+from voice_earl.listening.stream.speech_end import speech_end_s
+from voice_earl.listening.stream.utterance import Judge, ListenSettings, Utterance, grade_utterance
 from voice_earl.table.phones.mic_gate import HeldHearing
+from voice_earl.words.verdicts import Verdict
 
 CACHE = Path.home() / ".cache" / "voice-earl" / "bench-listening"
 WHOLE_TAIL_S = 0.1  # with --systems whole: the quiet kept after the true end of speech
@@ -99,7 +100,7 @@ class Outcome:
 
 def run_trial(listener: Listener, trial: Trial, audio: np.ndarray, true_end: float) -> Outcome:
     utterance = listener.listen(pcm_chunks(audio, chunk_ms=40), trial.context)
-    verdict = judge_utterance(utterance, trial.context).verdict
+    verdict = grade_utterance(utterance, trial.context).verdict
     heard = utterance.text.strip()
     latency = round((utterance.decided_at - true_end) * 1000) if utterance.speech_start is not None else None
     started = utterance.judge_started
@@ -119,7 +120,7 @@ def run_whole(first_pass: Listener, judge: Judge, trial: Trial, audio: np.ndarra
     listener waits for): what the judge can do when end of speech is found perfectly."""
     heard = first_pass.listen(pcm_chunks(audio, chunk_ms=40), trial.context).text
     result = judge.judge(audio[: int((true_end + WHOLE_TAIL_S) * SAMPLE_RATE)], trial.context, heard)
-    verdict = judge_utterance(Utterance(result.phrase, 0.0, true_end, true_end, False, 0.0, 0.0), trial.context).verdict
+    verdict = grade_utterance(Utterance(result.phrase, 0.0, true_end, true_end, False, 0.0, 0.0), trial.context).verdict
     return Outcome(trial, verdict, result.phrase, None, None, round(result.compute_s * 1000), 0)
 
 
@@ -189,9 +190,9 @@ def run_held(hearing: HeldHearing, trial: Trial, audio: np.ndarray, true_end: fl
 
 
 def held_listeners(pairs: Sequence[str] = ()) -> list[tuple[str, Hearing]]:
-    from voice_earl.listening.judge_models import discover_judge_model
+    from voice_earl.listening.judge.whisper import WhisperJudge
+    from voice_earl.listening.models.judge_models import discover_judge_model
     from voice_earl.listening.sphinx_recognizer import SphinxRecognizer
-    from voice_earl.listening.whisper_judge import WhisperJudge
     settings, judge_settings = chosen_settings(pairs)
     found = discover_judge_model()
     judge = WhisperJudge(found.path, judge_settings) if found is not None else None
@@ -219,10 +220,10 @@ def chosen_settings(pairs: Sequence[str]) -> tuple[ListenSettings, JudgeSettings
 
 def listeners(systems: Sequence[str], pairs: Sequence[str] = (), knock: bool = False) -> list[tuple[str, Hearing]]:
     """Each system chosen, as a function that hears a trial (its listener, if any, in ``LISTENERS``)."""
-    from voice_earl.listening.judge_models import discover_judge_model
-    from voice_earl.listening.knock import shipped_model
+    from voice_earl.listening.judge.whisper import WhisperJudge
+    from voice_earl.listening.models.judge_models import discover_judge_model
     from voice_earl.listening.sphinx_recognizer import SphinxRecognizer
-    from voice_earl.listening.whisper_judge import WhisperJudge
+    from voice_earl.listening.stream.knock import shipped_model
 
     settings, judge_settings = chosen_settings(pairs)
     knocks = shipped_model() if knock else None  # a knock at positions 2-4 passes, as with `play --knock`

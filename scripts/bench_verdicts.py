@@ -5,7 +5,7 @@
 Each generated transcript is labelled with what the player really did (said the due line, said
 another line, named another rank, passed, talked, or stayed silent) and then perturbed the way
 a recognizer garbles speech: small words dropped, words swapped for sound-alikes, chatter
-around the line, the rank word misheard as a non-rank word. The tables give judgements per
+around the line, the rank word misheard as a non-rank word. The tables give line grades per
 second and, for each strictness, per-verdict precision and recall against those labels.
 
 A rank misheard as a non-rank word ("seven" -> "eleven") is labelled ``correct`` (the player
@@ -24,8 +24,9 @@ from dataclasses import dataclass
 
 from voice_earl.game.cards import RANKS, Rank
 from voice_earl.game.chants import EARL, SNIP_SNAP_SNORUM, ChantSet
-from voice_earl.listening.context import ListenContext
-from voice_earl.listening.verdicts import Strictness, Verdict, judge, normalise
+from voice_earl.words.context import ListenContext
+from voice_earl.words.text import normalise
+from voice_earl.words.verdicts import Strictness, Verdict, grade_line
 
 SOUND_ALIKES = {
     "there": ("their", "where"), "good": ("could", "goods"), "best": ("bess", "bast"), "all": ("awl", "call"),
@@ -140,12 +141,12 @@ def speed_table() -> None:
         "chatter, lead": (ListenContext(1, RANKS), "um well hang on there's as good as i think"),
         "snip snap snorum": (ListenContext(4, (Rank.TWO,), SNIP_SNAP_SNORUM), "snorem"),
     }
-    print(f"{'context':24} {'judgements/s':>13} {'us each':>8}")
+    print(f"{'context':24} {'grades/s':>13} {'us each':>8}")
     for name, (context, transcript) in contexts.items():
         rounds = 3000
         start = time.perf_counter()
         for _ in range(rounds):
-            judge(transcript, context)
+            grade_line(transcript, context)
         elapsed = time.perf_counter() - start
         print(f"{name:24} {rounds / elapsed:13,.0f} {elapsed / rounds * 1e6:8.0f}")
 
@@ -156,7 +157,7 @@ def accuracy_table(cases: list[Case]) -> None:
     header = f"{'strictness':10} {'verdict':11} {'precision':>9} {'recall':>7} {'support':>8}"
     print(header)
     for strictness in Strictness:
-        answers = [judge(case.transcript, case.context, strictness).verdict for case in cases]
+        answers = [grade_line(case.transcript, case.context, strictness).verdict for case in cases]
         for verdict in Verdict:
             said = sum(1 for a in answers if a is verdict)
             real = sum(1 for c in cases if c.truth is verdict)
@@ -172,7 +173,7 @@ def accuracy_table(cases: list[Case]) -> None:
     for kind in kinds:
         subset = [c for c in cases if c.kind == kind]
         rates = [
-            sum(judge(c.transcript, c.context, s).verdict is Verdict.CORRECT for c in subset) / len(subset)
+            sum(grade_line(c.transcript, c.context, s).verdict is Verdict.CORRECT for c in subset) / len(subset)
             for s in Strictness
         ]
         print(f"  {kind:20} " + " / ".join(f"{r:.3f}" for r in rates) + f"   (n={len(subset)})")

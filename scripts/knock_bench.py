@@ -20,10 +20,11 @@ from knock_corpus import KNOCK, NEGATIVE_KINDS, KnockTrial, knock_trials
 from listening_corpus import commands_context, degrade, moved_the_game, noise_stream
 
 from voice_earl.game.cards import RANKS
-from voice_earl.listening.audio import Pcm16, pcm_chunks
-from voice_earl.listening.listener import Listener, judge_utterance
 from voice_earl.listening.recognizer import KnockHeard
-from voice_earl.listening.verdicts import Verdict
+from voice_earl.listening.stream.audio import Pcm16, pcm_chunks
+from voice_earl.listening.stream.listener import Listener
+from voice_earl.listening.stream.utterance import grade_utterance
+from voice_earl.words.verdicts import Verdict
 
 KNOCK_HEADER = (
     f"{'listener':22} {'condition':13} {'knocks':>6} {'heard':>7} {'p50 ms':>7} {'p90 ms':>7}  "
@@ -53,7 +54,7 @@ def hear_knock(listener: Listener, trial: KnockTrial, audio: Pcm16, seed: int) -
     context = commands_context(rng.choice((2, 3, 4)), (rng.choice(RANKS),))
     events: list[object] = []
     utterance = listener.listen(pcm_chunks(audio, chunk_ms=40), context, on_event=events.append)
-    verdict = judge_utterance(utterance, context).verdict
+    verdict = grade_utterance(utterance, context).verdict
     latency = None
     if trial.kind == KNOCK and verdict is Verdict.PASS:
         latency = round((utterance.decided_at - trial.raps[0]) * 1000)

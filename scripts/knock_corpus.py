@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from voice_earl.listening.audio import SAMPLE_RATE, Pcm16, to_pcm16k
+from voice_earl.listening.stream.audio import SAMPLE_RATE, Pcm16, to_pcm16k
 
 HAND = Path("/usr/share/hydrogen/data/drumkits/Gimme A Hand 1.0")
 MINETEST = Path("/usr/share/games/minetest/games/minetest_game/mods")

@@ -52,7 +52,7 @@ from listening_corpus import (
     typical_power,
 )
 
-from voice_earl.listening.knock import (
+from voice_earl.listening.stream.knock import (
     FEATURES,
     PAIR_S,
     Candidate,

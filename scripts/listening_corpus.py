@@ -25,10 +25,10 @@ import numpy as np
 
 from voice_earl.game.cards import RANKS, Rank
 from voice_earl.game.chants import EARL
-from voice_earl.listening.audio import SAMPLE_RATE, Pcm16, read_wav
-from voice_earl.listening.context import ListenContext
-from voice_earl.listening.speech_end import speech_end_s
-from voice_earl.listening.verdicts import Verdict
+from voice_earl.listening.stream.audio import SAMPLE_RATE, Pcm16, read_wav
+from voice_earl.listening.stream.speech_end import speech_end_s
+from voice_earl.words.context import ListenContext
+from voice_earl.words.verdicts import Verdict
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from listening_corpus import LEAD_IN_S, Trial
 
-from voice_earl.listening.audio import SAMPLE_RATE
+from voice_earl.listening.stream.audio import SAMPLE_RATE
 from voice_earl.table.phones.mic_gate import HeldHearing
 
 CLOSE_MIC_GAIN_DB = 10.0
@@ -59,5 +59,5 @@ def hear_held_trial(hearing: HeldHearing, trial: Trial, audio: np.ndarray, true_
     speech = hearing.begin(trial.context)
     speech.hear(pcm[: max(0, len(pcm) - round(FOLLOW_S * SAMPLE_RATE) * 2)])
     heard = hearing.heard(speech, pcm)
-    judgement = heard.judgement
-    return judgement.verdict.value, judgement.heard, round(heard.latency_ms or 0.0)
+    grade = heard.grade
+    return grade.verdict.value, grade.heard, round(heard.latency_ms or 0.0)

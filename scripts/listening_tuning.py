@@ -37,13 +37,13 @@ from listening_corpus import (
     typical_power,
 )
 
-from voice_earl.listening.audio import SAMPLE_RATE, pcm_chunks
-from voice_earl.listening.judge_choice import JudgeResult, JudgeSettings, Scored, decide
-from voice_earl.listening.judge_models import discover_judge_model
-from voice_earl.listening.listener import Listener
+from voice_earl.listening.judge.decision import JudgeResult, JudgeSettings, Scored, decide
+from voice_earl.listening.judge.whisper import WhisperJudge
+from voice_earl.listening.models.judge_models import discover_judge_model
 from voice_earl.listening.sphinx_recognizer import SphinxRecognizer
-from voice_earl.listening.verdicts import Verdict, judge
-from voice_earl.listening.whisper_judge import WhisperJudge
+from voice_earl.listening.stream.audio import SAMPLE_RATE, pcm_chunks
+from voice_earl.listening.stream.listener import Listener
+from voice_earl.words.verdicts import Verdict, grade_line
 
 GRID = {
     "token_bonus": (3.0, 3.5),
@@ -143,7 +143,7 @@ def abbreviations(names: Iterable[str]) -> dict[str, str]:
 
 def _show_mistake(trial: Trial, result: JudgeResult, settings: JudgeSettings) -> None:
     phrase, best = _decide(result, settings)
-    if mistaken(trial, judge(phrase, trial.context).verdict, phrase):
+    if mistaken(trial, grade_line(phrase, trial.context).verdict, phrase):
         voice = trial.voice.label if trial.voice else "recording"
         print(f"  {trial.expect:10} p{trial.context.position} {voice:30} {trial.text!r:40} -> {phrase!r} "
               f"(best {best.candidate.text!r} mean {best.mean:.2f})")
@@ -173,7 +173,7 @@ def _figures(kept: Sequence[tuple[Trial, JudgeResult]], settings: JudgeSettings)
     counts: dict[str, list[bool]] = {}
     for trial, result in kept:
         phrase, _best = _decide(result, settings)
-        verdict = judge(phrase, trial.context).verdict
+        verdict = grade_line(phrase, trial.context).verdict
         if trial.expect == Expect.CORRECT:
             counts.setdefault("ok", []).append(verdict is Verdict.CORRECT)
         elif trial.expect in (Expect.WRONG_LINE, Expect.WRONG_RANK):

@@ -57,7 +57,7 @@ def _say(text: str, folder: Path, cache: dict[str, bytes]) -> bytes:
     if text not in cache:
         import numpy as np
 
-        from voice_earl.listening.audio import SAMPLE_RATE, read_wav
+        from voice_earl.listening.stream.audio import SAMPLE_RATE, read_wav
 
         path = folder / f"{len(cache)}.wav"
         subprocess.run(["espeak-ng", "-v", "en-us", "-w", str(path), text], check=True, capture_output=True)
@@ -264,7 +264,7 @@ def bench_audio(turns: int) -> int:
 def warm_up(hearing: Any) -> None:
     """One utterance judged before measuring: the judge's first run sets up what every later one reuses."""
     from voice_earl.game.cards import Rank
-    from voice_earl.listening.context import ListenContext
+    from voice_earl.words.context import ListenContext
 
     pcm = _say("There's a Queen as good as he", Path(tempfile.mkdtemp()), {})
     hearing(pcm, ListenContext(2, (Rank.QUEEN,)))

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from voice_earl.listening.audio import SAMPLE_RATE, Pcm16, read_wav
+from voice_earl.listening.stream.audio import SAMPLE_RATE, Pcm16, read_wav
 
 needs_espeak = pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="espeak-ng is not installed")
 needs_festival = pytest.mark.skipif(shutil.which("text2wave") is None, reason="festival is not installed")

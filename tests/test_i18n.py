@@ -35,8 +35,6 @@ from voice_earl.game.moves import (
 )
 from voice_earl.game.rules import HOYLE, DeckMode
 from voice_earl.i18n import LANGUAGES, _, a_rank, current_language, parse_po, set_language
-from voice_earl.listening.context import ListenContext
-from voice_earl.listening.verdicts import Strictness, judge
 from voice_earl.table import narrator, speech
 from voice_earl.table.presenters import ScreenView
 from voice_earl.table.refusals import explain
@@ -45,6 +43,8 @@ from voice_earl.table.screen_sections import plain_parts
 from voice_earl.table.session import TableSession
 from voice_earl.table.session_events import MoveRefused, Seat, TableEvent, TableSettings
 from voice_earl.table.turns import Command, KeyCommand, ScriptedInput, parse_command
+from voice_earl.words.context import ListenContext
+from voice_earl.words.verdicts import Strictness, grade_line
 
 ROOT = Path(__file__).resolve().parent.parent
 TRANSLATED = tuple(code for code in LANGUAGES if code != "en")
@@ -253,12 +253,12 @@ def test_rank_names_are_translated_but_the_formulas_stay_english() -> None:
 def test_feedback_explains_in_the_language_and_quotes_the_english_line() -> None:
     queens = ListenContext(2, (Rank.QUEEN,))
     set_language("nl")
-    assert judge("there's a king as good as he", queens).feedback() == "je zei Heer, maar de waarde is Vrouw"
-    assert judge("there's a queen as good as me", queens, Strictness.STRICT).feedback() == (
+    assert grade_line("there's a king as good as he", queens).feedback() == "je zei Heer, maar de waarde is Vrouw"
+    assert grade_line("there's a queen as good as me", queens, Strictness.STRICT).feedback() == (
         "je zei 'as good as me', de regel eindigt op 'as good as he'"
     )
     set_language("it")
-    assert judge("there's the best of all the three", queens).feedback() == (
+    assert grade_line("there's the best of all the three", queens).feedback() == (
         "questo è il verso della terza carta; la seconda carta dice 'There's a Queen as good as he'"
     )
 

@@ -162,7 +162,7 @@ def test_an_empty_download_address_is_refused_not_replaced_by_the_official_one(
 def test_a_typed_line_of_thousands_of_digits_or_other_scripts_digits_is_judged_not_a_crash(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from voice_earl.listening.text import normalise
+    from voice_earl.words.text import normalise
 
     assert normalise("there's a 7 as good as he") == "there is a seven as good as he"
     assert normalise("there's a ٧ as good as he") == "there is a ٧ as good as he"  # ASCII digits only

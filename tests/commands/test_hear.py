@@ -162,7 +162,7 @@ def test_usage_errors_are_one_line(argv: list[str], message: str, capsys: pytest
 def test_mic_without_a_microphone_is_a_clear_error(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from voice_earl.listening import audio
+    from voice_earl.listening.stream import audio
 
     monkeypatch.setattr(audio, "input_devices", lambda: [])
     status = main(["hear", "--mic", "--position", "1"])

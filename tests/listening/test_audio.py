@@ -15,8 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from voice_earl.listening import audio
-from voice_earl.listening.audio import (
+from voice_earl.listening.stream import audio
+from voice_earl.listening.stream.audio import (
     SAMPLE_RATE,
     AudioFileError,
     AudioUnavailableError,

@@ -7,7 +7,7 @@ import numpy as np
 from listening_corpus import CONDITIONS, LEAD_IN_S
 from listening_held import CLOSE_MIC_GAIN_DB, HOLD_LEAD_S, HOLD_MAX_S, HOLD_TAIL_S, at_the_phone, held_segment
 
-from voice_earl.listening.audio import SAMPLE_RATE
+from voice_earl.listening.stream.audio import SAMPLE_RATE
 
 
 def test_every_room_is_ten_db_quieter_at_the_phone_and_the_rest_stay_as_they_are() -> None:

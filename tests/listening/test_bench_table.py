@@ -6,7 +6,7 @@ from bench_listening import Outcome, row
 from listening_corpus import Expect, Trial, commands_context
 
 from voice_earl.game.cards import RANKS
-from voice_earl.listening.verdicts import Verdict
+from voice_earl.words.verdicts import Verdict
 
 CONTEXT = commands_context(2, (RANKS[0],))
 

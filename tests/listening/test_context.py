@@ -12,8 +12,8 @@ from voice_earl.errors import UsageError
 from voice_earl.game.cards import RANKS, Rank
 from voice_earl.game.chants import EARL, SNIP_SNAP_SNORUM
 from voice_earl.keep.chant_files import chant_set, load_chant_file
-from voice_earl.listening.context import PASS_WORDS, ListenContext
-from voice_earl.listening.text import normalise, template_words
+from voice_earl.words.context import PASS_WORDS, ListenContext
+from voice_earl.words.text import normalise, template_words
 
 # --- normalise -------------------------------------------------------------------------------
 

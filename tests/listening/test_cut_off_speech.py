@@ -17,15 +17,16 @@ import pytest
 from listening_audio import needs_espeak, padded, speak
 
 from voice_earl.game.cards import Rank
-from voice_earl.listening.audio import SAMPLE_RATE, Pcm16, pcm_chunks
-from voice_earl.listening.candidates import Candidate, Kind
-from voice_earl.listening.context import ListenContext
-from voice_earl.listening.judge_choice import JudgeSettings, Scored, choose
-from voice_earl.listening.judge_models import discover_judge_model
-from voice_earl.listening.listener import Listener, judge_utterance
+from voice_earl.listening.judge.candidates import Candidate, Kind
+from voice_earl.listening.judge.decision import JudgeSettings, Scored, choose
+from voice_earl.listening.judge.whisper import WhisperJudge
+from voice_earl.listening.models.judge_models import discover_judge_model
 from voice_earl.listening.sphinx_recognizer import SphinxRecognizer
-from voice_earl.listening.verdicts import Verdict
-from voice_earl.listening.whisper_judge import WhisperJudge
+from voice_earl.listening.stream.audio import SAMPLE_RATE, Pcm16, pcm_chunks
+from voice_earl.listening.stream.listener import Listener
+from voice_earl.listening.stream.utterance import grade_utterance
+from voice_earl.words.context import ListenContext
+from voice_earl.words.verdicts import Verdict
 
 PASS = Candidate(Kind.PASS, " Pass.", "pass")
 COMMANDS = ("undo", "repeat")
@@ -68,7 +69,7 @@ def verdicts(listener: Listener, samples: Pcm16) -> set[Verdict]:
     for position in (1, 2, 3):
         context = ListenContext(position, (Rank.QUEEN,), commands=COMMANDS)
         utterance = listener.listen(pcm_chunks(samples, chunk_ms=40), context)
-        heard.add(judge_utterance(utterance, context).verdict)
+        heard.add(grade_utterance(utterance, context).verdict)
         assert utterance.text not in COMMANDS
     return heard
 

@@ -11,13 +11,14 @@ import pytest
 from listening_audio import needs_espeak, padded, speak, with_noise
 
 from voice_earl.game.cards import Rank
-from voice_earl.listening.context import ListenContext
-from voice_earl.listening.held import hear_held
-from voice_earl.listening.judge_models import discover_judge_model
-from voice_earl.listening.listener import Listener, judge_utterance
+from voice_earl.listening.judge.whisper import WhisperJudge
+from voice_earl.listening.models.judge_models import discover_judge_model
 from voice_earl.listening.sphinx_recognizer import SphinxRecognizer
-from voice_earl.listening.verdicts import Verdict
-from voice_earl.listening.whisper_judge import WhisperJudge
+from voice_earl.listening.stream.held import hear_held
+from voice_earl.listening.stream.listener import Listener
+from voice_earl.listening.stream.utterance import grade_utterance
+from voice_earl.words.context import ListenContext
+from voice_earl.words.verdicts import Verdict
 
 pytestmark = [pytest.mark.slow, needs_espeak]
 
@@ -45,7 +46,7 @@ def test_the_judge_hears_the_whole_hold_at_once(judged: Listener, tmp_path: Path
                                                 verdict: Verdict) -> None:
     samples = held(said, tmp_path)
     utterance = hear_held(judged, samples, QUEENS_SECOND)
-    assert judge_utterance(utterance, QUEENS_SECOND).verdict is verdict
+    assert grade_utterance(utterance, QUEENS_SECOND).verdict is verdict
     assert utterance.judge_result is not None and utterance.audio_s == len(samples) / 16000
     assert utterance.speech_start is not None and 0.2 < utterance.speech_start < 0.5
 
@@ -53,11 +54,11 @@ def test_the_judge_hears_the_whole_hold_at_once(judged: Listener, tmp_path: Path
 def test_a_button_held_in_silence_is_nothing_heard_without_asking_the_judge(judged: Listener) -> None:
     utterance = hear_held(judged, np.zeros(16000, dtype=np.int16), QUEENS_SECOND)
     assert (utterance.text, utterance.speech_start, utterance.judge_result) == ("", None, None)
-    assert judge_utterance(utterance, QUEENS_SECOND).verdict is Verdict.SILENT
+    assert grade_utterance(utterance, QUEENS_SECOND).verdict is Verdict.SILENT
 
 
 def test_without_a_judge_the_first_pass_hears_it_even_while_the_narrator_speaks(tmp_path: Path) -> None:
     first_pass = Listener(SphinxRecognizer())
     with first_pass.muted():  # the laptop's microphone is muted: the phone's is not
         utterance = hear_held(first_pass, held("There's a Queen as good as he", tmp_path), QUEENS_SECOND)
-    assert judge_utterance(utterance, QUEENS_SECOND).verdict is Verdict.CORRECT
+    assert grade_utterance(utterance, QUEENS_SECOND).verdict is Verdict.CORRECT

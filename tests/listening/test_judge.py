@@ -18,16 +18,17 @@ from listening_audio import needs_espeak, needs_festival, padded, speak, speak_k
 from listening_corpus import CHATTER, HUMAN_DIRS, degrade, framed, moved_the_game, room_talk, typical_power
 
 from voice_earl.game.cards import RANKS, Rank
-from voice_earl.listening.audio import SAMPLE_RATE, Pcm16, pcm_chunks, read_wav
-from voice_earl.listening.candidates import Kind
-from voice_earl.listening.context import ListenContext
-from voice_earl.listening.judge_choice import JudgeResult
-from voice_earl.listening.judge_models import discover_judge_model
-from voice_earl.listening.listener import Listener, Utterance, judge_utterance
-from voice_earl.listening.speech_end import speech_end_s, speech_start_s
+from voice_earl.listening.judge.candidates import Kind
+from voice_earl.listening.judge.decision import JudgeResult
+from voice_earl.listening.judge.whisper import WhisperJudge
+from voice_earl.listening.models.judge_models import discover_judge_model
 from voice_earl.listening.sphinx_recognizer import SphinxRecognizer
-from voice_earl.listening.verdicts import Verdict
-from voice_earl.listening.whisper_judge import WhisperJudge
+from voice_earl.listening.stream.audio import SAMPLE_RATE, Pcm16, pcm_chunks, read_wav
+from voice_earl.listening.stream.listener import Listener
+from voice_earl.listening.stream.speech_end import speech_end_s, speech_start_s
+from voice_earl.listening.stream.utterance import Utterance, grade_utterance
+from voice_earl.words.context import ListenContext
+from voice_earl.words.verdicts import Verdict
 
 pytestmark = [pytest.mark.slow, needs_espeak, needs_festival]
 
@@ -55,7 +56,7 @@ def kdl(text: str, folder: Path) -> Pcm16:
 
 def hear(listener: Listener, samples: Pcm16, context: ListenContext) -> tuple[Utterance, Verdict]:
     utterance = listener.listen(pcm_chunks(samples, chunk_ms=40), context)
-    return utterance, judge_utterance(utterance, context).verdict
+    return utterance, grade_utterance(utterance, context).verdict
 
 
 @pytest.mark.parametrize(
@@ -234,7 +235,7 @@ def test_a_pass_said_over_table_talk_is_heard(listener: Listener, voice_dir: Pat
     """The room never falls quiet, so some passes are decided on what the first pass heard and
     what followed it, long before the talk stops."""
     heard, true_end = over_talk(listener, voice_dir, babble, saying, draws=8)
-    passes = [u for u in heard if judge_utterance(u, KINGS_SECOND).verdict is Verdict.PASS]
+    passes = [u for u in heard if grade_utterance(u, KINGS_SECOND).verdict is Verdict.PASS]
     assert len(passes) >= 5, [u.text for u in heard]  # "pass please": 5 of these 8 since the verdict reads audio alone
     assert any(u.early and u.audio_s - true_end < 0.5 for u in passes)  # audio heard, not the clock: any machine
     # ... and some on the judge's word that the speaker's voice fell away, though the talk went on.
@@ -266,7 +267,7 @@ def test_a_line_said_over_table_talk_is_taken_where_the_speakers_voice_fell_away
     stopped = []
     for saying, context in said:
         heard, true_end = over_talk(listener, voice_dir, babble, saying, draws=8, context=context)
-        verdicts = [judge_utterance(u, context).verdict for u in heard]
+        verdicts = [grade_utterance(u, context).verdict for u in heard]
         assert verdicts.count(Verdict.CORRECT) >= 7, (saying, [u.text for u in heard])
         stopped += [
             (saying, verdict, round(u.audio_s - true_end, 2))  # the audio heard before deciding, not the clock
@@ -341,7 +342,7 @@ def test_over_table_talk_the_listener_takes_a_line_once_the_room_alone_went_on(
     watched = WatchedJudge(listener.judge)
     watching = Listener(listener.recognizer, listener.settings, watched)
     heard, true_end = over_talk(watching, voice_dir, babble, "There's as good as Seven can be", 8, SEVEN_LEAD)
-    assert all(judge_utterance(u, SEVEN_LEAD).verdict is Verdict.CORRECT for u in heard), [u.text for u in heard]
+    assert all(grade_utterance(u, SEVEN_LEAD).verdict is Verdict.CORRECT for u in heard), [u.text for u in heard]
     taken = [phrase for phrase, answer in watched.answers if answer]
     assert taken and set(taken) == {"there is as good as seven can be"}, watched.answers
     assert max(u.audio_s for u in heard) - true_end < 1.0  # the audio heard before deciding, not the clock
@@ -430,7 +431,7 @@ def test_talk_that_starts_with_pass_is_no_pass_over_table_talk(
 ) -> None:
     for sentence in ("pass me the crisps would you", "pass it to the left"):
         heard, _end = over_talk(listener, voice_dir, babble, sentence, draws=4)
-        assert all(judge_utterance(u, KINGS_SECOND).verdict is not Verdict.PASS for u in heard), sentence
+        assert all(grade_utterance(u, KINGS_SECOND).verdict is not Verdict.PASS for u in heard), sentence
 
 
 def test_the_first_pass_never_makes_talk_a_wrong_line_over_table_talk(

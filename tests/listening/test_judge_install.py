@@ -15,9 +15,9 @@ from test_models import QuietHandler, start_server
 
 from voice_earl.commands.cli import main
 from voice_earl.errors import VoiceEarlError
-from voice_earl.listening.install_steps import ModelAlreadyInstalled
-from voice_earl.listening.judge_install import fetch_judge_model
-from voice_earl.listening.judge_models import (
+from voice_earl.listening.models.install_steps import ModelAlreadyInstalled
+from voice_earl.listening.models.judge_install import fetch_judge_model
+from voice_earl.listening.models.judge_models import (
     JUDGE_MODEL,
     MODEL_FILES,
     PINNED_JUDGE_FILES,

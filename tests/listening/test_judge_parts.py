@@ -14,10 +14,8 @@ from voice_earl import paths
 from voice_earl.errors import VoiceEarlError
 from voice_earl.game.cards import RANKS, Rank
 from voice_earl.game.chants import ChantSet
-from voice_earl.listening.audio import SAMPLE_RATE
-from voice_earl.listening.candidates import Candidate, Kind, Template, turn_candidates
-from voice_earl.listening.context import ListenContext
-from voice_earl.listening.judge_choice import (
+from voice_earl.listening.judge.candidates import Candidate, Kind, Template, turn_candidates
+from voice_earl.listening.judge.decision import (
     JudgeResult,
     JudgeSettings,
     Scored,
@@ -30,7 +28,8 @@ from voice_earl.listening.judge_choice import (
     sure_line,
     voice_stopped,
 )
-from voice_earl.listening.judge_models import (
+from voice_earl.listening.judge.logmel import log_mel, mel_filters
+from voice_earl.listening.models.judge_models import (
     JUDGE_ENV_VAR,
     JUDGE_MODEL,
     MODEL_FILES,
@@ -38,9 +37,10 @@ from voice_earl.listening.judge_models import (
     discover_judge_model,
     judge_model_problems,
 )
-from voice_earl.listening.logmel import log_mel, mel_filters
-from voice_earl.listening.speech_end import EndWatch, speech_end_s
-from voice_earl.listening.text import normalise
+from voice_earl.listening.stream.audio import SAMPLE_RATE
+from voice_earl.listening.stream.speech_end import EndWatch, speech_end_s
+from voice_earl.words.context import ListenContext
+from voice_earl.words.text import normalise
 
 SETTINGS = JudgeSettings(token_bonus=3.0, line_floor=-3.0, pass_floor=-3.0, command_floor=-2.0,
                          agreed_line_floor=-5.0, agreed_line_gain=float("-inf"), agree_margin=8.0, rank_margin=1.0,
@@ -552,7 +552,7 @@ def fake_model(folder: Path) -> Path:
 
 @pytest.fixture
 def no_package(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, repo_models: Path) -> Path:
-    from voice_earl.listening import judge_models
+    from voice_earl.listening.models import judge_models
 
     monkeypatch.setattr(judge_models, "packaged_judge_model", lambda: None)
     return tmp_path

@@ -16,12 +16,13 @@ from knock_corpus import KNOCK, NEGATIVE_KINDS, Recording, load, missing, place,
 from listening_audio import needs_espeak, padded, speak
 
 from voice_earl.game.cards import Rank
-from voice_earl.listening.audio import SAMPLE_RATE, AudioChunk, Pcm16, pcm_chunks
-from voice_earl.listening.context import ListenContext
-from voice_earl.listening.knock import FEATURES, KnockDetector, KnockModel, candidates_in, shipped_model
-from voice_earl.listening.listener import Listener, judge_utterance
 from voice_earl.listening.recognizer import KnockHeard, ListenEvent
-from voice_earl.listening.verdicts import Verdict
+from voice_earl.listening.stream.audio import SAMPLE_RATE, AudioChunk, Pcm16, pcm_chunks
+from voice_earl.listening.stream.knock import FEATURES, KnockDetector, KnockModel, candidates_in, shipped_model
+from voice_earl.listening.stream.listener import Listener
+from voice_earl.listening.stream.utterance import grade_utterance
+from voice_earl.words.context import ListenContext
+from voice_earl.words.verdicts import Verdict
 
 needs_recordings = pytest.mark.skipif(
     bool(missing()), reason="the knock recordings are not installed (bash scripts/setup.sh dev)"
@@ -147,7 +148,7 @@ def test_through_the_listener_a_knock_at_the_second_card_is_a_pass(listener: Lis
     samples, raps = placed(heldout(KNOCK)[0])
     events: list[ListenEvent] = []
     utterance = listener.listen(pcm_chunks(samples), SECOND, on_event=events.append)
-    assert judge_utterance(utterance, SECOND).verdict is Verdict.PASS
+    assert grade_utterance(utterance, SECOND).verdict is Verdict.PASS
     assert [type(e) for e in events if isinstance(e, KnockHeard)] == [KnockHeard]
     assert utterance.speech_end is not None and abs(utterance.speech_end - raps[0]) <= 0.03
     assert utterance.latency_ms is not None and utterance.latency_ms <= 300
@@ -160,7 +161,7 @@ def test_through_the_listener_a_knock_at_a_lead_does_nothing(listener: Listener)
     samples, _ = placed(heldout(KNOCK)[0])
     events: list[ListenEvent] = []
     utterance = listener.listen(pcm_chunks(samples), LEAD, on_event=events.append)
-    assert judge_utterance(utterance, LEAD).verdict is not Verdict.PASS
+    assert grade_utterance(utterance, LEAD).verdict is not Verdict.PASS
     assert not any(isinstance(e, KnockHeard) for e in events)
 
 
@@ -171,7 +172,7 @@ def test_a_knock_while_the_narrator_speaks_is_not_heard(listener: Listener) -> N
     with listener.muted():
         chunks = [AudioChunk(pcm, captured_at=time.monotonic()) for pcm in pcm_chunks(samples)]  # captured muted
         utterance = listener.listen(chunks, SECOND)
-    assert judge_utterance(utterance, SECOND).verdict is not Verdict.PASS
+    assert grade_utterance(utterance, SECOND).verdict is not Verdict.PASS
 
 
 @pytest.mark.slow

@@ -20,13 +20,14 @@ from listening_audio import needs_espeak, padded, speak
 from listening_corpus import degrade, framed, room_talk
 
 from voice_earl.game.cards import Rank
-from voice_earl.listening.audio import SAMPLE_RATE, Pcm16, pcm_chunks
-from voice_earl.listening.context import ListenContext
-from voice_earl.listening.judge_choice import JudgeResult
-from voice_earl.listening.judge_models import discover_judge_model
-from voice_earl.listening.listener import Judge, Listener, Utterance, judge_utterance
+from voice_earl.listening.judge.decision import JudgeResult
+from voice_earl.listening.judge.whisper import WhisperJudge
+from voice_earl.listening.models.judge_models import discover_judge_model
 from voice_earl.listening.sphinx_recognizer import SphinxRecognizer
-from voice_earl.listening.whisper_judge import WhisperJudge
+from voice_earl.listening.stream.audio import SAMPLE_RATE, Pcm16, pcm_chunks
+from voice_earl.listening.stream.listener import Listener
+from voice_earl.listening.stream.utterance import Judge, Utterance, grade_utterance
+from voice_earl.words.context import ListenContext
 
 pytestmark = [pytest.mark.slow, needs_espeak]
 
@@ -140,9 +141,9 @@ def test_a_slow_judge_hears_the_same_and_answers_later(
         heard(PacedJudge(judge, answers, 0.0, False), samples, context)  # the real judge's answers, kept
         fast, slow = PacedJudge(judge, answers, 0.0, False), PacedJudge(judge, answers, look_s, sleep)
         quick, late = heard(fast, samples, context), heard(slow, samples, context)
-        verdict = judge_utterance(quick, context).verdict
+        verdict = grade_utterance(quick, context).verdict
         assert (late.text, late.early, late.audio_s) == (quick.text, quick.early, quick.audio_s), name
-        assert judge_utterance(late, context).verdict is verdict, name
+        assert grade_utterance(late, context).verdict is verdict, name
         assert slow.looks == fast.looks, name  # the same audio asked about, the same answers
         assert fast.looks, name
         if late.judge_started is not None:  # decided by a look: at least that look's time later

@@ -21,10 +21,12 @@ from test_models import TEST_MODEL, leftovers, make_model, start_server, zip_mod
 from voice_earl.commands.cli import main
 from voice_earl.commands.doctor_models import check_leftovers
 from voice_earl.errors import VoiceEarlError
-from voice_earl.listening import install_steps, model_archive, model_install
-from voice_earl.listening.model_install import install_model_archive
-from voice_earl.listening.model_work import clear_leftovers, find_leftovers, swap_into_place, work_dir
-from voice_earl.listening.models import WORK_DIR_PREFIX, check_model_layout
+from voice_earl.listening.models import archive as model_archive
+from voice_earl.listening.models import install_steps
+from voice_earl.listening.models import vosk_install as model_install
+from voice_earl.listening.models.discovery import WORK_DIR_PREFIX, check_model_layout
+from voice_earl.listening.models.vosk_install import install_model_archive
+from voice_earl.listening.models.work import clear_leftovers, find_leftovers, swap_into_place, work_dir
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -53,7 +55,7 @@ def test_a_killed_install_is_mentioned_by_doctor_and_cleared_by_the_next_models_
 ) -> None:
     kill_when_ready(child(f"""
         from pathlib import Path
-        from voice_earl.listening.model_work import work_dir
+        from voice_earl.listening.models.work import work_dir
         with work_dir(Path({str(user_models)!r}), {TEST_MODEL!r}) as work:
             (work / "extracted").mkdir()
             (work / "extracted" / "big.bin").write_bytes(bytes(3_000_000))
@@ -75,7 +77,7 @@ def test_a_killed_install_is_mentioned_by_doctor_and_cleared_by_the_next_models_
 def test_an_install_still_running_is_neither_reported_nor_cleared(user_models: Path) -> None:
     running = child(f"""
         from pathlib import Path
-        from voice_earl.listening.model_work import work_dir
+        from voice_earl.listening.models.work import work_dir
         with work_dir(Path({str(user_models)!r}), {TEST_MODEL!r}) as work:
             print("ready", flush=True)
             input()
@@ -100,8 +102,8 @@ def test_a_forced_install_killed_after_moving_the_old_model_aside_gets_it_back(
     kill_when_ready(child(f"""
         import os, sys
         from pathlib import Path
-        from voice_earl.listening import install_steps
-        from voice_earl.listening.model_install import install_model_archive
+        from voice_earl.listening.models import install_steps
+        from voice_earl.listening.models.vosk_install import install_model_archive
         install_steps.swap_into_place = lambda staged, target: False
         rename = os.rename
         def rename_then_die(source, destination):

@@ -19,11 +19,9 @@ import pytest
 from voice_earl import paths
 from voice_earl.commands import cli
 from voice_earl.errors import UsageError, VoiceEarlError
-from voice_earl.listening import models
-from voice_earl.listening.install_steps import ModelAlreadyInstalled
-from voice_earl.listening.model_archive import ExtractionLimits, extract_zip_safely
-from voice_earl.listening.model_install import fetch_model, install_model_archive
-from voice_earl.listening.models import (
+from voice_earl.listening.models import discovery as models
+from voice_earl.listening.models.archive import ExtractionLimits, extract_zip_safely
+from voice_earl.listening.models.discovery import (
     DEFAULT_MODEL,
     auto_recognizer_choice,
     check_model_layout,
@@ -31,6 +29,8 @@ from voice_earl.listening.models import (
     list_models,
     read_install_receipt,
 )
+from voice_earl.listening.models.install_steps import ModelAlreadyInstalled
+from voice_earl.listening.models.vosk_install import fetch_model, install_model_archive
 
 TEST_MODEL = "vosk-model-tiny-en-us-test"
 

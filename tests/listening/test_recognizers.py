@@ -11,10 +11,7 @@ from listening_audio import needs_espeak, padded, speak, with_noise
 
 from voice_earl.game.cards import RANKS, Rank
 from voice_earl.game.chants import EARL, ChantSet
-from voice_earl.listening.audio import AudioChunk, pcm_chunks
 from voice_earl.listening.choice import RecognizerKind, choose_recognizer
-from voice_earl.listening.context import ListenContext
-from voice_earl.listening.listener import Listener, ListenSettings, Utterance, judge_utterance
 from voice_earl.listening.recognizer import (
     Final,
     ListenEvent,
@@ -23,8 +20,12 @@ from voice_earl.listening.recognizer import (
     SpeechStarted,
 )
 from voice_earl.listening.sphinx_recognizer import SphinxRecognizer
-from voice_earl.listening.verdicts import Verdict
+from voice_earl.listening.stream.audio import AudioChunk, pcm_chunks
+from voice_earl.listening.stream.listener import Listener
+from voice_earl.listening.stream.utterance import ListenSettings, Utterance, grade_utterance
 from voice_earl.listening.vosk_recognizer import VoskRecognizer, grammar_json, supports_grammar
+from voice_earl.words.context import ListenContext
+from voice_earl.words.verdicts import Verdict
 
 pytestmark = [pytest.mark.slow, needs_espeak]
 
@@ -64,7 +65,7 @@ def test_each_line_is_heard_correct_in_its_context(
     verdicts = []
     for number, (text, context) in enumerate(LINES):
         samples = speak(text, audio_dir / f"{voice}-{speed}-{number}.wav", voice, speed)
-        verdicts.append(judge_utterance(_hear(listener, samples, context), context).verdict)
+        verdicts.append(grade_utterance(_hear(listener, samples, context), context).verdict)
     assert verdicts.count(Verdict.CORRECT) >= 3, verdicts
 
 
@@ -74,15 +75,15 @@ def test_lines_in_noise_are_still_heard(sphinx: SphinxRecognizer, audio_dir: Pat
     for number, (text, context) in enumerate(LINES):
         clean = speak(text, audio_dir / f"noisy-{number}.wav", "en-us", 150)
         utterance = _hear(listener, with_noise(padded(clean), snr_db=15), context)
-        correct += judge_utterance(utterance, context).verdict is Verdict.CORRECT
+        correct += grade_utterance(utterance, context).verdict is Verdict.CORRECT
     assert correct >= 3
 
 
 def test_another_positions_line_is_a_wrong_line(sphinx: SphinxRecognizer, audio_dir: Path) -> None:
     samples = speak("There's the best of all the three", audio_dir / "third.wav", "en-us", 150)
-    judgement = judge_utterance(_hear(Listener(sphinx), samples, SEVEN_SECOND), SEVEN_SECOND)
-    assert judgement.verdict is Verdict.WRONG_LINE
-    assert judgement.heard_position == 3
+    grade = grade_utterance(_hear(Listener(sphinx), samples, SEVEN_SECOND), SEVEN_SECOND)
+    assert grade.verdict is Verdict.WRONG_LINE
+    assert grade.heard_position == 3
 
 
 @pytest.mark.parametrize("chatter", CHATTER)
@@ -91,13 +92,13 @@ def test_table_chatter_is_never_correct(sphinx: SphinxRecognizer, audio_dir: Pat
     for context in (SEVEN_SECOND, QUEEN_LEAD):
         utterance = _hear(Listener(sphinx), samples, context)
         assert utterance.speech_start is not None
-        assert judge_utterance(utterance, context).verdict is not Verdict.CORRECT
+        assert grade_utterance(utterance, context).verdict is not Verdict.CORRECT
 
 
 def test_silence_is_silent(sphinx: SphinxRecognizer) -> None:
     utterance = Listener(sphinx).listen(pcm_chunks(np.zeros(32_000, np.int16)), SEVEN_SECOND)
     assert utterance.speech_start is None
-    assert judge_utterance(utterance, SEVEN_SECOND).verdict is Verdict.SILENT
+    assert grade_utterance(utterance, SEVEN_SECOND).verdict is Verdict.SILENT
 
 
 def test_events_arrive_in_order(sphinx: SphinxRecognizer, audio_dir: Path) -> None:
@@ -132,7 +133,7 @@ def test_audio_while_muted_is_dropped(sphinx: SphinxRecognizer, audio_dir: Path)
     assert tail.speech_start is None
     time.sleep(listener.settings.mute_tail_s + 0.05)  # the tail is over: the player is heard again
     heard = listener.listen(pcm_chunks(samples), SEVEN_SECOND)
-    assert judge_utterance(heard, SEVEN_SECOND).verdict is Verdict.CORRECT
+    assert grade_utterance(heard, SEVEN_SECOND).verdict is Verdict.CORRECT
 
 
 def test_words_missing_from_the_dictionary_are_reported(sphinx: SphinxRecognizer) -> None:
@@ -218,10 +219,10 @@ def test_vosk_through_the_listener_with_a_korean_chant(vosk_ko: VoskRecognizer, 
     context = ListenContext(3, (Rank.SEVEN,), korean)
     samples = speak("감사합니다", audio_dir / "ko-third.wav", "ko", KOREAN_RATE)
     utterance = Listener(vosk_ko).listen(pcm_chunks(padded(samples)), context)
-    assert judge_utterance(utterance, context).verdict is Verdict.CORRECT
+    assert grade_utterance(utterance, context).verdict is Verdict.CORRECT
     said = speak("오늘 날씨", audio_dir / "ko4.wav", "ko", KOREAN_RATE)
     wrong = Listener(vosk_ko).listen(pcm_chunks(padded(said)), context)
-    assert judge_utterance(wrong, context).verdict is Verdict.WRONG_LINE
+    assert grade_utterance(wrong, context).verdict is Verdict.WRONG_LINE
 
 
 def test_vosk_grammar_has_unk_only_when_the_model_has_it() -> None:
@@ -235,4 +236,4 @@ def test_a_sound_that_matches_no_phrase_does_not_end_the_listening(sphinx: Sphin
     utterance = Listener(sphinx).listen(pcm_chunks(stream), SEVEN_SECOND)
     starts = [event for event in utterance.events if isinstance(event, SpeechStarted)]
     assert len(starts) == 2  # the hum was heard as speech, then set aside
-    assert judge_utterance(utterance, SEVEN_SECOND).verdict is Verdict.CORRECT
+    assert grade_utterance(utterance, SEVEN_SECOND).verdict is Verdict.CORRECT

@@ -7,8 +7,8 @@ import random
 import numpy as np
 
 from voice_earl.game.cards import RANKS
-from voice_earl.listening.context import ListenContext
 from voice_earl.listening.sphinx_recognizer import MAX_GRAMMARS, SphinxRecognizer
+from voice_earl.words.context import ListenContext
 
 
 def test_old_lead_grammars_are_freed() -> None:

@@ -16,8 +16,8 @@ from phones_table import Phone
 
 from voice_earl.game.cards import Rank
 from voice_earl.game.chants import EARL
-from voice_earl.listening.audio import SAMPLE_RATE, Pcm16
-from voice_earl.listening.listener import Listener
+from voice_earl.listening.stream.audio import SAMPLE_RATE, Pcm16
+from voice_earl.listening.stream.listener import Listener
 from voice_earl.table.phones.mic_gate import HeldHearing
 
 FRAME_BYTES = 3200  # 100 ms of 16 kHz 16-bit mono: the most a message may hold

@@ -274,7 +274,7 @@ def test_a_phone_that_sends_too_much_is_cut_off_and_the_game_goes_on(voices: Voi
 def test_the_laptops_microphone_does_not_judge_what_a_phone_holds(voices: Voices) -> None:
     from voice_earl.game.chants import EARL
     from voice_earl.game.rules import HOYLE, DeckMode
-    from voice_earl.listening.audio import AudioChunk
+    from voice_earl.listening.stream.audio import AudioChunk
     from voice_earl.table.phones.gate import TurnGate, WithPhones
     from voice_earl.table.phones.mic_gate import MicGate, WithPhoneMics
     from voice_earl.table.session import TableSession
@@ -326,8 +326,8 @@ def test_the_laptops_microphone_does_not_judge_what_a_phone_holds(voices: Voices
     speaker.start()
     given = source.next_input(request)
     speaker.join()
-    assert isinstance(given, Heard) and given.judgement.verdict.value == "correct"
-    assert answers == [{"type": "heard", "turn": turn, "verdict": "correct", "heard": given.judgement.heard,
-                        "why": "", "line": given.judgement.expected}]
+    assert isinstance(given, Heard) and given.grade.verdict.value == "correct"
+    assert answers == [{"type": "heard", "turn": turn, "verdict": "correct", "heard": given.grade.heard,
+                        "why": "", "line": given.grade.expected}]
     during = [moment for moment in heard_by_laptop if held[0] + 0.05 < moment < held[1]]
     assert len(during) <= 1  # the one chunk taken as the button went down, and not listened to

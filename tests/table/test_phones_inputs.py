@@ -16,7 +16,7 @@ import pytest
 
 from voice_earl.game.cards import Rank
 from voice_earl.game.rules import HOYLE, DeckMode
-from voice_earl.listening.audio import AudioChunk
+from voice_earl.listening.stream.audio import AudioChunk
 from voice_earl.table.phones.gate import Tap, TapAnswer, TurnGate, WithPhones
 from voice_earl.table.session import TableSession
 from voice_earl.table.session_events import Seat, TableSettings

@@ -75,8 +75,8 @@ def test_shown_hands_are_sorted_by_rank() -> None:
 
 def test_a_pass_heard_is_never_read_as_a_wrong_line() -> None:
     from voice_earl.game.moves import Pass
-    from voice_earl.listening.verdicts import judge
     from voice_earl.table.turns import BotMove, Heard
+    from voice_earl.words.verdicts import grade_line
 
     class Table:
         """Whoever may pass says "pass", heard by the listener (as in the demo); the others play."""
@@ -84,7 +84,7 @@ def test_a_pass_heard_is_never_read_as_a_wrong_line() -> None:
         def next_input(self, request):  # type: ignore[no-untyped-def]
             passing = Pass(request.seat)
             if passing in request.legal:
-                return BotMove(passing, Heard(judge("pass", request.context)))
+                return BotMove(passing, Heard(grade_line("pass", request.context)))
             return BotMove(request.legal[0])
 
     session = bot_session()

@@ -20,11 +20,11 @@ from voice_earl.game.chants import EARL
 from voice_earl.game.gamelog import replay
 from voice_earl.game.rules import HOYLE, DeckMode
 from voice_earl.keep.storage import Store
-from voice_earl.listening.verdicts import judge
 from voice_earl.table.saved_series import setup_from_record
 from voice_earl.table.session import TableSession
 from voice_earl.table.session_events import Seat, SeatKind, TableSettings
 from voice_earl.table.turns import BotSource, Heard, TurnRequest
+from voice_earl.words.verdicts import grade_line
 
 SEED = 77
 DRIVER = textwrap.dedent(
@@ -195,10 +195,10 @@ class Reciter:
         legal = request.legal
         action = legal[0] if len(legal) == 1 else MostStrategy().choose(request.view, legal, random.Random(0))
         if isinstance(action, Pass):
-            return Heard(judge("pass", request.context))
+            return Heard(grade_line("pass", request.context))
         rank = action.rank if isinstance(action, Lead) else request.due.rank
         assert rank is not None
-        return Heard(judge(EARL.line(request.due.position, rank), request.context), latency_ms=600)
+        return Heard(grade_line(EARL.line(request.due.position, rank), request.context), latency_ms=600)
 
 
 def test_a_resumed_practice_series_records_its_utterances_as_practice() -> None:

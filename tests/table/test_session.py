@@ -13,11 +13,10 @@ from voice_earl.game.chants import EARL
 from voice_earl.game.gamelog import replay
 from voice_earl.game.moves import Pass
 from voice_earl.game.rules import HOYLE, PARLOUR, DeckMode
-from voice_earl.listening.verdicts import judge
 from voice_earl.table.session import TableSession
 from voice_earl.table.session_events import (
     DealBegins,
-    FormulaJudged,
+    FormulaGraded,
     Move,
     MoveRefused,
     PauseChanged,
@@ -42,6 +41,7 @@ from voice_earl.table.turns import (
     TurnInput,
     TurnRequest,
 )
+from voice_earl.words.verdicts import grade_line
 
 
 class Reciter:
@@ -56,7 +56,7 @@ class Reciter:
     def next_input(self, request: TurnRequest) -> TurnInput:
         text = self.line_for(request)
         self.said.append(text)
-        return Heard(judge(text, request.context))
+        return Heard(grade_line(text, request.context))
 
     def line_for(self, request: TurnRequest) -> str:
         due = request.due
@@ -120,7 +120,7 @@ def test_hoyle_stumble_costs_nothing_but_parlour_takes_the_card_back() -> None:
         settings = TableSettings(seats("Ann", "Ben", "Cy"), profile, DeckMode.VIRTUAL, deals=1, seed=3)
         reciter = Reciter(random.Random(4), slip=0.3)
         session, events = run(settings, dict.fromkeys(range(3), reciter))
-        judged = [e for e in events if isinstance(e, FormulaJudged) and e.heard.judgement.verdict.value != "correct"]
+        judged = [e for e in events if isinstance(e, FormulaGraded) and e.heard.grade.verdict.value != "correct"]
         assert judged, "the script made slips"
         assert all(e.takes_back is forfeits for e in judged)
         has_forfeit = any(r["event"] == "forfeit" for r in session.records)
@@ -168,7 +168,7 @@ def test_silent_mode_line_commands_play_a_whole_deal() -> None:
     session.run()
     assert session.series.over
     assert complaints and "unknown command 'dance'" in complaints[0]
-    assert not [e for e in events if isinstance(e, FormulaJudged)]  # no chants in Silent Earl
+    assert not [e for e in events if isinstance(e, FormulaGraded)]  # no chants in Silent Earl
 
 
 def test_refusals_reminder_undo_and_pause() -> None:

@@ -13,13 +13,13 @@ import pytest
 from voice_earl.commands.cli import main
 from voice_earl.game.cards import Rank
 from voice_earl.game.rules import HOYLE, DeckMode
-from voice_earl.listening.audio import AudioChunk
-from voice_earl.listening.context import ListenContext
-from voice_earl.listening.verdicts import Verdict
+from voice_earl.listening.stream.audio import AudioChunk
 from voice_earl.table.session import TableSession
 from voice_earl.table.session_events import Seat, TableSettings
 from voice_earl.table.turns import Heard, Silence
 from voice_earl.table.voice_input import Clock, VoiceInput, open_listener, synthesized_recital
+from voice_earl.words.context import ListenContext
+from voice_earl.words.verdicts import Verdict
 
 
 class FakeClock(Clock):
@@ -59,7 +59,7 @@ def test_a_spoken_lead_is_heard_and_judged(listener) -> None:  # type: ignore[no
     context = ListenContext(1, (Rank.SEVEN, Rank.KING))
     heard = recite(context, "There's as good as Seven can be")
     assert isinstance(heard, Heard)
-    assert heard.judgement.verdict is Verdict.CORRECT and heard.judgement.rank is Rank.SEVEN
+    assert heard.grade.verdict is Verdict.CORRECT and heard.grade.rank is Rank.SEVEN
     assert heard.latency_ms is not None and heard.latency_ms >= 0
 
 
@@ -81,7 +81,7 @@ def test_the_demo_hears_its_bots_formulas(capsys: pytest.CaptureFixture[str]) ->
     """The bots' formulas heard correctly, none swallowed by a command word: at least 98%. What is
     heard depends on the audio alone, so this deal always gives the same figure: 99 of 99. The bar
     leaves one formula for a CPU whose arithmetic rounds differently."""
-    from voice_earl.listening.judge_models import discover_judge_model
+    from voice_earl.listening.models.judge_models import discover_judge_model
 
     if discover_judge_model() is None:
         pytest.skip("the judge extra is not installed")
@@ -169,7 +169,7 @@ def test_keep_audio_stores_a_wav_of_each_formula_heard(listener, tmp_path) -> No
 
     audio = to_16k_mono(render("There's as good as Seven can be", voice="en-us"))
     samples = np.concatenate([np.asarray(audio.samples, dtype=np.int16), np.zeros(16000, dtype=np.int16)])
-    from voice_earl.listening.audio import pcm_chunks
+    from voice_earl.listening.stream.audio import pcm_chunks
 
     def chunks() -> Iterator[AudioChunk]:
         return (AudioChunk(pcm) for pcm in pcm_chunks(samples))
@@ -189,7 +189,7 @@ def test_keep_audio_stores_a_wav_of_each_formula_heard(listener, tmp_path) -> No
 
 
 def test_a_command_word_decoded_from_formula_length_speech_is_not_a_command() -> None:
-    from voice_earl.listening.listener import Utterance
+    from voice_earl.listening.stream.utterance import Utterance
     from voice_earl.table.voice_input import implausible_command
 
     def heard(text: str, seconds: float) -> Utterance:
@@ -203,7 +203,7 @@ def test_a_command_word_decoded_from_formula_length_speech_is_not_a_command() ->
 
 @pytest.mark.slow
 def test_talking_over_the_narrator_cuts_it_short_only_with_barge_in(listener) -> None:  # type: ignore[no-untyped-def]
-    from voice_earl.listening.audio import pcm_chunks
+    from voice_earl.listening.stream.audio import pcm_chunks
     from voice_earl.table.speech import render, to_16k_mono
 
     speech = np.asarray(to_16k_mono(render("There's a Queen as good as he", voice="en-us")).samples, np.int16)
@@ -241,7 +241,7 @@ def test_a_physical_deck_game_heard_through_the_real_listener(listener) -> None:
     import random
 
     from voice_earl.game.chants import EARL
-    from voice_earl.listening.audio import pcm_chunks
+    from voice_earl.listening.stream.audio import pcm_chunks
     from voice_earl.table.speech import render, to_16k_mono
     from voice_earl.table.turns import TurnInput, TurnRequest
 
@@ -328,7 +328,7 @@ def test_after_a_deal_the_view_stays_a_short_pause_after_the_narrator(listener) 
 
 @pytest.mark.slow
 def test_saying_next_goes_on_before_the_pause_is_over(listener) -> None:  # type: ignore[no-untyped-def]
-    from voice_earl.listening.audio import pcm_chunks
+    from voice_earl.listening.stream.audio import pcm_chunks
     from voice_earl.table.speech import render, to_16k_mono
 
     clock = FakeClock()
@@ -349,7 +349,7 @@ def test_saying_next_goes_on_before_the_pause_is_over(listener) -> None:  # type
 
 @pytest.mark.slow
 def test_speech_set_aside_asks_the_player_again_on_the_screen_and_listening_goes_on(listener) -> None:  # type: ignore[no-untyped-def]
-    from voice_earl.listening.audio import pcm_chunks
+    from voice_earl.listening.stream.audio import pcm_chunks
     from voice_earl.table.speech import render, to_16k_mono
 
     def said(text: str) -> np.ndarray:
@@ -366,7 +366,7 @@ def test_speech_set_aside_asks_the_player_again_on_the_screen_and_listening_goes
     given = voice.next_input(request)
 
     assert shown == [f"{request.name}: that was not heard as a line or a pass - say it again"]
-    assert isinstance(given, Heard) and given.judgement.verdict is Verdict.CORRECT  # the line after it still counts
+    assert isinstance(given, Heard) and given.grade.verdict is Verdict.CORRECT  # the line after it still counts
 
 
 def test_no_microphone_is_said_before_the_recognizer_spends_its_seconds_loading(

@@ -7,7 +7,7 @@ from pathlib import Path
 from voice_earl.commands.doctor_checks import CheckResult, Status, package_version
 from voice_earl.commands.doctor_models import sha256_of
 from voice_earl.errors import VoiceEarlError
-from voice_earl.listening.judge_models import (
+from voice_earl.listening.models.judge_models import (
     JUDGE_HINT,
     JUDGE_LOST,
     JUDGE_MODEL,

@@ -51,14 +51,14 @@ def probe_pocketsphinx() -> RecognizerProbe:
 
 
 def _listening_models() -> Any:
-    """``voice_earl.listening.models`` (model discovery), or None in a build without it."""
+    """``voice_earl.listening.models.discovery`` (model discovery), or None in a build without it."""
     try:
-        return importlib.import_module("voice_earl.listening.models")
+        return importlib.import_module("voice_earl.listening.models.discovery")
     except ImportError:
         return None
 
 
-NO_DISCOVERY = "cannot look for vosk models: voice_earl.listening.models is missing"
+NO_DISCOVERY = "cannot look for vosk models: voice_earl.listening.models.discovery is missing"
 REINSTALL = "reinstall voice-earl (scripts/setup.sh)"
 
 
@@ -175,8 +175,8 @@ def _model_row(model: InstalledModel) -> CheckResult:
 
 def check_leftovers() -> list[CheckResult]:
     """Work directories that interrupted model installs left behind (each can be most of a gigabyte)."""
-    from voice_earl.listening.model_work import find_leftovers
-    from voice_earl.listening.models import model_directories
+    from voice_earl.listening.models.discovery import model_directories
+    from voice_earl.listening.models.work import find_leftovers
 
     found = [leftover for directory, _source in model_directories() for leftover in find_leftovers(directory)]
     if not found:

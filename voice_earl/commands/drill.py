@@ -15,8 +15,8 @@ from voice_earl.commands.arguments import SEED, device, path_text, whole_number
 from voice_earl.commands.table_options import add_judge_options, add_language_option
 from voice_earl.commands.wrapping import print_wrapped
 from voice_earl.keep.chant_files import chant_set
-from voice_earl.listening.verdicts import Strictness
 from voice_earl.table.drill import Drill, Prompt, run_drill
+from voice_earl.words.verdicts import Strictness
 
 if TYPE_CHECKING:
     from voice_earl.table.voice_input import DrillRecital
@@ -61,9 +61,9 @@ def run(args: argparse.Namespace) -> int:
         def recite_and_keep(prompt: Prompt) -> tuple[str, float] | None:
             answer = recite(prompt)
             if answer is not None:
-                judgement = drill.judge_only(prompt, answer[0])
+                grade = drill.grade_only(prompt, answer[0])
                 kept = dataclasses.replace(  # the rank asked for, even when another was said
-                    utterance_of(judgement, Mode.DRILL, round(answer[1] * 1000), strictness=args.strictness),
+                    utterance_of(grade, Mode.DRILL, round(answer[1] * 1000), strictness=args.strictness),
                     rank=prompt.rank,
                 )
                 store.record_utterance(kept, pcm16=voice.last_audio if voice is not None else None)

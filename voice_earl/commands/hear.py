@@ -21,9 +21,10 @@ MAX_MANIFEST_BYTES = 10 * 1000 * 1000
 if TYPE_CHECKING:
     from voice_earl.game.cards import Rank
     from voice_earl.game.chants import ChantSet
-    from voice_earl.listening.context import ListenContext
-    from voice_earl.listening.listener import Listener, Utterance
-    from voice_earl.listening.verdicts import Judgement, Strictness
+    from voice_earl.listening.stream.listener import Listener
+    from voice_earl.listening.stream.utterance import Utterance
+    from voice_earl.words.context import ListenContext
+    from voice_earl.words.verdicts import LineGrade, Strictness
 
 
 
@@ -67,7 +68,7 @@ class _Job:
 def run(args: argparse.Namespace) -> int:
     from voice_earl.keep.chant_files import chant_set
     from voice_earl.listening.chain import open_listener
-    from voice_earl.listening.verdicts import Strictness
+    from voice_earl.words.verdicts import Strictness
 
     sources = sum((bool(args.files), args.manifest is not None, args.mic))
     if sources != 1:
@@ -101,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _context(position: int, rank: str | None, ranks: str | None, chant: ChantSet) -> ListenContext:
     from voice_earl.game.cards import RANKS
-    from voice_earl.listening.context import ListenContext
+    from voice_earl.words.context import ListenContext
 
     if rank is not None and ranks is not None:
         raise UsageError("give --rank or --ranks, not both")
@@ -199,10 +200,10 @@ def _manifest_lines(path: Path) -> Iterator[tuple[int, str | None]]:
 
 
 def _hear_file(job: _Job, listener: Listener, strictness: Strictness, fixed: bool) -> dict[str, Any]:
-    from voice_earl.listening.audio import pcm_chunks, read_wav
-    from voice_earl.listening.context import ListenContext
-    from voice_earl.listening.listener import judge_utterance
-    from voice_earl.listening.speech_end import speech_end_s
+    from voice_earl.listening.stream.audio import pcm_chunks, read_wav
+    from voice_earl.listening.stream.speech_end import speech_end_s
+    from voice_earl.listening.stream.utterance import grade_utterance
+    from voice_earl.words.context import ListenContext
 
     if job.context is None:
         return {"path": job.path, "error": job.error}
@@ -215,17 +216,17 @@ def _hear_file(job: _Job, listener: Listener, strictness: Strictness, fixed: boo
         utterance = listener.listen(pcm_chunks(samples), job.context, grammar=grammar)
     except VoiceEarlError as error:
         return {"path": job.path, "error": str(error)}
-    judgement = judge_utterance(utterance, job.context, strictness)
+    grade = grade_utterance(utterance, job.context, strictness)
     # The true end of the speech, from the whole file's energy (not the listener's own estimate),
     # in the audio heard before the decision (the clock's time would add this machine's speed).
     speech_end = speech_end_s(samples, before_s=utterance.audio_s) if utterance.speech_start is not None else None
-    return _record(job.path, utterance, judgement, listener, job.context, speech_end)
+    return _record(job.path, utterance, grade, listener, job.context, speech_end)
 
 
 def _record(
     path: str,
     utterance: Utterance,
-    judgement: Judgement,
+    grade: LineGrade,
     listener: Listener,
     context: ListenContext,
     speech_end: float | None,
@@ -236,19 +237,19 @@ def _record(
     latency = None if speech_end is None else max(0, round((utterance.decided_at - speech_end) * 1000))
     return {
         "path": path,
-        "heard": judgement.heard,
-        "verdict": judgement.verdict.value,
-        "position": judgement.position,
-        "rank": judgement.rank.value if judgement.rank is not None else None,
-        "score": judgement.score,
-        "expected": judgement.expected,
-        "diff": [{"kind": op.kind, "said": " ".join(op.said), "due": " ".join(op.due)} for op in judgement.diff],
+        "heard": grade.heard,
+        "verdict": grade.verdict.value,
+        "position": grade.position,
+        "rank": grade.rank.value if grade.rank is not None else None,
+        "score": grade.score,
+        "expected": grade.expected,
+        "diff": [{"kind": op.kind, "said": " ".join(op.said), "due": " ".join(op.due)} for op in grade.diff],
         "recognizer": listener.recognizer.name,
         "judge": judge.name if judge is not None else None,
         "latency_ms": latency,
         "speech_end_s": speech_end,
         "decided_at_s": round(utterance.decided_at, 3),
-        "feedback": judgement.feedback(),
+        "feedback": grade.feedback(),
         "knock": any(isinstance(event, KnockHeard) for event in utterance.events),
     }
 
@@ -269,9 +270,9 @@ def _print(record: dict[str, Any], as_json: bool) -> None:
 
 
 def _hear_mic(args: argparse.Namespace, listener: Listener, context: ListenContext, strictness: Strictness) -> int:
-    from voice_earl.listening.audio import Microphone
-    from voice_earl.listening.context import ListenContext
-    from voice_earl.listening.listener import judge_utterance
+    from voice_earl.listening.stream.audio import Microphone
+    from voice_earl.listening.stream.utterance import grade_utterance
+    from voice_earl.words.context import ListenContext
 
     grammar = ListenContext.fixed(context.chant) if args.grammar == "fixed" else None
     device: str | int | None = args.device
@@ -286,6 +287,6 @@ def _hear_mic(args: argparse.Namespace, listener: Listener, context: ListenConte
             if utterance.speech_start is None:
                 continue
             count += 1
-            judgement = judge_utterance(utterance, context, strictness)
+            grade = grade_utterance(utterance, context, strictness)
             end = utterance.speech_end
-            _print(_record(f"utterance {count}", utterance, judgement, listener, context, end), args.json)
+            _print(_record(f"utterance {count}", utterance, grade, listener, context, end), args.json)

@@ -13,11 +13,11 @@ from voice_earl.commands.arguments import file_path, path_text
 from voice_earl.errors import UsageError, VoiceEarlError
 
 if TYPE_CHECKING:
-    from voice_earl.listening.install_steps import ProgressCallback
-    from voice_earl.listening.models import ListedModel, ModelLayout
+    from voice_earl.listening.models.discovery import ListedModel, ModelLayout
+    from voice_earl.listening.models.install_steps import ProgressCallback
 
-_DEFAULT_NAME = "vosk-model-small-en-us-0.15"  # listening.models.DEFAULT_MODEL, kept import-free for --help
-_JUDGE_NAME = "whisper-tiny.en"  # listening.judge_models.JUDGE_MODEL
+_DEFAULT_NAME = "vosk-model-small-en-us-0.15"  # listening.models.discovery.DEFAULT_MODEL, kept import-free for --help
+_JUDGE_NAME = "whisper-tiny.en"  # listening.models.judge_models.JUDGE_MODEL
 
 _CHECKSUM_NOTES = {
     "pinned": "matches the checksum pinned for this model",
@@ -74,7 +74,7 @@ def _add_install_options(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from voice_earl.listening.models import model_directories
+    from voice_earl.listening.models.discovery import model_directories
     from voice_earl.paths import user_models_dir
 
     action = args.models_action or "list"
@@ -89,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _clear_leftovers(directories: Iterable[Path]) -> None:
     """What interrupted installs left (a killed install can leave a gigabyte): put back or removed, and said."""
-    from voice_earl.listening.model_work import clear_leftovers
+    from voice_earl.listening.models.work import clear_leftovers
 
     for directory in directories:
         for line in clear_leftovers(directory):
@@ -97,7 +97,7 @@ def _clear_leftovers(directories: Iterable[Path]) -> None:
 
 
 def _list() -> int:
-    from voice_earl.listening import models
+    from voice_earl.listening.models import discovery as models
 
     listed = models.list_models()
     print("Vosk models:")
@@ -122,7 +122,7 @@ def _list() -> int:
 
 
 def _list_judge() -> None:
-    from voice_earl.listening.judge_models import choose_judge, judge_model_directories
+    from voice_earl.listening.models.judge_models import choose_judge, judge_model_directories
 
     print("Whisper model of the listener's judge:")
     try:
@@ -148,7 +148,7 @@ def _print_listed(entry: ListedModel) -> None:
 
 
 def _layout_summary(layout: ModelLayout) -> str:
-    from voice_earl.listening.models import human_size
+    from voice_earl.listening.models.discovery import human_size
 
     if not layout.valid:
         return "NOT USABLE: " + "; ".join(layout.problems)
@@ -161,7 +161,7 @@ def _tree_bytes(path: Path) -> int:
 
 
 def _check(path: Path) -> int:
-    from voice_earl.listening.models import check_model_layout
+    from voice_earl.listening.models.discovery import check_model_layout
 
     layout = check_model_layout(path)
     print(f"{path}: {'usable vosk model' if layout.valid else 'not a usable vosk model'}")
@@ -170,9 +170,9 @@ def _check(path: Path) -> int:
 
 
 def _fetch(args: argparse.Namespace) -> int:
-    from voice_earl.listening.install_steps import ModelAlreadyInstalled
-    from voice_earl.listening.judge_models import JUDGE_MODEL
-    from voice_earl.listening.model_install import fetch_model
+    from voice_earl.listening.models.install_steps import ModelAlreadyInstalled
+    from voice_earl.listening.models.judge_models import JUDGE_MODEL
+    from voice_earl.listening.models.vosk_install import fetch_model
 
     if args.name == JUDGE_MODEL:
         return _fetch_judge(args)
@@ -189,8 +189,8 @@ def _fetch(args: argparse.Namespace) -> int:
 
 
 def _fetch_judge(args: argparse.Namespace) -> int:
-    from voice_earl.listening.install_steps import ModelAlreadyInstalled
-    from voice_earl.listening.judge_install import fetch_judge_model
+    from voice_earl.listening.models.install_steps import ModelAlreadyInstalled
+    from voice_earl.listening.models.judge_install import fetch_judge_model
 
     if args.sha256 is not None:
         raise UsageError("whisper-tiny.en is four files, each with its own pinned checksum: --sha256 does not apply")
@@ -205,8 +205,8 @@ def _fetch_judge(args: argparse.Namespace) -> int:
 
 
 def _install(args: argparse.Namespace) -> int:
-    from voice_earl.listening.install_steps import ModelAlreadyInstalled
-    from voice_earl.listening.model_install import install_model_archive
+    from voice_earl.listening.models.install_steps import ModelAlreadyInstalled
+    from voice_earl.listening.models.vosk_install import install_model_archive
 
     try:
         path = install_model_archive(
@@ -220,7 +220,7 @@ def _install(args: argparse.Namespace) -> int:
 
 
 def _report_installed(path: Path) -> None:
-    from voice_earl.listening.models import check_model_layout, read_install_receipt
+    from voice_earl.listening.models.discovery import check_model_layout, read_install_receipt
 
     print(f"Installed {path.name} in {path}")
     print(f"  {_layout_summary(check_model_layout(path))}")

@@ -27,8 +27,8 @@ from typing import TypeVar
 from voice_earl.game.cards import RANKS
 from voice_earl.game.chants import POSITIONS
 from voice_earl.keep.storage_values import Utterance
-from voice_earl.listening.align import align
-from voice_earl.listening.text import normalise
+from voice_earl.words.align import align
+from voice_earl.words.text import normalise
 
 FORMULA_NAMES = {1: "1 lead", 2: "2 as good as he", 3: "3 best of three", 4: "4 the Earl"}
 LINE_NAMES = {1: "the lead", 2: "as good as he", 3: "best of three", 4: "the Earl"}

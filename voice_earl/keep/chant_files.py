@@ -11,9 +11,9 @@ from pathlib import Path
 
 from voice_earl.errors import UsageError
 from voice_earl.game.chants import BUILTIN, ChantSet
-from voice_earl.listening.context import PASS_WORDS, SPOKEN_COMMANDS
-from voice_earl.listening.text import template_words
 from voice_earl.paths import UnreadableFile, path_problem, read_regular_file, shown_path
+from voice_earl.words.context import PASS_WORDS, SPOKEN_COMMANDS
+from voice_earl.words.text import template_words
 
 if sys.version_info >= (3, 11):
     import tomllib

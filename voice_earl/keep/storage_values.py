@@ -12,7 +12,7 @@ from voice_earl.errors import VoiceEarlError
 from voice_earl.game.cards import Rank
 
 if TYPE_CHECKING:
-    from voice_earl.listening.verdicts import Judgement
+    from voice_earl.words.verdicts import LineGrade
 
 Event = dict[str, Any]
 
@@ -109,7 +109,7 @@ class Utterance:
 
 
 def utterance_of(
-    judgement: Judgement,
+    grade: LineGrade,
     mode: Mode,
     latency_ms: int | None,
     series_id: int | None = None,
@@ -119,15 +119,15 @@ def utterance_of(
     """The utterance to keep for a judged line."""
     return Utterance(
         mode=mode,
-        position=judgement.position,
-        rank=judgement.rank,
-        expected=judgement.expected,
-        heard=judgement.heard,
-        verdict=judgement.verdict.value,
-        score=judgement.score,
+        position=grade.position,
+        rank=grade.rank,
+        expected=grade.expected,
+        heard=grade.heard,
+        verdict=grade.verdict.value,
+        score=grade.score,
         latency_ms=latency_ms,
         strictness=strictness,
         session=session,
         series_id=series_id,
-        heard_position=judgement.heard_position,
+        heard_position=grade.heard_position,
     )

@@ -13,9 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from voice_earl.listening.choice import choose_recognizer, load_recognizer
-from voice_earl.listening.judge_models import choose_judge
-from voice_earl.listening.knock import shipped_model
-from voice_earl.listening.listener import Listener, ListenSettings
+from voice_earl.listening.models.judge_models import choose_judge
+from voice_earl.listening.stream.knock import shipped_model
+from voice_earl.listening.stream.listener import Listener
+from voice_earl.listening.stream.utterance import ListenSettings
 
 logger = logging.getLogger(__name__)
 
@@ -47,7 +48,7 @@ def open_listener(
         logger.warning(notice)
     second = None
     if judging.model is not None:
-        from voice_earl.listening.whisper_judge import WhisperJudge
+        from voice_earl.listening.judge.whisper import WhisperJudge
 
         second = WhisperJudge(judging.model.path)
     name = f"{loaded.name} + whisper judge" if second is not None else f"{loaded.name} alone"

@@ -45,7 +45,7 @@ class RecognizerChoice:
 
 def choose_recognizer(kind: RecognizerKind | str, model_path: Path | None = None) -> RecognizerChoice:
     """Decide which recognizer and model to use, without loading anything."""
-    from voice_earl.listening.models import auto_recognizer_choice, discover_vosk_model
+    from voice_earl.listening.models.discovery import auto_recognizer_choice, discover_vosk_model
 
     kind = RecognizerKind.parse(kind) if isinstance(kind, str) else kind
     if kind is RecognizerKind.POCKETSPHINX:

@@ -22,8 +22,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from voice_earl.listening.audio import SAMPLE_RATE
 from voice_earl.listening.recognizer import UNKNOWN_WORD, Recognizer, RecognizerError
+from voice_earl.listening.stream.audio import SAMPLE_RATE
 
 logger = logging.getLogger(__name__)
 

@@ -9,7 +9,7 @@ and how long they took) and ``show`` (a line for the player).
 >>> prompt = drill.next_prompt()
 >>> prompt.position, prompt.rank.word
 (2, 'Five')
->>> drill.judge(prompt, next(answers), seconds=1.5).verdict.value
+>>> drill.grade(prompt, next(answers), seconds=1.5).verdict.value
 'correct'
 >>> drill.streak
 1
@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from voice_earl.game.cards import RANKS, Rank
 from voice_earl.game.chants import EARL, POSITIONS, ChantSet
 from voice_earl.i18n import _, rank_plural
-from voice_earl.listening.context import ListenContext
-from voice_earl.listening.verdicts import Judgement, Strictness, Verdict, judge
+from voice_earl.words.context import ListenContext
+from voice_earl.words.verdicts import LineGrade, Strictness, Verdict, grade_line
 
 
 @dataclass(frozen=True)
@@ -72,23 +72,23 @@ class Drill:
     def next_prompt(self) -> Prompt:
         return Prompt(self.rng.choice(POSITIONS), self.rng.choice(RANKS))
 
-    def judge_only(self, prompt: Prompt, transcript: str) -> Judgement:
+    def grade_only(self, prompt: Prompt, transcript: str) -> LineGrade:
         """The verdict, without counting it."""
-        return judge(transcript, prompt.context(self.chant), self.strictness)
+        return grade_line(transcript, prompt.context(self.chant), self.strictness)
 
-    def judge(self, prompt: Prompt, transcript: str, seconds: float) -> Judgement:
+    def grade(self, prompt: Prompt, transcript: str, seconds: float) -> LineGrade:
         """The verdict, counted in the streak and the per-line statistics."""
-        judgement = self.judge_only(prompt, transcript)
+        grade = self.grade_only(prompt, transcript)
         stats = self.per_line[prompt.position]
         stats.attempts += 1
         stats.seconds += seconds
-        if judgement.verdict is Verdict.CORRECT:
+        if grade.verdict is Verdict.CORRECT:
             stats.correct += 1
             self.streak += 1
             self.best_streak = max(self.best_streak, self.streak)
         else:
             self.streak = 0
-        return judgement
+        return grade
 
     def summary(self) -> list[str]:
         """Tries, share right and mean time per line; a line never asked shows dashes, not 0%."""
@@ -116,19 +116,19 @@ def run_drill(
         if answer is None:
             break
         transcript, seconds = answer
-        judgement = drill.judge(prompt, transcript, seconds)
-        show(feedback_line(judgement, drill.streak, seconds))
+        grade = drill.grade(prompt, transcript, seconds)
+        show(feedback_line(grade, drill.streak, seconds))
         done += 1
     return drill
 
 
-def feedback_line(judgement: Judgement, streak: int, seconds: float) -> str:
-    if judgement.verdict is Verdict.CORRECT:
+def feedback_line(grade: LineGrade, streak: int, seconds: float) -> str:
+    if grade.verdict is Verdict.CORRECT:
         text = _("correct ({score}) in {seconds}s · streak {streak}")
-        return "  " + text.format(score=judgement.score, seconds=f"{seconds:.1f}", streak=streak)
-    said = _("heard '{heard}'").format(heard=judgement.heard) if judgement.heard else _("heard nothing")
-    detail = judgement.feedback() or _("the line is '{line}'").format(line=judgement.expected)
-    return f"  {verdict_name(judgement.verdict)}: {said}; {detail}"
+        return "  " + text.format(score=grade.score, seconds=f"{seconds:.1f}", streak=streak)
+    said = _("heard '{heard}'").format(heard=grade.heard) if grade.heard else _("heard nothing")
+    detail = grade.feedback() or _("the line is '{line}'").format(line=grade.expected)
+    return f"  {verdict_name(grade.verdict)}: {said}; {detail}"
 
 
 def verdict_name(verdict: Verdict) -> str:

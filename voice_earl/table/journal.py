@@ -29,18 +29,18 @@ from voice_earl.i18n import _
 from voice_earl.keep.storage import Store
 from voice_earl.keep.storage_file import StoreWriteError
 from voice_earl.keep.storage_values import Mode, utterance_of
-from voice_earl.listening.verdicts import Verdict
 from voice_earl.table.journal_file import GameLogFile
 from voice_earl.table.saved_series import SeriesSetup, check_replay, game_of, resume_command, settings_record
 from voice_earl.table.session import TableSession
 from voice_earl.table.session_events import (
-    FormulaJudged,
+    FormulaGraded,
     RulesApplied,
     SeatKind,
     SessionEnded,
     TableEvent,
     Undone,
 )
+from voice_earl.words.verdicts import Verdict
 
 log = logging.getLogger(__name__)
 
@@ -184,7 +184,7 @@ class Journal:
     def _keep(self, event: TableEvent) -> None:
         if isinstance(event, RulesApplied | Undone):
             self.catch_up()
-        elif isinstance(event, FormulaJudged):
+        elif isinstance(event, FormulaGraded):
             self._utterance(event)
         elif isinstance(event, SessionEnded):
             self.catch_up()
@@ -234,14 +234,14 @@ class Journal:
                  " resumes from the last move saved: {command}")
         return text.format(series=self.series_id, problem=problem, count=missing, command=command)
 
-    def _utterance(self, event: FormulaJudged) -> None:
+    def _utterance(self, event: FormulaGraded) -> None:
         if self.session.settings.seats[event.seat].kind is SeatKind.BOT:
             return
-        judgement = event.heard.judgement
-        if judgement.verdict is Verdict.PASS:
+        grade = event.heard.grade
+        if grade.verdict is Verdict.PASS:
             return
         latency = event.heard.latency_ms
-        utterance = utterance_of(judgement, self.mode, None if latency is None else round(latency), self.series_id)
+        utterance = utterance_of(grade, self.mode, None if latency is None else round(latency), self.series_id)
         self.store.record_utterance(utterance, pcm16=event.heard.audio)
 
 

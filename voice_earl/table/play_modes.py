@@ -155,7 +155,7 @@ def _warn_hands_unseen(table: Table) -> None:
 
 def offer_silent(problem: str) -> bool:
     """Ask (at a terminal) whether to play Silent Earl instead; elsewhere say so and go on."""
-    from voice_earl.listening.audio import SILENT_MODE_HINT
+    from voice_earl.listening.stream.audio import SILENT_MODE_HINT
 
     problem = problem.replace(f", {SILENT_MODE_HINT}", "")  # the question offers it, with no command to type
     print(f"voice-earl: {problem}", file=sys.stderr)

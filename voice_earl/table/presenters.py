@@ -24,7 +24,6 @@ from voice_earl.game.gamelog import to_line
 from voice_earl.game.moves import FormulaDue
 from voice_earl.game.rules import DeckMode, Scoring
 from voice_earl.i18n import N_, _, a_rank, rank_name, rank_plural
-from voice_earl.listening.verdicts import Verdict
 from voice_earl.table import narrator as say
 from voice_earl.table.narrator import Announcement, Narrator, Verbosity
 from voice_earl.table.screen import TableScreen
@@ -33,7 +32,7 @@ from voice_earl.table.session import TableSession
 from voice_earl.table.session_events import (
     DealBegins,
     DealOver,
-    FormulaJudged,
+    FormulaGraded,
     MoveRefused,
     PauseChanged,
     Reminded,
@@ -46,6 +45,7 @@ from voice_earl.table.session_events import (
     Undone,
 )
 from voice_earl.table.turns import KeyHelp
+from voice_earl.words.verdicts import Verdict
 
 _RECENT_MOVES = 24  # at most this many of the deal's moves are kept for the moves line
 
@@ -76,8 +76,8 @@ class Narration:
             return [a for e in event.events for a in self._rules(e)]
         if isinstance(event, TurnBegins):
             return [say.turn(event.name, event.due.rank, event.due.position)]
-        if isinstance(event, FormulaJudged):
-            return self._judged(event)
+        if isinstance(event, FormulaGraded):
+            return self._graded(event)
         if isinstance(event, DealBegins):
             return [say.deal_begins(event.deal, event.dealer, event.hand_sizes if event.physical else None)]
         if isinstance(event, MoveRefused):
@@ -98,13 +98,13 @@ class Narration:
             return _("Paused. Press p to go on.")
         return _("Going on.") if self.session.settings.silent else _("Listening again.")  # Silent Earl hears nothing
 
-    def _judged(self, event: FormulaJudged) -> list[Announcement]:
-        judgement = event.heard.judgement
-        if judgement.verdict in (Verdict.CORRECT, Verdict.PASS):
+    def _graded(self, event: FormulaGraded) -> list[Announcement]:
+        grade = event.heard.grade
+        if grade.verdict in (Verdict.CORRECT, Verdict.PASS):
             return []  # a pass heard is a pass, not a wrong line
-        if judgement.verdict in (Verdict.UNCLEAR, Verdict.SILENT):
-            return [say.unclear(event.name, judgement.expected, event.takes_back)]
-        return [say.wrong_line(event.name, judgement.expected, judgement.heard, event.takes_back)]
+        if grade.verdict in (Verdict.UNCLEAR, Verdict.SILENT):
+            return [say.unclear(event.name, grade.expected, event.takes_back)]
+        return [say.wrong_line(event.name, grade.expected, grade.heard, event.takes_back)]
 
     def _rules(self, event: Event) -> list[Announcement]:
         names = self.session.settings.names
@@ -154,7 +154,7 @@ class ScreenView:
         self.session = session
         self.screen = screen
         self.show_hands = show_hands
-        self.heard: FormulaJudged | None = None
+        self.heard: FormulaGraded | None = None
         self.message = ""
         self.status = ""
         self.keys = KeyHelp(N_("u undo · r repeat · p pause · x quit"))  # the screen translates them
@@ -195,7 +195,7 @@ class ScreenView:
         return say.deal_begins(begins.deal, begins.dealer, begins.hand_sizes if begins.physical else None).line
 
     def __call__(self, event: TableEvent) -> None:
-        if isinstance(event, FormulaJudged):
+        if isinstance(event, FormulaGraded):
             self.heard = event
         elif isinstance(event, PauseChanged):
             self.status = _("paused") if event.paused else ""
@@ -232,7 +232,7 @@ class ScreenView:
             )
             for i, seat in enumerate(settings.seats)
         )
-        heard = self.heard.heard.judgement if self.heard is not None else None
+        heard = self.heard.heard.grade if self.heard is not None else None
         due_line = self._due_line(due)
         return TableSnapshot(
             title=self._title(),

@@ -1,7 +1,7 @@
 """The table session: one object that drives the engine, the inputs and the presenters.
 
 For each turn it announces, asks the seat's input source (voice, keyboard, bot or script),
-judges what came back, applies a move or asks again, and reports everything as typed
+grades what came back, applies a move or asks again, and reports everything as typed
 :data:`TableEvent` values to its listeners (narrator, screen, game log, journal). The engine
 stays pure; the session holds the moves, and rebuilds the series from them for undo and resume.
 """
@@ -20,13 +20,11 @@ from voice_earl.game.moves import Action, FormulaDue, IllegalAction, Lead, Pass,
 from voice_earl.game.rules import DeckMode, Scoring
 from voice_earl.game.series import Series, competition_places
 from voice_earl.i18n import _, rank_plural
-from voice_earl.listening.context import ListenContext
-from voice_earl.listening.verdicts import Verdict
 from voice_earl.table.refusals import explain, holds_none, rank_finished
 from voice_earl.table.session_events import (
     DealBegins,
     DealOver,
-    FormulaJudged,
+    FormulaGraded,
     Listener,
     Move,
     MoveRefused,
@@ -54,6 +52,8 @@ from voice_earl.table.turns import (
     TurnRequest,
     Woken,
 )
+from voice_earl.words.context import ListenContext
+from voice_earl.words.verdicts import Verdict
 
 
 def _go_on(final: bool) -> None:
@@ -312,21 +312,21 @@ class TableSession:
         return Play(seat, card, chant_ok=chant_ok)
 
     def _heard(self, request: TurnRequest, heard: Heard) -> _Outcome:
-        judgement = heard.judgement
-        verdict = judgement.verdict
-        command = _spoken_command(judgement.heard)
+        grade = heard.grade
+        verdict = grade.verdict
+        command = _spoken_command(grade.heard)
         if command is not None:
             return self._command(request, KeyCommand(command))
         if verdict is Verdict.SILENT:
             return self._handle(request, Silence(0.0))
         if verdict is Verdict.PASS:
             return self._try(request, Move(Pass(request.seat), heard.log_fields()), chant_heard=None)
-        rank = request.due.rank or judgement.rank or judgement.heard_rank
+        rank = request.due.rank or grade.rank or grade.heard_rank
         if verdict is Verdict.UNCLEAR or rank is None:
-            self._emit(FormulaJudged(request.seat, request.name, heard, takes_back=False))
+            self._emit(FormulaGraded(request.seat, request.name, heard, takes_back=False))
             return _Outcome.AGAIN
         if request.due.rank is None and rank not in request.context.ranks:
-            self._emit(FormulaJudged(request.seat, request.name, heard, takes_back=False))
+            self._emit(FormulaGraded(request.seat, request.name, heard, takes_back=False))
             text = _("{player} cannot lead {ranks}: lead a rank you hold")
             self._refuse(request, text.format(player=request.name, ranks=rank_plural(rank).lower()))
             return _Outcome.AGAIN
@@ -339,7 +339,7 @@ class TableSession:
         action = given.action
         heard = given.heard
         if heard is not None and isinstance(action, Lead | Play):
-            ok = heard.judgement.verdict is Verdict.CORRECT
+            ok = heard.grade.verdict is Verdict.CORRECT
             action = Lead(action.player, action.rank, action.card, ok) if isinstance(action, Lead) else Play(
                 action.player, action.card, ok
             )
@@ -351,7 +351,7 @@ class TableSession:
         if chant_heard is not None:
             chant_ok = getattr(action, "chant_ok", True)
             takes_back = not chant_ok and self.settings.profile.chant_forfeit_applies
-            self._emit(FormulaJudged(request.seat, request.name, chant_heard, takes_back))
+            self._emit(FormulaGraded(request.seat, request.name, chant_heard, takes_back))
         try:
             self._apply(move, announce=True)
         except IllegalAction as error:

@@ -78,7 +78,7 @@ class TurnBegins:
 
 
 @dataclass(frozen=True)
-class FormulaJudged:
+class FormulaGraded:
     seat: int
     name: str
     heard: Heard
@@ -153,7 +153,7 @@ class SessionEnded:
 TableEvent = (
     DealBegins
     | TurnBegins
-    | FormulaJudged
+    | FormulaGraded
     | MoveRefused
     | Reminded
     | RulesApplied

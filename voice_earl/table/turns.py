@@ -3,7 +3,7 @@
 A :class:`TableSession` asks an :class:`InputSource` for each turn. Sources: the voice
 listener (``voice_earl.table.voice_input``), the keyboard for Silent Earl
 (:class:`LineCommands`, :class:`KeyPresses`), bots (:class:`BotSource`) and, in tests,
-:class:`ScriptedInput`, which judges scripted transcripts for real.
+:class:`ScriptedInput`, which grades scripted transcripts for real.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from voice_earl.game.bots import Strategy
 from voice_earl.game.cards import Rank
 from voice_earl.game.moves import Action, FormulaDue, Lead, Play, SeatView
 from voice_earl.i18n import N_, _
-from voice_earl.listening.context import ListenContext
-from voice_earl.listening.verdicts import Judgement, Strictness, judge
+from voice_earl.words.context import ListenContext
+from voice_earl.words.verdicts import LineGrade, Strictness, grade_line
 
 
 class Command(enum.Enum):
@@ -46,18 +46,18 @@ class KeyCommand:
 
 @dataclass(frozen=True)
 class Heard:
-    """A formula heard and judged (``audio``: its 16 kHz mono PCM, kept only when asked)."""
+    """A formula heard and graded (``audio``: its 16 kHz mono PCM, kept only when asked)."""
 
-    judgement: Judgement
+    grade: LineGrade
     latency_ms: float | None = None
     audio: bytes | None = field(default=None, repr=False, compare=False)
 
     def log_fields(self) -> dict[str, Any]:
         """The fields voice-driven games add to lead/play/pass records (game-log.md)."""
         fields: dict[str, Any] = {
-            "heard": self.judgement.heard,
-            "verdict": self.judgement.verdict.value,
-            "score": self.judgement.score,
+            "heard": self.grade.heard,
+            "verdict": self.grade.verdict.value,
+            "score": self.grade.score,
         }
         if self.latency_ms is not None:
             fields["latency_ms"] = round(self.latency_ms, 1)
@@ -353,7 +353,7 @@ class BotSource:
 
 @dataclass
 class ScriptedInput:
-    """Scripted turns for tests and rehearsals: transcripts are judged for real, commands pass through.
+    """Scripted turns for tests and rehearsals: transcripts are graded for real, commands pass through.
 
     Each item is a transcript (``str``), ``None`` for silence, or a ready :data:`TurnInput`.
     """
@@ -371,5 +371,5 @@ class ScriptedInput:
         if item is None:
             return Silence(30.0)
         if isinstance(item, str):
-            return Heard(judge(item, request.context, self.strictness), latency_ms=None)
+            return Heard(grade_line(item, request.context, self.strictness), latency_ms=None)
         return item

@@ -22,13 +22,11 @@ import numpy as np
 from voice_earl.game.cards import RANKS
 from voice_earl.game.chants import ChantSet
 from voice_earl.i18n import N_, _
-from voice_earl.listening.audio import AudioChunk, DeviceLostError, Microphone, choose_input_device, pcm_chunks
 from voice_earl.listening.chain import open_listener as open_chain
-from voice_earl.listening.context import ListenContext
-from voice_earl.listening.listener import Listener, Utterance, judge_utterance
 from voice_earl.listening.recognizer import ListenEvent, SpeechSetAside, SpeechStarted
-from voice_earl.listening.text import normalise
-from voice_earl.listening.verdicts import Strictness, Verdict
+from voice_earl.listening.stream.audio import AudioChunk, DeviceLostError, Microphone, choose_input_device, pcm_chunks
+from voice_earl.listening.stream.listener import Listener
+from voice_earl.listening.stream.utterance import Utterance, grade_utterance
 from voice_earl.table.drill import Prompt
 from voice_earl.table.session import SPOKEN_COMMANDS
 from voice_earl.table.terminal import cbreak, key_waiting, read_key, read_waiting_key
@@ -46,6 +44,9 @@ from voice_earl.table.turns import (
     confirm_quit,
     key_command,
 )
+from voice_earl.words.context import ListenContext
+from voice_earl.words.text import normalise
+from voice_earl.words.verdicts import Strictness, Verdict
 
 log = logging.getLogger(__name__)
 
@@ -225,12 +226,12 @@ class VoiceInput:
             at_lead = request.due.rank is None
             command = key_command(pressed[0], at_lead)
             return command if command is not None else KeyCommand(Command.REPEAT)
-        judgement = judge_utterance(utterance, request.context, self.strictness)
+        grade = grade_utterance(utterance, request.context, self.strictness)
         if not utterance.text and utterance.speech_start is None:
             return Silence(clock.now() - started)
         if implausible_command(utterance):
-            judgement = replace(judgement, verdict=Verdict.UNCLEAR)
-        return Heard(judgement, latency_ms=utterance.latency_ms, audio=b"".join(kept) if self.keep_audio else None)
+            grade = replace(grade, verdict=Verdict.UNCLEAR)
+        return Heard(grade, latency_ms=utterance.latency_ms, audio=b"".join(kept) if self.keep_audio else None)
 
 
 class SpeechDetector:
@@ -363,7 +364,7 @@ def synthesized_recital(
         padded = np.concatenate([np.zeros(16000 // 5), speech, np.zeros(16000)])
         samples = np.clip(padded + room.normal(0.0, 33.0, padded.shape), -32768, 32767).astype(np.int16)
         utterance = listener.listen(pcm_chunks(samples), context)
-        return Heard(judge_utterance(utterance, context, strictness), latency_ms=utterance.latency_ms)
+        return Heard(grade_utterance(utterance, context, strictness), latency_ms=utterance.latency_ms)
 
     return recite
 

@@ -14,7 +14,6 @@ from typing import Any
 from voice_earl.i18n import _
 from voice_earl.keep.storage import Store
 from voice_earl.keep.storage_values import JournalError
-from voice_earl.listening.verdicts import Strictness
 from voice_earl.table.phones.hub import PhoneHub, Phones, serve_phones
 from voice_earl.table.phones.join import at_terminal, print_addresses, print_summary, show_codes
 from voice_earl.table.phones.mic_gate import HeldHearing
@@ -25,6 +24,7 @@ from voice_earl.table.session import TableSession
 from voice_earl.table.session_events import SeatKind, TableSettings
 from voice_earl.table.turns import InputSource
 from voice_earl.table.voice_input import VoiceInput, open_listener
+from voice_earl.words.verdicts import Strictness
 
 DEFAULT_PORT = 8765
 

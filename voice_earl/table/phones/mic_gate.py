@@ -17,13 +17,14 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from voice_earl.i18n import _
-from voice_earl.listening.context import ListenContext
-from voice_earl.listening.held import HeldSpeech
-from voice_earl.listening.listener import Listener, judge_utterance
-from voice_earl.listening.verdicts import Strictness, Verdict
+from voice_earl.listening.stream.held import HeldSpeech
+from voice_earl.listening.stream.listener import Listener
+from voice_earl.listening.stream.utterance import grade_utterance
 from voice_earl.table.phones.gate import TapAnswer, TurnGate
 from voice_earl.table.turns import Heard, InputSource, Interruptible, TurnInput, TurnRequest, Woken
 from voice_earl.table.voice_input import implausible_command
+from voice_earl.words.context import ListenContext
+from voice_earl.words.verdicts import Strictness, Verdict
 
 _POLL_S = 0.05  # how often the game's thread looks for a tap while a button is held
 
@@ -175,11 +176,11 @@ class HeldHearing:
 
     def heard(self, speech: HeldSpeech, pcm: bytes) -> Heard:
         utterance = speech.finish(pcm)
-        judgement = judge_utterance(utterance, speech.context, self.strictness)
+        grade = grade_utterance(utterance, speech.context, self.strictness)
         if implausible_command(utterance):
-            judgement = replace(judgement, verdict=Verdict.UNCLEAR)
+            grade = replace(grade, verdict=Verdict.UNCLEAR)
         after_release_ms = (utterance.decided_at - utterance.audio_s) * 1000
-        return Heard(judgement, latency_ms=after_release_ms, audio=pcm if self.keep_audio else None)
+        return Heard(grade, latency_ms=after_release_ms, audio=pcm if self.keep_audio else None)
 
     def __call__(self, pcm: bytes, context: ListenContext) -> Heard:
         """A whole hold heard at once."""
@@ -189,9 +190,9 @@ class HeldHearing:
 def verdict_message(turn: str, heard: Heard) -> dict[str, Any]:
     """The answer to a released hold: the verdict, what was heard, why (for anything not taken)
     and the line due, as the table screen shows them."""
-    judgement = heard.judgement
-    return {"type": "heard", "turn": turn, "verdict": judgement.verdict.value, "heard": judgement.heard,
-            "why": judgement.feedback(), "line": judgement.expected}
+    grade = heard.grade
+    return {"type": "heard", "turn": turn, "verdict": grade.verdict.value, "heard": grade.heard,
+            "why": grade.feedback(), "line": grade.expected}
 
 
 @dataclass

@@ -30,7 +30,7 @@ from typing import Any, Protocol
 from aiohttp import web
 
 from voice_earl.i18n import _
-from voice_earl.listening.audio import BYTES_PER_SAMPLE, SAMPLE_RATE
+from voice_earl.listening.stream.audio import BYTES_PER_SAMPLE, SAMPLE_RATE
 from voice_earl.table.phones.gate import TapAnswer
 from voice_earl.table.phones.mic_gate import Answer, MicGate, unheard
 from voice_earl.table.phones.server import Bucket

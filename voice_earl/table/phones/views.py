@@ -18,11 +18,11 @@ from voice_earl.game.chants import RANK_SLOT, ChantSet
 from voice_earl.game.gamelog import Record
 from voice_earl.game.moves import Action, FormulaDue, Lead, Pass, Play
 from voice_earl.game.rules import DeckMode, Scoring
-from voice_earl.listening.context import PASS_WORDS
 from voice_earl.table import narrator as say
 from voice_earl.table.presenters import hand_order
 from voice_earl.table.session import TableSession
 from voice_earl.table.session_events import SeatKind
+from voice_earl.words.context import PASS_WORDS
 
 BLANK = "____"  # the rank in a lead's line, until the player chooses it
 

@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from voice_earl.listening.audio import SAMPLE_RATE, Pcm16
+from voice_earl.listening.stream.audio import SAMPLE_RATE, Pcm16
 
 HOP = 80  # samples: 5 ms
 FFT_SIZE = 256  # 16 ms of audio under each hop's spectrum

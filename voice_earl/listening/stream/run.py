@@ -1,6 +1,6 @@
-"""One call of :meth:`voice_earl.listening.listener.Listener.listen`, frame by frame.
+"""One call of :meth:`voice_earl.listening.stream.listener.Listener.listen`, frame by frame.
 
-See :mod:`voice_earl.listening.listener` for what it does; this is how. A run is in one
+See :mod:`voice_earl.listening.stream.listener` for what it does; this is how. A run is in one
 :class:`Phase` at a time and moves between them by one method each (``_speech_began``,
 ``_hold``, ``_speaker_went_on``, ``_set_aside``, ``_decided``). Every rule that moves it reads
 the audio: how much has been heard (``audio_t``), its energy (:class:`EndWatch`), the first pass
@@ -19,9 +19,7 @@ from typing import TypeVar
 
 import numpy as np
 
-from voice_earl.listening.audio import BYTES_PER_SAMPLE, SAMPLE_RATE, AudioChunk, Pcm16
-from voice_earl.listening.context import PASS_WORDS, ListenContext
-from voice_earl.listening.judge_choice import JudgeResult
+from voice_earl.listening.judge.decision import JudgeResult
 from voice_earl.listening.recognizer import (
     Final,
     ListenEvent,
@@ -31,11 +29,13 @@ from voice_earl.listening.recognizer import (
     SpeechStarted,
     SpeechStopped,
 )
-from voice_earl.listening.speech_end import EndWatch
-from voice_earl.listening.text import normalise
-from voice_earl.listening.utterance import EventHandler, Judge, ListenSettings, RunClock, Utterance
+from voice_earl.listening.stream.audio import BYTES_PER_SAMPLE, SAMPLE_RATE, AudioChunk, Pcm16
+from voice_earl.listening.stream.speech_end import EndWatch
+from voice_earl.listening.stream.utterance import EventHandler, Judge, ListenSettings, RunClock, Utterance
+from voice_earl.words.context import PASS_WORDS, ListenContext
+from voice_earl.words.text import normalise
 
-logger = logging.getLogger("voice_earl.listening.listener")
+logger = logging.getLogger("voice_earl.listening.stream.listener")
 
 
 MIN_LINE_WORDS = 4

@@ -1,8 +1,8 @@
 """A knock heard while listening ends the listen with a pass, where a pass is allowed.
 
-:class:`KnockWatch` runs beside one :meth:`~voice_earl.listening.listener.Listener.listen`: it is fed
+:class:`KnockWatch` runs beside one :meth:`~voice_earl.listening.stream.listener.Listener.listen`: it is fed
 the same audio as the listener (and told of the audio the listener drops while the narrator
-speaks, which it does not hear either), and when :class:`~voice_earl.listening.knock.KnockDetector`
+speaks, which it does not hear either), and when :class:`~voice_earl.listening.stream.knock.KnockDetector`
 hears a knock, :meth:`KnockWatch.passed` closes the listen as if "pass" had been said. At a lead
 (position 1) a pass is not allowed, so no watch is made and a knock does nothing.
 """
@@ -12,14 +12,14 @@ from __future__ import annotations
 import logging
 import time
 
-from voice_earl.listening.audio import AudioChunk
-from voice_earl.listening.context import PASS_WORDS, ListenContext
-from voice_earl.listening.knock import Candidate, KnockDetector, KnockModel
-from voice_earl.listening.listen_run import ListenRun
 from voice_earl.listening.recognizer import Final, KnockHeard
-from voice_earl.listening.utterance import Utterance
+from voice_earl.listening.stream.audio import AudioChunk
+from voice_earl.listening.stream.knock import Candidate, KnockDetector, KnockModel
+from voice_earl.listening.stream.run import ListenRun
+from voice_earl.listening.stream.utterance import Utterance
+from voice_earl.words.context import PASS_WORDS, ListenContext
 
-logger = logging.getLogger("voice_earl.listening.listener")
+logger = logging.getLogger("voice_earl.listening.stream.listener")
 
 
 class KnockWatch:

@@ -4,15 +4,15 @@ The listener feeds the endpointer's frames to the first pass (with a short pre-r
 and ends the utterance at the end of speech, early when a line due has stayed the same for
 ``early_stable_s``, at the end of the input, or after ``max_speech_s``. Speech in which nothing in the
 grammar was heard is set aside (a ``SpeechSetAside`` event), and the listener waits for the next.
-With a judge (:mod:`voice_earl.listening.whisper_judge`) the judge decides what was said, looking at
+With a judge (:mod:`voice_earl.listening.judge.whisper`) the judge decides what was said, looking at
 a likely end, at moments the room stays loud, and at the end of speech; the frames themselves are
-handled in :mod:`voice_earl.listening.listen_run`. A knock (:mod:`voice_earl.listening.knock`), when
+handled in :mod:`voice_earl.listening.stream.run`. A knock (:mod:`voice_earl.listening.stream.knock`), when
 listened for, passes at positions 2-4. Audio inside :meth:`Listener.muted` (the narrator speaking),
 and for ``mute_tail_s`` after it, is dropped.
 
 Every rule reads the audio, the first pass and the judge's answers, never the clock: the verdict is
 a function of the audio alone, and ``latency_ms`` is measured on a simulated real-time clock
-(:class:`~voice_earl.listening.utterance.RunClock`). The rules, their settings and the tests that
+(:class:`~voice_earl.listening.stream.utterance.RunClock`). The rules, their settings and the tests that
 cover them are in docs/listening.md ("The judge's rules").
 """
 
@@ -24,16 +24,16 @@ from collections import deque
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 
-from voice_earl.listening.audio import AudioChunk
-from voice_earl.listening.context import ListenContext
-from voice_earl.listening.knock import KnockModel
-from voice_earl.listening.knock_pass import KnockWatch
-from voice_earl.listening.listen_run import ListenRun
 from voice_earl.listening.recognizer import Recognizer
-from voice_earl.listening.text import normalise
-from voice_earl.listening.utterance import EventHandler, Judge, ListenSettings, Utterance, judge_utterance
+from voice_earl.listening.stream.audio import AudioChunk
+from voice_earl.listening.stream.knock import KnockModel
+from voice_earl.listening.stream.knock_pass import KnockWatch
+from voice_earl.listening.stream.run import ListenRun
+from voice_earl.listening.stream.utterance import EventHandler, Judge, ListenSettings, Utterance, grade_utterance
+from voice_earl.words.context import ListenContext
+from voice_earl.words.text import normalise
 
-__all__ = ["EventHandler", "Judge", "ListenSettings", "Listener", "Utterance", "judge_utterance"]
+__all__ = ["EventHandler", "Judge", "ListenSettings", "Listener", "Utterance", "grade_utterance"]
 
 
 class Listener:

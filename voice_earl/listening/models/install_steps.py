@@ -1,7 +1,7 @@
 """The steps every model install shares: the safe download, its checks, and the move into place.
 
-The vosk models (:mod:`voice_earl.listening.model_install`, one zip archive) and the judge's
-model (:mod:`voice_earl.listening.judge_install`, four files) are installed the same way: the
+The vosk models (:mod:`voice_earl.listening.models.vosk_install`, one zip archive) and the judge's
+model (:mod:`voice_earl.listening.models.judge_install`, four files) are installed the same way: the
 address is checked before connecting, each download is streamed into a work directory beside the
 models with its size announced and checked and its SHA-256 computed, what arrived is checked
 against its pin, and the finished model is renamed into place in one step, so that a failed or
@@ -26,8 +26,8 @@ from pathlib import Path
 
 from voice_earl import __version__
 from voice_earl.errors import UsageError, VoiceEarlError
-from voice_earl.listening.model_work import MOVED_ASIDE, swap_into_place
-from voice_earl.listening.models import human_size
+from voice_earl.listening.models.work import MOVED_ASIDE, swap_into_place
+from voice_earl.listening.models.discovery import human_size
 
 CHUNK_BYTES = 256 * 1024
 DOWNLOAD_TIMEOUT_SECONDS = 30.0

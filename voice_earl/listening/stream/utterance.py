@@ -13,12 +13,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
-from voice_earl.listening.audio import Pcm16
-from voice_earl.listening.context import ListenContext
-from voice_earl.listening.judge_choice import JudgeResult
+from voice_earl.listening.judge.decision import JudgeResult
 from voice_earl.listening.recognizer import ListenEvent
-from voice_earl.listening.speech_end import PEAK_RANGE_DB
-from voice_earl.listening.verdicts import Judgement, Strictness, Verdict, judge
+from voice_earl.listening.stream.audio import Pcm16
+from voice_earl.listening.stream.speech_end import PEAK_RANGE_DB
+from voice_earl.words.context import ListenContext
+from voice_earl.words.verdicts import LineGrade, Strictness, Verdict, grade_line
 
 EventHandler = Callable[[ListenEvent], None]
 
@@ -116,9 +116,9 @@ class RunClock:
         self._extra += max(0.0, reported_s - wall_s)
 
 
-def judge_utterance(utterance: Utterance, context: ListenContext, strictness: Strictness | None = None) -> Judgement:
+def grade_utterance(utterance: Utterance, context: ListenContext, strictness: Strictness | None = None) -> LineGrade:
     """The verdict on an utterance: speech in which no phrase was recognised is unclear, not silent."""
-    judgement = judge(utterance.text, context, strictness or Strictness.NORMAL)
-    if judgement.verdict is Verdict.SILENT and utterance.speech_start is not None:
-        return replace(judgement, verdict=Verdict.UNCLEAR)
-    return judgement
+    grade = grade_line(utterance.text, context, strictness or Strictness.NORMAL)
+    if grade.verdict is Verdict.SILENT and utterance.speech_start is not None:
+        return replace(grade, verdict=Verdict.UNCLEAR)
+    return grade

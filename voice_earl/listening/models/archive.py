@@ -1,7 +1,7 @@
 """Checked extraction of a model archive and its atomic install.
 
 Both ways of installing (``fetch_model`` and ``install_model_archive`` in
-:mod:`voice_earl.listening.model_install`) share this: an archive is extracted into a work
+:mod:`voice_earl.listening.models.vosk_install`) share this: an archive is extracted into a work
 directory next to the target with every member checked, and the checked model is renamed into
 place, so a failed or interrupted install leaves nothing behind.
 """
@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from voice_earl.errors import VoiceEarlError
-from voice_earl.listening.install_steps import CHUNK_BYTES, error_reason, move_into_place
-from voice_earl.listening.models import (
+from voice_earl.listening.models.install_steps import CHUNK_BYTES, error_reason, move_into_place
+from voice_earl.listening.models.discovery import (
     MODEL_NAME,
     RECEIPT_NAME,
     InstallReceipt,

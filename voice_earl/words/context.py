@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from voice_earl.game.cards import RANKS, Rank
 from voice_earl.game.chants import EARL, POSITIONS, ChantSet
-from voice_earl.listening.text import normalise
+from voice_earl.words.text import normalise
 
 # Kept to the one word the rules name (parlour Gameplay 2: "simply say 'pass'"): every extra
 # word here is one more way for table talk to be heard as a pass.
@@ -50,7 +50,7 @@ class ListenContext:
         """One grammar for every turn (the baseline): every line for every rank.
 
         It is a lead with every rank open, whose phrases are every line x every rank; use it
-        for a recognizer's grammar, and judge each turn against its real context.
+        for a recognizer's grammar, and grade each line against its turn's real context.
         """
         return cls(1, RANKS, chant)
 

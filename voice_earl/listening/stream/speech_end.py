@@ -9,7 +9,7 @@ loud when its energy stands well above the noise floor, relative to the speech's
   (a short run of quiet frames after loud ones), so the judge can start before the
   endpointer's full window of trailing silence has passed.
 
->>> from voice_earl.listening.audio import SAMPLE_RATE
+>>> from voice_earl.listening.stream.audio import SAMPLE_RATE
 >>> tone = (8000 * np.sin(np.arange(SAMPLE_RATE) * 0.2)).astype(np.int16)
 >>> quiet = np.zeros(SAMPLE_RATE // 2, np.int16)
 >>> speech_end_s(np.concatenate([quiet, tone, quiet])), speech_start_s(np.concatenate([quiet, tone, quiet]))
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from voice_earl.listening.audio import SAMPLE_RATE, Pcm16
+from voice_earl.listening.stream.audio import SAMPLE_RATE, Pcm16
 
 FRAME_S = 0.01
 FRAME_SAMPLES = int(FRAME_S * SAMPLE_RATE)

@@ -1,24 +1,25 @@
-"""Verdicts: how a transcript compares with the line due.
+"""Grading a line: how a transcript compares with the line due (a :class:`LineGrade`, with its :class:`Verdict`).
 
 >>> from voice_earl.game.cards import Rank
+>>> from voice_earl.words.context import ListenContext
 >>> queens = ListenContext(2, (Rank.QUEEN,))
->>> judge("There's a Queen as good as he", queens).verdict
+>>> grade_line("There's a Queen as good as he", queens).verdict
 <Verdict.CORRECT: 'correct'>
->>> judge("there's a king as good as he", queens).feedback()
+>>> grade_line("there's a king as good as he", queens).feedback()
 'you said King, but the rank is Queen'
->>> judge("there's the best of all the three", queens).feedback()
+>>> grade_line("there's the best of all the three", queens).feedback()
 "that is the third card's line; the second card says 'There's a Queen as good as he'"
->>> judge("there's a queen as good as me", queens, Strictness.STRICT).feedback()
+>>> grade_line("there's a queen as good as me", queens, Strictness.STRICT).feedback()
 "you said 'as good as me', the line ends 'as good as he'"
 >>> lead = ListenContext(1, (Rank.SEVEN, Rank.KING))
->>> j = judge("there's as good a 7 can be", lead)
->>> j.verdict.value, j.rank, j.expected  # the slip is accepted; the line is what is taught
+>>> grade = grade_line("there's as good a 7 can be", lead)
+>>> grade.verdict.value, grade.rank, grade.expected  # the slip is accepted; the line is what is taught
 ('correct', Rank.SEVEN, "There's as good as Seven can be")
->>> judge("there's as good as eleven can be", lead).verdict.value
+>>> grade_line("there's as good as eleven can be", lead).verdict.value
 'unclear'
 
 How a verdict is reached (``score`` is the weighted word match of
-:mod:`voice_earl.listening.align`, 0-100; ``threshold`` depends on the strictness):
+:mod:`voice_earl.words.align`, 0-100; ``threshold`` depends on the strictness):
 
 1. nothing left after :func:`normalise` -> ``silent``;
 2. pass words and small words only ("pass", "I pass") -> ``pass`` (kept tight on purpose:
@@ -47,11 +48,9 @@ from rapidfuzz.distance import Levenshtein
 from voice_earl.game.cards import Rank
 from voice_earl.game.chants import POSITIONS, ChantSet
 from voice_earl.i18n import _, rank_name
-from voice_earl.listening.align import SMALL_WORDS, Alignment, align
-from voice_earl.listening.context import PASS_WORDS, ListenContext
-from voice_earl.listening.text import RANK_BY_WORD, RANK_HOMOPHONES, SLOT, normalise, template_words
-
-__all__ = ["DiffOp", "Judgement", "ListenContext", "Strictness", "Verdict", "judge", "normalise"]
+from voice_earl.words.align import SMALL_WORDS, Alignment, align
+from voice_earl.words.context import PASS_WORDS, ListenContext
+from voice_earl.words.text import RANK_BY_WORD, RANK_HOMOPHONES, SLOT, normalise, template_words
 
 
 class Verdict(enum.Enum):
@@ -90,10 +89,10 @@ class DiffOp:
 
 
 @dataclass(frozen=True)
-class Judgement:
+class LineGrade:
     verdict: Verdict
     heard: str  # the transcript, normalised
-    score: int  # 0-100: how closely the words matched the line heard (the rank word is judged apart)
+    score: int  # 0-100: how closely the words matched the line heard (the rank word is graded apart)
     position: int  # the position due
     rank: Rank | None  # the due rank, or at a lead the rank heard (None if no rank was heard)
     heard_position: int | None  # the position whose line the transcript came closest to (None: none close)
@@ -166,7 +165,7 @@ _PASS_SET = frozenset(normalise(word) for word in PASS_WORDS)
 NOTHING_CLOSE = 50
 
 
-def judge(transcript: str, context: ListenContext, strictness: Strictness = Strictness.NORMAL) -> Judgement:
+def grade_line(transcript: str, context: ListenContext, strictness: Strictness = Strictness.NORMAL) -> LineGrade:
     """Judge what the recognizer heard against the line ``context`` has due.
 
     Well under a millisecond for a typical context: one small edit-distance table per wording.
@@ -175,9 +174,9 @@ def judge(transcript: str, context: ListenContext, strictness: Strictness = Stri
     said = tuple(heard.split())
     wordings = _wordings(context.chant)
     if not said:
-        return _judgement(Verdict.SILENT, said, context, context.due_rank, 0, None, None)
+        return _line_grade(Verdict.SILENT, said, context, context.due_rank, 0, None, None)
     if _only_pass_words(said):
-        return _judgement(Verdict.PASS, said, context, context.due_rank, 100, None, None)
+        return _line_grade(Verdict.PASS, said, context, context.due_rank, 100, None, None)
 
     best_by_position: dict[int, _Heard] = {}
     for wording in wordings:
@@ -189,14 +188,14 @@ def judge(transcript: str, context: ListenContext, strictness: Strictness = Stri
     best = max(best_by_position.values(), key=lambda h: (h.alignment.score, h is due))
     score = best.alignment.score
     if best is due and score >= strictness.threshold:
-        verdict, rank = _judge_rank(due, context, strictness)
+        verdict, rank = _grade_rank(due, context, strictness)
     elif score >= strictness.threshold:
         verdict, rank = Verdict.WRONG_LINE, _settled_rank(best.rank, context)
     elif score >= NOTHING_CLOSE:
         verdict, rank = Verdict.UNCLEAR, _settled_rank(best.rank, context)
     else:
-        return _judgement(Verdict.UNCLEAR, said, context, context.due_rank, score, None, None)
-    return _judgement(verdict, said, context, rank, score, best.wording.position, best.rank)
+        return _line_grade(Verdict.UNCLEAR, said, context, context.due_rank, score, None, None)
+    return _line_grade(verdict, said, context, rank, score, best.wording.position, best.rank)
 
 
 def _only_pass_words(said: tuple[str, ...]) -> bool:
@@ -205,7 +204,7 @@ def _only_pass_words(said: tuple[str, ...]) -> bool:
     return bool(words) and all(word in _PASS_SET for word in words)
 
 
-def _judge_rank(due: _Heard, context: ListenContext, strictness: Strictness) -> tuple[Verdict, Rank | None]:
+def _grade_rank(due: _Heard, context: ListenContext, strictness: Strictness) -> tuple[Verdict, Rank | None]:
     """The due line was heard: now its rank word decides."""
     if not due.alignment.has_slot:
         # A custom lead wording without {rank} cannot settle a lead's rank by itself.
@@ -227,7 +226,7 @@ def _settled_rank(heard: Rank | None, context: ListenContext) -> Rank | None:
     return context.due_rank
 
 
-def _judgement(
+def _line_grade(
     verdict: Verdict,
     said: tuple[str, ...],
     context: ListenContext,
@@ -235,8 +234,8 @@ def _judgement(
     score: int,
     heard_position: int | None,
     heard_rank: Rank | None,
-) -> Judgement:
-    """The judgement, with the due line as taught (never an accepted slip) as ``expected`` and ``diff``."""
+) -> LineGrade:
+    """The grade, with the due line as taught (never an accepted slip) as ``expected`` and ``diff``."""
     if rank is not None:
         expected = context.chant.line(context.position, rank)
         due_words = tuple(normalise(expected).split())
@@ -244,7 +243,7 @@ def _judgement(
         template = context.chant.lines[context.position - 1]
         expected = template.replace(SLOT, UNKNOWN_RANK)
         due_words = tuple(UNKNOWN_RANK if word == SLOT else word for word in template_words(template))
-    return Judgement(
+    return LineGrade(
         verdict=verdict,
         heard=" ".join(said),
         score=score,

@@ -3,8 +3,8 @@
 A vosk model is a directory in the official layout (``am/final.mdl``, ``conf/model.conf``,
 ``graph/``...). Models are looked for, in order: ``--model PATH``, ``$VOICE_EARL_MODEL``, the
 ``models/`` directory of the repository, then the user data directory. Fetching and installing
-are in :mod:`voice_earl.listening.model_install`, the checked extraction in
-:mod:`voice_earl.listening.model_archive`.
+are in :mod:`voice_earl.listening.models.vosk_install`, the checked extraction in
+:mod:`voice_earl.listening.models.archive`.
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ from functools import lru_cache
 import numpy as np
 import numpy.typing as npt
 
-from voice_earl.listening.audio import SAMPLE_RATE
+from voice_earl.listening.stream.audio import SAMPLE_RATE
 
 N_FFT = 400
 HOP = 160

@@ -1,7 +1,7 @@
 """Fetching the judge's model: the official CTranslate2 conversion of Whisper ``tiny.en``.
 
 It is published as four files, not an archive, so each one is downloaded on its own through the
-same safe download as the vosk models (:mod:`voice_earl.listening.install_steps`: size announced
+same safe download as the vosk models (:mod:`voice_earl.listening.models.install_steps`: size announced
 and checked, streamed, SHA-256 pinned), into a scratch directory beside the target; only when
 every file matches its pin is the folder renamed into place, so a failed or interrupted fetch
 leaves nothing behind.
@@ -16,7 +16,7 @@ from pathlib import Path
 
 from voice_earl import paths
 from voice_earl.errors import VoiceEarlError
-from voice_earl.listening.install_steps import (
+from voice_earl.listening.models.install_steps import (
     ModelAlreadyInstalled,
     ProgressCallback,
     Wanted,
@@ -26,15 +26,15 @@ from voice_earl.listening.install_steps import (
     now_utc,
     verify,
 )
-from voice_earl.listening.judge_models import (
+from voice_earl.listening.models.judge_models import (
     JUDGE_MODEL,
     OFFICIAL_JUDGE_URL,
     PINNED_JUDGE_FILES,
     PinnedFile,
     judge_model_problems,
 )
-from voice_earl.listening.model_work import work_dir
-from voice_earl.listening.models import RECEIPT_NAME
+from voice_earl.listening.models.work import work_dir
+from voice_earl.listening.models.discovery import RECEIPT_NAME
 
 logger = logging.getLogger(__name__)
 

@@ -21,10 +21,11 @@ import time
 
 import numpy as np
 
-from voice_earl.listening.audio import SAMPLE_RATE, Pcm16
-from voice_earl.listening.context import ListenContext
-from voice_earl.listening.listener import Listener, Utterance
-from voice_earl.listening.speech_end import loud_frames, speech_end_s, speech_start_s
+from voice_earl.listening.stream.audio import SAMPLE_RATE, Pcm16
+from voice_earl.listening.stream.listener import Listener
+from voice_earl.listening.stream.speech_end import loud_frames, speech_end_s, speech_start_s
+from voice_earl.listening.stream.utterance import Utterance
+from voice_earl.words.context import ListenContext
 
 
 class HeldSpeech:

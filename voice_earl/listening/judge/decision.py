@@ -1,6 +1,6 @@
 """The judge's decision, from the candidates' scores: which phrase was heard, if any.
 
-Kept apart from the model (:mod:`voice_earl.listening.whisper_judge`) so that settings can be
+Kept apart from the model (:mod:`voice_earl.listening.judge.whisper`) so that settings can be
 replayed on kept scores (``scripts/bench_listening.py --tune``). The rule, and what each setting
 does, is told there.
 """
@@ -11,8 +11,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from voice_earl.game.cards import Rank
-from voice_earl.listening.candidates import Candidate, Kind
-from voice_earl.listening.text import normalise
+from voice_earl.listening.judge.candidates import Candidate, Kind
+from voice_earl.words.text import normalise
 
 
 @dataclass(frozen=True)

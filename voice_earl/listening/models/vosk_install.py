@@ -2,8 +2,8 @@
 
 ``fetch_model`` is the only code of the project that touches the internet; it and
 ``install_model_archive`` check the archive's size and checksum (the download and its checks are
-shared with the judge's model: :mod:`voice_earl.listening.install_steps`), then share one checked
-extraction and an atomic install (:mod:`voice_earl.listening.model_archive`).
+shared with the judge's model: :mod:`voice_earl.listening.models.install_steps`), then share one checked
+extraction and an atomic install (:mod:`voice_earl.listening.models.archive`).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pathlib import Path
 
 from voice_earl import paths
 from voice_earl.errors import UsageError, VoiceEarlError
-from voice_earl.listening.install_steps import (
+from voice_earl.listening.models.install_steps import (
     ModelAlreadyInstalled,
     ProgressCallback,
     Wanted,
@@ -25,9 +25,9 @@ from voice_earl.listening.install_steps import (
     now_utc,
     verify,
 )
-from voice_earl.listening.model_archive import DEFAULT_LIMITS, archive_model_name, install_from_archive
-from voice_earl.listening.model_work import work_dir
-from voice_earl.listening.models import DEFAULT_MODEL, MODEL_NAME, InstallReceipt, check_model_layout
+from voice_earl.listening.models.archive import DEFAULT_LIMITS, archive_model_name, install_from_archive
+from voice_earl.listening.models.work import work_dir
+from voice_earl.listening.models.discovery import DEFAULT_MODEL, MODEL_NAME, InstallReceipt, check_model_layout
 
 logger = logging.getLogger(__name__)
 

@@ -3,7 +3,7 @@
 Once the first pass (pocketsphinx or vosk) has found the speech, OpenAI's Whisper ``tiny.en`` through
 CTranslate2 (int8, one thread) encodes the utterance once, fills each line's rank slot with the
 likeliest rank, and scores every candidate's tokens given the audio (``ctranslate2.models.Whisper.align``).
-:mod:`voice_earl.listening.judge_choice` then decides from the scores, their gain over a quiet room
+:mod:`voice_earl.listening.judge.decision` then decides from the scores, their gain over a quiet room
 and, in a loud room, where the voice fell away. The rules, their settings and the tests that cover
 them are in docs/listening.md ("The judge's rules"); the settings were tuned on the tune split of
 ``scripts/bench_listening.py``.
@@ -21,10 +21,8 @@ from typing import Any
 import numpy as np
 
 from voice_earl.game.cards import Rank
-from voice_earl.listening.audio import SAMPLE_RATE, Pcm16
-from voice_earl.listening.candidates import Candidate, Template, rank_spellings, turn_candidates
-from voice_earl.listening.context import ListenContext
-from voice_earl.listening.judge_choice import (
+from voice_earl.listening.judge.candidates import Candidate, Template, rank_spellings, turn_candidates
+from voice_earl.listening.judge.decision import (
     JudgeResult,
     JudgeSettings,
     Scored,
@@ -35,11 +33,13 @@ from voice_earl.listening.judge_choice import (
     sure_line,
     voice_stopped,
 )
-from voice_earl.listening.judge_models import MODEL_FILES
-from voice_earl.listening.logmel import FRAMES_PER_SECOND, log_mel
+from voice_earl.listening.judge.logmel import FRAMES_PER_SECOND, log_mel
+from voice_earl.listening.models.judge_models import MODEL_FILES
 from voice_earl.listening.recognizer import RecognizerError
-from voice_earl.listening.speech_end import VOICE_SPAN_S, Levels, room_is_loud, speech_start_s, voice_fall
-from voice_earl.listening.text import RANK_BY_WORD, normalise
+from voice_earl.listening.stream.audio import SAMPLE_RATE, Pcm16
+from voice_earl.listening.stream.speech_end import VOICE_SPAN_S, Levels, room_is_loud, speech_start_s, voice_fall
+from voice_earl.words.context import ListenContext
+from voice_earl.words.text import RANK_BY_WORD, normalise
 
 logger = logging.getLogger(__name__)
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from voice_earl.errors import VoiceEarlError
-from voice_earl.listening.models import MODEL_NAME, WORK_DIR_PREFIX, human_size, tree_size
+from voice_earl.listening.models.discovery import MODEL_NAME, WORK_DIR_PREFIX, human_size, tree_size
 
 try:
     import fcntl

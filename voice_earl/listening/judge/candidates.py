@@ -29,8 +29,8 @@ from typing import TypeVar
 
 from voice_earl.game.cards import RANKS, Rank
 from voice_earl.game.chants import POSITIONS
-from voice_earl.listening.context import PASS_WORDS, ListenContext
-from voice_earl.listening.text import SLOT, normalise
+from voice_earl.words.context import PASS_WORDS, ListenContext
+from voice_earl.words.text import SLOT, normalise
 
 # Ways of saying "pass" on its own. Each is judged the pass word itself; a sentence that merely
 # contains "pass" is none of them (the full stop is scored).

@@ -4,9 +4,9 @@ A weighted word-level edit distance: small words ("a", "as", "the") cost half as
 or add as other words; a misheard word costs in proportion to how different it looks (rapidfuzz's
 character ratio); words said before or after the line (table talk caught by the microphone) cost
 a quarter, less around lines shorter than four words. The rank slot takes any single rank word
-for free: whether it is the *right* rank is judged separately, because rank words are decisive.
+for free: whether it is the *right* rank is graded separately, because rank words are decisive.
 
->>> from voice_earl.listening.text import template_words
+>>> from voice_earl.words.text import template_words
 >>> line = template_words("There's a {rank} as good as he")
 >>> align(("there", "is", "a", "king", "as", "good", "as", "he"), line)
 Alignment(score=100, filler='king', has_slot=True)
@@ -23,7 +23,7 @@ from functools import lru_cache
 
 from rapidfuzz import fuzz
 
-from voice_earl.listening.text import RANK_BY_WORD, RANK_HOMOPHONES, SLOT
+from voice_earl.words.text import RANK_BY_WORD, RANK_HOMOPHONES, SLOT
 
 SMALL_WORDS = frozenset({"a", "an", "the", "as", "of", "and", "is", "be", "to", "in", "on", "it", "so", "oh", "i"})
 SMALL_WEIGHT = 0.5

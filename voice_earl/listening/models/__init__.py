@@ -1,0 +1,1 @@
+"""The models on disk: finding them, and downloading, checking and installing vosk's and the judge's."""
