@@ -14,13 +14,14 @@ from __future__ import annotations
 import argparse
 import itertools
 import pickle
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, cast
 
 import numpy as np
-from listening_corpus import (
+
+from voice_earl.bench.corpus import (
     TUNING_CONDITIONS,
     Expect,
     Trial,
@@ -36,7 +37,7 @@ from listening_corpus import (
     trial_speech,
     typical_power,
 )
-
+from voice_earl.bench.sweep import GRID, abbreviations
 from voice_earl.listening.judge.decision import JudgeResult, JudgeSettings, Scored, decide
 from voice_earl.listening.judge.whisper import WhisperJudge
 from voice_earl.listening.models.judge_models import discover_judge_model
@@ -44,17 +45,6 @@ from voice_earl.listening.sphinx_recognizer import SphinxRecognizer
 from voice_earl.listening.stream.audio import SAMPLE_RATE, pcm_chunks
 from voice_earl.listening.stream.listener import Listener
 from voice_earl.words.verdicts import Verdict, grade_line
-
-GRID = {
-    "token_bonus": (3.0, 3.5),
-    "line_gain": (0.75, 1.0),
-    "line_gain_rank_lead": (0.25, 0.5, 1.0),
-    "pass_gain": (0.75, 0.9, 1.0),
-    "pass_gain_floor": (-6.0, -5.0),
-    "alone_margin": (2.0, 2.5, 3.0),
-    "sure_floor": (0.0, -1.5, -2.0),
-    "stop_floor": (-99.0, -5.0, -4.5, -4.0),
-}
 
 
 def tune(args: argparse.Namespace, cache: Path) -> int:
@@ -121,24 +111,6 @@ def tune(args: argparse.Namespace, cache: Path) -> int:
             for trial, result in results[condition]:
                 _show_mistake(trial, result, best)
     return 0
-
-
-def abbreviations(names: Iterable[str]) -> dict[str, str]:
-    """A short column heading for each setting: its words' initials, and where two settings share
-    them, more of the first word's letters.
-
-    >>> abbreviations(["line_gain", "sure_floor", "stop_floor"])
-    {'line_gain': 'lg', 'sure_floor': 'sf', 'stop_floor': 'stf'}
-    """
-    short: dict[str, str] = {}
-    for name in names:
-        first, *rest = name.split("_")
-        taken = set(short.values())
-        short[name] = next(
-            heading for length in range(1, len(first) + 1)
-            if (heading := first[:length] + "".join(word[0] for word in rest)) not in taken
-        )
-    return short
 
 
 def _show_mistake(trial: Trial, result: JudgeResult, settings: JudgeSettings) -> None:

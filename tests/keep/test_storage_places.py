@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from storage_faults import fill_disk, read_only_mount, small_disk
+from support.storage_faults import fill_disk, read_only_mount, small_disk
 
 from voice_earl.commands.cli import main
 from voice_earl.keep.storage import Store

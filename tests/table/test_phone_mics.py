@@ -14,9 +14,9 @@ from typing import Any
 import aiohttp
 import numpy as np
 import pytest
-from listening_audio import needs_espeak
-from phone_voices import FRAME_BYTES, Voices, answer, hearing, hold, listener
-from phones_table import Phone, PhoneTable, my_turn, phone_table
+from support.listening_audio import needs_espeak
+from support.phone_voices import FRAME_BYTES, Voices, answer, hearing, hold, listener
+from support.phones_table import Phone, PhoneTable, my_turn, phone_table
 
 from voice_earl.table.phones.mics import MicLimits
 

@@ -11,7 +11,8 @@ from typing import Any
 
 import aiohttp
 import pytest
-from phones_table import (
+from rich.console import Console
+from support.phones_table import (
     FAST,
     Phone,
     PhoneTable,
@@ -24,7 +25,6 @@ from phones_table import (
     view,
     wait_for,
 )
-from rich.console import Console
 
 from voice_earl.errors import UsageError
 from voice_earl.game.cards import Rank
