@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import signal
 from collections.abc import Iterator
 from pathlib import Path
@@ -12,6 +13,11 @@ import pytest
 # tests start, whose Ctrl-C they check: take it back, so that the children get Python's own handler again.
 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
+
+# The tests' temporary folders go on tmpfs where there is one (pytest reads PYTEST_DEBUG_TEMPROOT when it first
+# makes one): every game event is committed with synchronous=FULL, and on a disk the fsyncs took most of the time.
+if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK):
+    os.environ.setdefault("PYTEST_DEBUG_TEMPROOT", "/dev/shm")
 
 
 @pytest.fixture(autouse=True)
