@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import gettext
 import importlib.util
 import io
@@ -11,6 +12,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -62,6 +64,12 @@ def _load_script() -> ModuleType:
 catalogs = _load_script()
 
 
+@functools.cache
+def code_messages() -> dict[str, Any]:
+    """The messages in the code, extracted once for the tests that only read them."""
+    return dict(catalogs.extract_messages())
+
+
 @pytest.fixture(autouse=True)
 def english_afterwards() -> Iterator[None]:
     yield
@@ -74,14 +82,14 @@ def english_afterwards() -> Iterator[None]:
 
 @pytest.mark.parametrize("code", TRANSLATED)
 def test_every_message_is_translated_with_its_placeholders(code: str) -> None:
-    messages = catalogs.extract_messages()
+    messages = code_messages()
     entries = parse_po(i18n.catalog_path(code).read_text(encoding="utf-8"))
     problems = catalogs.problems(messages, entries)
     assert not problems, f"{code} catalog: run scripts/update_catalogs.py and translate:\n" + "\n".join(problems)
 
 
 def test_the_template_lists_every_message() -> None:
-    messages = catalogs.extract_messages()
+    messages = code_messages()
     template = {e.msgid for e in parse_po((i18n.LOCALE_DIR / "voice_earl.pot").read_text(encoding="utf-8"))}
     assert set(messages) <= template, sorted(set(messages) - template)
 
@@ -183,7 +191,7 @@ def test_the_reader_agrees_with_gnu_gettext(code: str, tmp_path: Path) -> None:
     with mo.open("rb") as handle:
         gnu = gettext.GNUTranslations(handle)
     ours = i18n.PoTranslations(parse_po(po.read_text(encoding="utf-8")))
-    for message in catalogs.extract_messages().values():
+    for message in code_messages().values():
         if message.plural:
             for n in (0, 1, 2, 5):
                 assert ours.ngettext(message.msgid, message.plural, n) == gnu.ngettext(message.msgid, message.plural, n)
