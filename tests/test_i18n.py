@@ -4,19 +4,17 @@ from __future__ import annotations
 
 import functools
 import gettext
-import importlib.util
 import io
 import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
 
-from voice_earl import i18n
+from voice_earl import catalogs, i18n
 from voice_earl.commands.cli import main
 from voice_earl.errors import UsageError
 from voice_earl.game.cards import Rank
@@ -52,16 +50,7 @@ ROOT = Path(__file__).resolve().parent.parent
 TRANSLATED = tuple(code for code in LANGUAGES if code != "en")
 
 
-def _load_script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("update_catalogs", ROOT / "scripts" / "update_catalogs.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["update_catalogs"] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
 
-
-catalogs = _load_script()
 
 
 @functools.cache
