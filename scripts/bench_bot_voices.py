@@ -24,8 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from listening_corpus import PASS_SAYINGS, Expect, Trial, Voice, commands_context, every_line_due
-
+from voice_earl.bench.corpus import PASS_SAYINGS, Expect, Trial, Voice, commands_context, every_line_due
 from voice_earl.game.cards import RANKS
 from voice_earl.listening.models.judge_models import discover_judge_model
 from voice_earl.table.speech import bot_voices

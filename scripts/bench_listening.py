@@ -2,7 +2,7 @@
 """Listening benchmark: what is accepted, what table talk moves the game, and how fast.
 
 Every recording (formulas, passes, commands and table talk in synthesized voices, and real
-human recordings from packages; see scripts/listening_corpus.py) is heard through the real
+human recordings from packages; see voice_earl/bench/corpus.py) is heard through the real
 listener in every condition (clean, babble at 12 and 6 dB, white noise, echo, "party" at 12 and
 6 dB: six other people saying other things, a room in which no setting was chosen, and "cafe" at
 12 and 6 dB: five others again, a second room to choose settings in), by the first pass alone and
@@ -29,7 +29,7 @@ decided them (the judge's ``why``).
     .venv/bin/python scripts/bench_listening.py --split tune --set confirm_s=0.12  # try a listening or judge setting
     .venv/bin/python scripts/bench_listening.py --close-mic     # the phones as microphones: held to the mouth
         # (the room 10 dB quieter against the voice), each recording cut where the button would be held
-        # and judged whole, timed from the release (scripts/listening_held.py)
+        # and judged whole, timed from the release (voice_earl/bench/held.py)
 
 The judge's decision alone is replayed in seconds on the golden corpus of the tune split's scores
 (``scripts/judge_replay.py``; ``scripts/judge_corpus.py`` makes the corpus, ``scripts/train_verifier.py``
@@ -41,22 +41,17 @@ Timings are taken on whatever machine runs this; on a shared 2-core machine they
 from __future__ import annotations
 
 import argparse
-import dataclasses
-import re
-import statistics
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any, TypeVar
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from listening_corpus import (
+from voice_earl.bench.corpus import (
     CACHE,
     CHATTER,
     CONDITIONS,
@@ -68,8 +63,6 @@ from listening_corpus import (
     engines_missing,
     framed,
     human_trials,
-    mistaken,
-    moved_the_game,
     noise_stream,
     room_talk,
     room_trials,
@@ -78,31 +71,19 @@ from listening_corpus import (
     typical_power,
     voices,
 )
-from listening_held import at_the_phone, hear_held_trial
-from listening_recordings import recorded_trials
-
+from voice_earl.bench.held import at_the_phone, hear_held_trial
+from voice_earl.bench.outcomes import HEADER, Outcome, row, show_errors
+from voice_earl.bench.recordings import recorded_trials
+from voice_earl.bench.settings import chosen_settings
 from voice_earl.keep.config import KNOCK_BY_DEFAULT
-from voice_earl.listening.judge.decision import JudgeSettings
 from voice_earl.listening.stream.audio import SAMPLE_RATE, pcm_chunks, read_wav
 from voice_earl.listening.stream.listener import Listener
 from voice_earl.listening.stream.speech_end import speech_end_s
-from voice_earl.listening.stream.utterance import Judge, ListenSettings, Utterance, grade_utterance
+from voice_earl.listening.stream.utterance import Judge, Utterance, grade_utterance
 from voice_earl.table.phones.mic_gate import HeldHearing
 from voice_earl.words.verdicts import Verdict
 
 WHOLE_TAIL_S = 0.1  # with --systems whole: the quiet kept after the true end of speech
-
-
-@dataclass(frozen=True)
-class Outcome:
-    trial: Trial
-    verdict: Verdict
-    heard: str
-    latency_ms: int | None
-    wait_ms: int | None  # from the true end until the deciding judge run began
-    judge_ms: int | None
-    first_pass_ms: int
-    why: str = ""  # the rule or veto that decided, or the verifier's probability against its point
 
 
 def run_trial(listener: Listener, trial: Trial, audio: np.ndarray, true_end: float) -> Outcome:
@@ -132,61 +113,6 @@ def run_whole(first_pass: Listener, judge: Judge, trial: Trial, audio: np.ndarra
     return Outcome(trial, verdict, result.phrase, None, None, round(result.compute_s * 1000), 0, result.why)
 
 
-def share(outcomes: Sequence[Outcome], expect: str, right: Callable[[Outcome], bool], word: str = "") -> str:
-    """The share of the outcomes of one kind (and, with ``word``, whose text holds it) that are right."""
-    chosen = [o for o in outcomes if o.trial.expect == expect and word in o.trial.text.lower()]
-    if not chosen:
-        return "-"
-    return f"{100 * sum(right(o) for o in chosen) / len(chosen):.1f}%"
-
-
-def percentile(values: Sequence[int], share_: float) -> str:
-    if not values:
-        return "-"
-    ordered = sorted(values)
-    return str(ordered[min(len(ordered) - 1, int(share_ * len(ordered)))])
-
-
-def median(values: Sequence[int | None]) -> str:
-    known = [v for v in values if v is not None]
-    return str(round(statistics.median(known))) if known else "-"
-
-
-HEADER = (
-    f"{'listener':22} {'condition':13} {'n':>4} {'correct':>8} {'wrong ln':>8} {'wrong rk':>8} {'pass':>7} "
-    f"{'command':>8} {'chatter':>8} {'w/ pass':>8} {'human':>7} {'room':>6} "
-    f"{'p50 ms':>7} {'p90 ms':>7} {'wait':>5} {'judge':>6} {'1st':>5}"
-)
-
-
-def heard_as_said(outcome: Outcome) -> bool:
-    """Whether a formula due was accepted, or a pass recognised: a verdict the player waits for."""
-    said = {Expect.CORRECT: Verdict.CORRECT, Expect.PASS: Verdict.PASS}.get(outcome.trial.expect)
-    return said is not None and outcome.verdict is said
-
-
-def row(name: str, condition: str, outcomes: Sequence[Outcome]) -> str:
-    # A formula or a pass missed is no verdict: the listener listens on, and the time the benchmark
-    # gives it is only the room kept after the recording (--tail). The misses are the columns before.
-    decided = [o for o in outcomes if heard_as_said(o)]
-    timed = [o.latency_ms for o in decided if o.latency_ms is not None]
-    return (
-        f"{name:22} {condition:13} {len(outcomes):4} "
-        f"{share(outcomes, Expect.CORRECT, heard_as_said):>8} "
-        f"{share(outcomes, Expect.WRONG_LINE, lambda o: o.verdict is Verdict.CORRECT):>8} "
-        f"{share(outcomes, Expect.WRONG_RANK, lambda o: o.verdict is Verdict.CORRECT):>8} "
-        f"{share(outcomes, Expect.PASS, heard_as_said):>7} "
-        f"{share(outcomes, Expect.COMMAND, lambda o: o.heard == o.trial.text):>8} "
-        f"{share(outcomes, Expect.CHATTER, lambda o: moved_the_game(o.verdict, o.heard)):>8} "
-        f"{share(outcomes, Expect.CHATTER, lambda o: moved_the_game(o.verdict, o.heard), 'pass'):>8} "
-        f"{share(outcomes, Expect.HUMAN, lambda o: moved_the_game(o.verdict, o.heard)):>7} "
-        f"{share(outcomes, Expect.ROOM, lambda o: moved_the_game(o.verdict, o.heard)):>6} "
-        f"{percentile(timed, 0.5):>7} {percentile(timed, 0.9):>7} "
-        f"{median([o.wait_ms for o in decided]):>5} {median([o.judge_ms for o in decided]):>6} "
-        f"{median([o.first_pass_ms for o in decided]):>5}"
-    )
-
-
 Hearing = Callable[[Trial, np.ndarray, float], Outcome]
 LISTENERS: dict[str, Listener] = {}  # the listeners that listeners() made, by name (the knock rows use them)
 
@@ -206,24 +132,6 @@ def held_listeners(pairs: Sequence[str] = ()) -> list[tuple[str, Hearing]]:
     judge = WhisperJudge(found.path, judge_settings) if found is not None else None
     name = "phone held + judge" if judge is not None else "phone held, no judge"
     return [(name, partial(run_held, HeldHearing(Listener(SphinxRecognizer(), settings, judge=judge))))]
-
-
-def chosen_settings(pairs: Sequence[str]) -> tuple[ListenSettings, JudgeSettings]:
-    """The listener's and the judge's settings, with fields set from NAME=VALUE pairs (--set)."""
-    chosen: list[Any] = []
-    for defaults in (ListenSettings(), JudgeSettings()):
-        names = [f.name for f in dataclasses.fields(defaults)]
-        values: dict[str, Any] = {}
-        for name, _, value in (pair.partition("=") for pair in pairs):
-            if name in names:
-                kind = type(getattr(defaults, name))
-                values[name] = value.lower() in ("true", "1", "yes") if kind is bool else kind(value)
-        chosen.append(dataclasses.replace(defaults, **values))
-    known = {f.name for settings in chosen for f in dataclasses.fields(settings)}
-    unknown = [pair.partition("=")[0] for pair in pairs if pair.partition("=")[0] not in known]
-    if unknown:
-        raise SystemExit(f"--set: no listening or judge setting {unknown[0]!r} (one of: {', '.join(sorted(known))})")
-    return chosen[0], chosen[1]
 
 
 def listeners(systems: Sequence[str], pairs: Sequence[str] = (), knock: bool = False) -> list[tuple[str, Hearing]]:
@@ -298,51 +206,10 @@ def bench(args: argparse.Namespace) -> int:
     return 0
 
 
-def show_errors(outcomes: Sequence[Outcome]) -> None:
-    """The mistakes, grouped by the reason that decided them (the most common first)."""
-    mistakes = [o for o in outcomes if mistaken(o.trial, o.verdict, o.heard)]
-    for reason, group in grouped_by_reason(mistakes, lambda o: o.why):
-        print(f"  {len(group)} x {reason}")
-        for o in group:
-            voice = o.trial.voice.label if o.trial.voice else "recording"
-            print(f"    {o.trial.expect:10} p{o.trial.context.position} {voice:32} {o.trial.text!r} -> "
-                  f"{o.verdict.value} {o.heard!r}: {o.why}")
-
-
-T = TypeVar("T")
-
-
-def grouped_by_reason(items: Sequence[T], why: Callable[[T], str]) -> list[tuple[str, list[T]]]:
-    """``items`` grouped by their reason with its numbers left out (the most common first).
-
-    >>> grouped_by_reason(["verifier: pass 0.41 < 0.70", "verifier: pass 0.12 < 0.70", "veto x: y"], str)
-    [('verifier: pass < 0.70', ['verifier: pass 0.41 < 0.70', 'verifier: pass 0.12 < 0.70']), \
-('veto x: y', ['veto x: y'])]
-    """
-    groups: dict[str, list[T]] = {}
-    for item in items:
-        groups.setdefault(reason_of(why(item)), []).append(item)
-    return sorted(groups.items(), key=lambda pair: -len(pair[1]))
-
-
-def reason_of(why: str) -> str:
-    """A reason without the measures that differ from one verdict to the next (the bars stay: the
-    numbers after a comparison or "bar").
-
-    >>> reason_of("verifier: line 0.93 >= 0.60")
-    'verifier: line >= 0.60'
-    >>> reason_of("veto rank-not-clear: King leads the rank due by 1.2 < 2 (wrong 0.71 >= 0.50)")
-    'veto rank-not-clear: King leads the rank due by < 2 (wrong >= 0.50)'
-    >>> reason_of("rules: nothing heard: rule floor: pass mean -4.46 < -3.5, gain 0.32 (bar 0.9)")
-    'rules: nothing heard: rule floor: pass mean < -3.5, gain (bar 0.9)'
-    """
-    return re.sub(r" (?<![<=>] )(?<!bar )-?\d+\.\d+(?=[ ,)]|$)", "", why)
-
-
 def bench_recordings(args: argparse.Namespace) -> int:
     trials = recorded_trials(args.recordings)
     if not trials:
-        print(f"no labelled recordings in {args.recordings} (see scripts/listening_recordings.py)", file=sys.stderr)
+        print(f"no labelled recordings in {args.recordings} (see voice_earl/bench/recordings.py)", file=sys.stderr)
         return 1
     print(f"{len(trials)} recordings from {args.recordings}\n")
     print(HEADER)

@@ -5,7 +5,7 @@
 Each generated transcript is labelled with what the player really did (said the due line, said
 another line, named another rank, passed, talked, or stayed silent) and then perturbed the way
 a recognizer garbles speech: small words dropped, words swapped for sound-alikes, chatter
-around the line, the rank word misheard as a non-rank word. The tables give judgements per
+around the line, the rank word misheard as a non-rank word. The tables give line grades per
 second and, for each strictness, per-verdict precision and recall against those labels.
 
 A rank misheard as a non-rank word ("seven" -> "eleven") is labelled ``correct`` (the player
@@ -141,7 +141,7 @@ def speed_table() -> None:
         "chatter, lead": (ListenContext(1, RANKS), "um well hang on there's as good as i think"),
         "snip snap snorum": (ListenContext(4, (Rank.TWO,), SNIP_SNAP_SNORUM), "snorem"),
     }
-    print(f"{'context':24} {'judgements/s':>13} {'us each':>8}")
+    print(f"{'context':24} {'grades/s':>13} {'us each':>8}")
     for name, (context, transcript) in contexts.items():
         rounds = 3000
         start = time.perf_counter()

@@ -1,6 +1,6 @@
 """The listening benchmark's knock rows (``bench_listening.py``): knocks on the table through the real listener.
 
-Each recording of scripts/knock_corpus.py's split, knocks once or twice and the sounds that must not
+Each recording of voice_earl/bench/knocks.py's split, knocks once or twice and the sounds that must not
 pass, is mixed into each condition's room as the benchmark mixes speech and heard by the listener at
 positions 2-4, where a knock passes. A knock is heard when the listener's verdict is a pass; a
 negative passed for a knock when the knock detector ended the listen with a pass (the columns by kind,
@@ -16,9 +16,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from knock_corpus import KNOCK, NEGATIVE_KINDS, KnockTrial, knock_trials
-from listening_corpus import commands_context, degrade, moved_the_game, noise_stream
 
+from voice_earl.bench.corpus import commands_context, degrade, moved_the_game, noise_stream
+from voice_earl.bench.knocks import KNOCK, NEGATIVE_KINDS, KnockTrial, knock_trials
 from voice_earl.game.cards import RANKS
 from voice_earl.listening.recognizer import KnockHeard
 from voice_earl.listening.stream.audio import Pcm16, pcm_chunks
@@ -90,7 +90,7 @@ def knock_rows(listeners: Sequence[tuple[str, Listener]], split: str, conditions
     """Print the knock rows: each listener in each condition."""
     chosen = trials(split, seed)
     print(f"\nknocks: {sum(t.kind == KNOCK for t in chosen)} knocks and {sum(t.kind != KNOCK for t in chosen)} other "
-          f"sounds of the {split} split (scripts/knock_corpus.py), at positions 2-4\n")
+          f"sounds of the {split} split (voice_earl/bench/knocks.py), at positions 2-4\n")
     print(KNOCK_HEADER)
     print("-" * len(KNOCK_HEADER))
     for condition in conditions:

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Train the knock detector (voice_earl/data/knock.json) on the tune split, and report it on the held-out one.
 
-Every knock and every sound that must not pass (scripts/knock_corpus.py), every sentence and line of
+Every knock and every sound that must not pass (voice_earl/bench/knocks.py), every sentence and line of
 the listening benchmark's voices and its real speech, and stretches of the room alone, are mixed into
 the benchmark's rooms as the benchmark mixes speech. The detector finds its candidates in each; those
 within 30 ms of a rap are knocks, every other one is not. Boosted trees of depth two are fitted on the
@@ -35,8 +35,7 @@ import numpy.typing as npt
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from knock_corpus import KNOCK, NEGATIVE_KINDS, knock_trials, missing
-from listening_corpus import (
+from voice_earl.bench.corpus import (
     CONDITIONS,
     TUNING_CONDITIONS,
     Expect,
@@ -51,7 +50,7 @@ from listening_corpus import (
     trial_speech,
     typical_power,
 )
-
+from voice_earl.bench.knocks import KNOCK, NEGATIVE_KINDS, knock_trials, missing
 from voice_earl.listening.stream.knock import (
     FEATURES,
     PAIR_S,
@@ -69,7 +68,7 @@ MODEL_PATH = Path(__file__).resolve().parent.parent / "voice_earl" / "data" / "k
 NEAR_S = 0.03  # a candidate this near a rap's onset is that rap
 ROUNDS = 120  # boosted trees
 VERSION = 3  # of the kept candidates: changes with how knock.py finds them (not its features: see refeatured)
-SOUNDS_VERSION = 2  # ... and of the packaged sounds' trials (scripts/knock_corpus.py)
+SOUNDS_VERSION = 2  # ... and of the packaged sounds' trials (voice_earl/bench/knocks.py)
 SOUNDS_POWER = 1e6  # the sounds always have loud samples, so the room's level follows each sound's own
 
 
@@ -298,7 +297,7 @@ def main() -> int:
         model = fit(tune)
         threshold, pair = choose_points(rescored(tune, model), args.target)
         counts = Counter(h.kind for h in tune if h.condition == "clean")
-        trained_on = (f"tune split of scripts/knock_corpus.py and the listening benchmark, seed {args.seed}: "
+        trained_on = (f"tune split of voice_earl/bench/knocks.py and the listening benchmark, seed {args.seed}: "
                       f"{counts[KNOCK]} knocks and {sum(counts.values()) - counts[KNOCK]} other sounds per condition, "
                       f"in {', '.join(TUNING_CONDITIONS)}; operating points for at most {args.target:.1%} false passes")
         model = replace(model, threshold=threshold, pair_threshold=pair, trained_on=trained_on,

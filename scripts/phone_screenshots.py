@@ -1,16 +1,17 @@
 #!/usr/bin/env python3
-"""Pictures of the phones for the README, taken from the real thing in Debian's headless chromium.
+"""Pictures of the phones for the docs, taken from the real thing in Debian's headless chromium.
 
-- docs/phones-page.png: a player's page at 360x640 (CSS pixels) when it is their turn;
-- docs/phones-qr.png: the table screen's QR code for the first player (80x24 terminal, drawn by rich);
-- docs/phones-join.png: the join page, which shows one player's code a screen.
+- docs/images/phones-page.png: a player's page at 360x640 (CSS pixels) when it is their turn;
+- docs/images/phones-qr.png: the table screen's QR code for the first player (80x24 terminal, drawn by rich);
+- docs/images/phones-join.png: the join page, which shows one player's code a screen.
 
-    .venv/bin/python scripts/phone_screenshots.py [--out docs]
+    .venv/bin/python scripts/phone_screenshots.py [--out docs/images]
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import queue
 import sys
@@ -52,7 +53,7 @@ def advance(commands: queue.Queue[str | None], urls: list[str], seat: int, moves
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--out", type=Path, default=ROOT / "docs")
+    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "images")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
 
@@ -96,7 +97,7 @@ def main() -> int:
         phones.server.host = "192.168.1.23"
         phones.server.port = 8765
         console = Console(record=True, width=80, height=24, force_terminal=True, color_system="truecolor",
-                          file=open("/dev/null", "w"))  # noqa: SIM115 (only its record is kept)
+                          file=io.StringIO())  # only its record is kept
         console.print(code_screen(phones.server, 0, 1, len(NAMES)))
         with tempfile.TemporaryDirectory() as folder:
             svg = Path(folder) / "qr.svg"

@@ -14,7 +14,7 @@ echo "voice-earl set-up, $(date)" > "$VOICE_EARL_SETUP_LOG"
 system_packages=(libportaudio2 espeak-ng libespeak-ng1 alsa-utils python3-venv)
 # The tests also check the catalogs with GNU gettext's msgfmt, open the phones' page in Debian's chromium, speak
 # with festival's kdl voice and listen to real recordings of ordinary speech (the Asterisk prompts), and of
-# knocks on wood, cards, glasses, doors, laughter and clapping (scripts/knock_corpus.py, the knock detector's).
+# knocks on wood, cards, glasses, doors, laughter and clapping (voice_earl/bench/knocks.py, the knock detector's).
 [ "$extras" = dev ] && system_packages+=(gettext chromium chromium-driver festival festvox-kdlpc16k
     asterisk-core-sounds-en-wav hydrogen-drumkits xboard minetest-data lmms-common kpat aisleriot sound-icons
     hedgewars-data tuxpaint-data frozen-bubble-data)

@@ -40,10 +40,21 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from judge_corpus import CORPUS, Case, read_corpus
-from judge_replay import POINTS, REPORT, TALK, TRAIN, VOICE_PARTS, WRONG, part_of, replay, right, table, tally
-from listening_corpus import VOICES, Expect
-
+from voice_earl.bench.corpus import VOICES, Expect
+from voice_earl.bench.golden_corpus import CORPUS, Case, read_corpus
+from voice_earl.bench.golden_replay import (
+    POINTS,
+    REPORT,
+    TALK,
+    TRAIN,
+    VOICE_PARTS,
+    WRONG,
+    part_of,
+    replay,
+    right,
+    table,
+    tally,
+)
 from voice_earl.listening.judge.candidates import Heard, Kind, heard_as
 from voice_earl.listening.judge.decision import Decision, JudgeResult, JudgeSettings, Scored
 from voice_earl.listening.judge.verifier import (

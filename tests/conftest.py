@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import signal
 from collections.abc import Iterator
 from pathlib import Path
@@ -12,6 +13,22 @@ import pytest
 # tests start, whose Ctrl-C they check: take it back, so that the children get Python's own handler again.
 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
+
+# The tests' temporary folders go on tmpfs where there is a roomy one (pytest reads PYTEST_DEBUG_TEMPROOT when it
+# first makes one): every game event is committed with synchronous=FULL, and on a disk the fsyncs took most of the
+# time. A container's /dev/shm is often 64 MB, less than one test's 100 MB recording: there the disk is used.
+TMPFS_NEEDED_BYTES = 4 << 30
+
+
+def _roomy_tmpfs(path: str = "/dev/shm") -> bool:
+    if not (os.path.isdir(path) and os.access(path, os.W_OK)):
+        return False
+    stats = os.statvfs(path)
+    return stats.f_bavail * stats.f_frsize >= TMPFS_NEEDED_BYTES
+
+
+if _roomy_tmpfs():
+    os.environ.setdefault("PYTEST_DEBUG_TEMPROOT", "/dev/shm")
 
 
 @pytest.fixture(autouse=True)

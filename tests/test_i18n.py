@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
+import functools
 import gettext
-import importlib.util
 import io
 import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from types import ModuleType
+from typing import Any
 
 import pytest
 
-from voice_earl import i18n
+from voice_earl import catalogs, i18n
 from voice_earl.commands.cli import main
 from voice_earl.errors import UsageError
 from voice_earl.game.cards import Rank
@@ -50,16 +50,13 @@ ROOT = Path(__file__).resolve().parent.parent
 TRANSLATED = tuple(code for code in LANGUAGES if code != "en")
 
 
-def _load_script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("update_catalogs", ROOT / "scripts" / "update_catalogs.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["update_catalogs"] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
 
 
-catalogs = _load_script()
+
+@functools.cache
+def code_messages() -> dict[str, Any]:
+    """The messages in the code, extracted once for the tests that only read them."""
+    return dict(catalogs.extract_messages())
 
 
 @pytest.fixture(autouse=True)
@@ -74,14 +71,14 @@ def english_afterwards() -> Iterator[None]:
 
 @pytest.mark.parametrize("code", TRANSLATED)
 def test_every_message_is_translated_with_its_placeholders(code: str) -> None:
-    messages = catalogs.extract_messages()
+    messages = code_messages()
     entries = parse_po(i18n.catalog_path(code).read_text(encoding="utf-8"))
     problems = catalogs.problems(messages, entries)
     assert not problems, f"{code} catalog: run scripts/update_catalogs.py and translate:\n" + "\n".join(problems)
 
 
 def test_the_template_lists_every_message() -> None:
-    messages = catalogs.extract_messages()
+    messages = code_messages()
     template = {e.msgid for e in parse_po((i18n.LOCALE_DIR / "voice_earl.pot").read_text(encoding="utf-8"))}
     assert set(messages) <= template, sorted(set(messages) - template)
 
@@ -183,7 +180,7 @@ def test_the_reader_agrees_with_gnu_gettext(code: str, tmp_path: Path) -> None:
     with mo.open("rb") as handle:
         gnu = gettext.GNUTranslations(handle)
     ours = i18n.PoTranslations(parse_po(po.read_text(encoding="utf-8")))
-    for message in catalogs.extract_messages().values():
+    for message in code_messages().values():
         if message.plural:
             for n in (0, 1, 2, 5):
                 assert ours.ngettext(message.msgid, message.plural, n) == gnu.ngettext(message.msgid, message.plural, n)

@@ -124,6 +124,7 @@ def test_every_command_is_fuzzed() -> None:
     assert "--remind-after" in WORDS["play"] and "list" in WORDS["models"] and "--lang" in WORDS["rules"]
 
 
+@pytest.mark.slow
 @settings(max_examples=600, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(argv_for(tuple(COMMANDS)))
 def test_the_parser_of_every_command_refuses_or_accepts_never_crashes(argv: list[str]) -> None:
@@ -139,6 +140,7 @@ def quiet_terminal(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.Tem
     monkeypatch.chdir(tmp_path_factory.mktemp("cwd"))  # where --plot or --out would write
 
 
+@pytest.mark.slow
 @settings(
     max_examples=250,
     derandomize=True,
@@ -161,6 +163,7 @@ def test_cheap_commands_run_on_random_arguments_without_a_traceback(
     assert "Traceback" not in err
 
 
+@pytest.mark.slow
 @settings(
     max_examples=150,
     derandomize=True,

@@ -13,8 +13,8 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 import pytest
-from listening_audio import needs_espeak
 from rich.console import Console
+from support.listening_audio import needs_espeak
 
 from voice_earl.commands import doctor_audio, doctor_checks, doctor_models, doctor_report, doctor_speech
 from voice_earl.commands.cli import main

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from listening_audio import needs_espeak, padded, speak, write_wav
+from support.listening_audio import needs_espeak, padded, speak, write_wav
 
 from voice_earl.commands.cli import main
 
@@ -206,7 +206,7 @@ def test_hear_knock_takes_a_knock_on_the_table_for_a_pass_at_the_second_card(
 ) -> None:
     import random
 
-    from knock_corpus import load, missing, place, recordings
+    from voice_earl.bench.knocks import load, missing, place, recordings
 
     if missing():
         pytest.skip("the knock recordings are not installed (bash scripts/setup.sh dev)")

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from listening_audio import write_wav
+from support.listening_audio import write_wav
 
 from voice_earl.commands.cli import main
 

@@ -54,6 +54,7 @@ async def watch_a_lead(game: subprocess.Popen[str], urls: dict[str, str]) -> tup
                 return before, after["state"]
 
 
+@pytest.mark.slow
 def test_a_scripted_game_prints_addresses_serves_views_and_resumes_on_them() -> None:
     game, urls = start(PLAY)
     try:
@@ -78,6 +79,7 @@ def test_a_scripted_game_prints_addresses_serves_views_and_resumes_on_them() -> 
         resumed.kill()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
@@ -95,6 +97,7 @@ def test_bad_phone_options_give_one_clear_line(extra: list[str], message: str) -
     assert "Traceback" not in done.stderr
 
 
+@pytest.mark.slow
 def test_a_quit_at_the_laptop_tells_the_phones_the_command_that_goes_on() -> None:
     async def quit_while_watching(game: subprocess.Popen[str], url: str) -> tuple[dict[str, Any], int | None]:
         assert game.stdin is not None

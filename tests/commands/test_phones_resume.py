@@ -37,6 +37,7 @@ def set_phones(value: str | bytes) -> None:
             db.execute("UPDATE series SET phones = ? WHERE id = 1", (value,))
 
 
+@pytest.mark.slow
 def test_a_resumed_phones_game_listens_where_it_did_and_says_so() -> None:
     first = run([*PLAY, "--phones", "--host", "127.0.0.1", "--port", "0"])
     assert first.returncode == 0, first.stderr
@@ -78,6 +79,7 @@ def test_a_damaged_phones_record_is_refused_not_guessed(
     assert addresses(out) == []  # no phone was served
 
 
+@pytest.mark.slow
 def test_phones_asked_for_on_a_damaged_record_get_new_addresses() -> None:
     assert run(PLAY).returncode == 0
     set_phones(DAMAGED["no tokens"])

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from silent_script import as_input, human_script
+from support.silent_script import as_input, human_script
 
 from voice_earl.commands.cli import main
 from voice_earl.game.bots import MostStrategy

@@ -107,25 +107,26 @@ def test_common_slips_count_and_ignore_silence() -> None:
     assert all(slip.expected != "best" for slip, _ in counted)  # the silent line is not a slip
 
 
-def judged(position: int, rank: Rank, transcript: str) -> Utterance:
-    """An utterance as the game keeps it: judged for real."""
-    return utterance_of(grade_line(transcript, ListenContext(position, (rank,))), Mode.PRACTICE, 700, strictness="normal")
+def graded(position: int, rank: Rank, transcript: str) -> Utterance:
+    """An utterance as the game keeps it: its line graded for real."""
+    grade = grade_line(transcript, ListenContext(position, (rank,)))
+    return utterance_of(grade, Mode.PRACTICE, 700, strictness="normal")
 
 
 def test_a_whole_line_for_another_is_a_line_slip_not_word_slips() -> None:
-    earl_for_he = judged(4, Rank.KING, "There's a King as good as he")
+    earl_for_he = graded(4, Rank.KING, "There's a King as good as he")
     assert (earl_for_he.verdict, earl_for_he.heard_position, earl_for_he.score) == ("wrong_line", 2, 100)
     assert utterance_slips(earl_for_he) == [LineSlip(due=4, said=2)]
     old = dataclasses.replace(earl_for_he, heard_position=None)  # kept before the heard line was saved
     assert utterance_slips(old) == [LineSlip(due=4, said=None)]
-    chatter = judged(2, Rank.QUEEN, "pass me the crisps please")
+    chatter = graded(2, Rank.QUEEN, "pass me the crisps please")
     assert chatter.heard_position is None and utterance_slips(chatter) == []
 
 
 def test_the_score_is_against_the_line_due_like_the_verdict() -> None:
-    perfect = judged(2, Rank.QUEEN, "There's a Queen as good as he")
-    other_line = judged(4, Rank.KING, "There's a King as good as he")
-    wrong_rank = judged(2, Rank.QUEEN, "There's a King as good as he")
+    perfect = graded(2, Rank.QUEEN, "There's a Queen as good as he")
+    other_line = graded(4, Rank.KING, "There's a King as good as he")
+    wrong_rank = graded(2, Rank.QUEEN, "There's a King as good as he")
     assert line_score(perfect) == 100
     assert line_score(other_line) < 50 < line_score(wrong_rank) < 100
     (tallied,) = by_formula([other_line])
@@ -135,7 +136,7 @@ def test_the_score_is_against_the_line_due_like_the_verdict() -> None:
 def test_stats_never_calls_a_wrong_line_a_perfect_score(capsys: pytest.CaptureFixture[str]) -> None:
     with Store.open() as store:
         for _ in range(3):
-            store.record_utterance(judged(4, Rank.KING, "There's a King as good as he"))
+            store.record_utterance(graded(4, Rank.KING, "There's a King as good as he"))
     assert main(["stats"]) == 0
     out = capsys.readouterr().out
     header = out.splitlines()[0]

@@ -258,6 +258,7 @@ def tables(draw: st.DrawFn) -> Table:
     )
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None)
 @given(tables())
 def test_random_tables(table: Table) -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from listening_audio import needs_espeak
+from support.listening_audio import needs_espeak
 
 from voice_earl.commands.cli import main
 from voice_earl.errors import UsageError, VoiceEarlError

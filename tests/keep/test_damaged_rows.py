@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from silent_script import as_input, human_script
-from storage_faults import flip_bytes
+from support.silent_script import as_input, human_script
+from support.storage_faults import flip_bytes
 
 from voice_earl.commands.cli import main
 from voice_earl.game.bots import RandomStrategy

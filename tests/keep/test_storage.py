@@ -169,6 +169,7 @@ def _child_env() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
 
 
+@pytest.mark.slow
 def test_events_acknowledged_before_a_kill_9_are_all_there_and_contiguous(tmp_path: Path) -> None:
     path = tmp_path / "crash.sqlite3"
     with Store.open(path) as store:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from storage_faults import read_only_file, tiny_disk
+from support.storage_faults import read_only_file, tiny_disk
 
 from voice_earl.commands.cli import main
 from voice_earl.errors import VoiceEarlError

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from storage_faults import fill_disk, read_only_mount, small_disk
+from support.storage_faults import fill_disk, read_only_mount, small_disk
 
 from voice_earl.commands.cli import main
 from voice_earl.keep.storage import Store
@@ -120,6 +120,7 @@ def test_a_read_only_folder_is_read_by_every_command_that_only_reads(
             assert err.count("\n") == 1 and "Traceback" not in err
 
 
+@pytest.mark.slow
 def test_a_disk_full_at_start_says_so_in_one_line_without_logging_tracebacks(tmp_path: Path) -> None:
     with small_disk(tmp_path / "disk") as disk:
         env = {"VOICE_EARL_DATA_DIR": str(disk / "data"), "VOICE_EARL_CONFIG_DIR": str(tmp_path / "config")}

@@ -1,11 +1,12 @@
-"""The listening benchmark's trials (scripts/listening_corpus.py): what each voice is asked to say."""
+"""The listening benchmark's trials (voice_earl/bench/corpus.py): what each voice is asked to say."""
 
 from __future__ import annotations
 
 from collections import Counter
 
-from listening_audio import espeak_finds_variant, needs_espeak
-from listening_corpus import (
+from support.listening_audio import espeak_finds_variant, needs_espeak
+
+from voice_earl.bench.corpus import (
     BABBLE,
     BABBLE_VOICES,
     CAFE,
@@ -20,7 +21,6 @@ from listening_corpus import (
     synthetic_trials,
     voices,
 )
-
 from voice_earl.game.cards import RANKS
 from voice_earl.game.chants import EARL
 

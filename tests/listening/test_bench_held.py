@@ -1,12 +1,12 @@
-"""The listening benchmark as a phone held to the mouth hears it (scripts/listening_held.py,
+"""The listening benchmark as a phone held to the mouth hears it (voice_earl/bench/held.py,
 ``bench_listening.py --close-mic``): the room 10 dB quieter, and each recording cut at the hold."""
 
 from __future__ import annotations
 
 import numpy as np
-from listening_corpus import CONDITIONS, LEAD_IN_S
-from listening_held import CLOSE_MIC_GAIN_DB, HOLD_LEAD_S, HOLD_MAX_S, HOLD_TAIL_S, at_the_phone, held_segment
 
+from voice_earl.bench.corpus import CONDITIONS, LEAD_IN_S
+from voice_earl.bench.held import CLOSE_MIC_GAIN_DB, HOLD_LEAD_S, HOLD_MAX_S, HOLD_TAIL_S, at_the_phone, held_segment
 from voice_earl.listening.stream.audio import SAMPLE_RATE
 
 

@@ -1,4 +1,4 @@
-"""Real recordings for the listening benchmark (scripts/listening_recordings.py, and
+"""Real recordings for the listening benchmark (voice_earl/bench/recordings.py, and
 ``scripts/bench_listening.py --recordings``): a folder of labelled WAVs, or what a table kept with
 ``--keep-audio``."""
 
@@ -11,10 +11,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from listening_audio import needs_espeak, padded, speak, write_wav
-from listening_corpus import Expect
-from listening_recordings import recorded_trials
+from support.listening_audio import needs_espeak, padded, speak, write_wav
 
+from voice_earl.bench.corpus import Expect
+from voice_earl.bench.recordings import recorded_trials
 from voice_earl.game.cards import RANKS, Rank
 from voice_earl.keep.storage import Store
 from voice_earl.keep.storage_values import Mode, Utterance

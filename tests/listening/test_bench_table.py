@@ -1,11 +1,12 @@
-"""The listening benchmark's table (scripts/bench_listening.py): what its latency is taken over."""
+"""The listening benchmark's table (voice_earl/bench/outcomes.py, printed by scripts/bench_listening.py): what its
+latency is taken over."""
 
 from __future__ import annotations
 
 import pytest
-from bench_listening import Outcome, row, show_errors
-from listening_corpus import Expect, Trial, commands_context
 
+from voice_earl.bench.corpus import Expect, Trial, commands_context
+from voice_earl.bench.outcomes import Outcome, row, show_errors
 from voice_earl.game.cards import RANKS
 from voice_earl.words.verdicts import Verdict
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from listening_audio import needs_espeak, padded, speak
+from support.listening_audio import needs_espeak, padded, speak
 
 from voice_earl.game.cards import Rank
 from voice_earl.listening.judge.candidates import Candidate, Kind

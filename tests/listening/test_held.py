@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from listening_audio import needs_espeak, padded, speak, with_noise
+from support.listening_audio import needs_espeak, padded, speak, with_noise
 
 from voice_earl.game.cards import Rank
 from voice_earl.listening.judge.whisper import WhisperJudge

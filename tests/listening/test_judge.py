@@ -14,9 +14,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from listening_audio import needs_espeak, needs_festival, padded, speak, speak_kdl
-from listening_corpus import CHATTER, HUMAN_DIRS, degrade, framed, moved_the_game, room_talk, typical_power
+from support.listening_audio import needs_espeak, needs_festival, padded, speak, speak_kdl
 
+from voice_earl.bench.corpus import CHATTER, HUMAN_DIRS, degrade, framed, moved_the_game, room_talk, typical_power
 from voice_earl.game.cards import RANKS, Rank
 from voice_earl.listening.judge.candidates import Kind
 from voice_earl.listening.judge.decision import JudgeResult

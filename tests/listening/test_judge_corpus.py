@@ -13,10 +13,10 @@ from collections import Counter
 from dataclasses import replace
 
 import pytest
-from judge_corpus import CORPUS, Case, read_corpus
-from judge_replay import Tally, replay, tally
-from listening_corpus import TUNING_CONDITIONS, VOICES, Expect
 
+from voice_earl.bench.corpus import TUNING_CONDITIONS, VOICES, Expect
+from voice_earl.bench.golden_corpus import CORPUS, Case, read_corpus
+from voice_earl.bench.golden_replay import Tally, replay, tally
 from voice_earl.listening.judge.decision import Decision, JudgeSettings
 
 

@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from test_models import QuietHandler, start_server
+from support.model_files import QuietHandler, start_server
 
 from voice_earl.commands.cli import main
 from voice_earl.errors import VoiceEarlError

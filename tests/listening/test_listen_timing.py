@@ -16,9 +16,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from listening_audio import needs_espeak, padded, speak
-from listening_corpus import degrade, framed, room_talk
+from support.listening_audio import needs_espeak, padded, speak
 
+from voice_earl.bench.corpus import degrade, framed, room_talk
 from voice_earl.game.cards import Rank
 from voice_earl.listening.judge.decision import JudgeResult
 from voice_earl.listening.judge.whisper import WhisperJudge

@@ -16,7 +16,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from test_models import TEST_MODEL, leftovers, make_model, start_server, zip_model
+from support.model_files import TEST_MODEL, leftovers, make_model, start_server, zip_model
 
 from voice_earl.commands.cli import main
 from voice_earl.commands.doctor_models import check_leftovers

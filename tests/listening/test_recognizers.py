@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from listening_audio import needs_espeak, padded, speak, with_noise
+from support.listening_audio import needs_espeak, padded, speak, with_noise
 
 from voice_earl.game.cards import RANKS, Rank
 from voice_earl.game.chants import EARL, ChantSet

@@ -203,7 +203,8 @@ def test_recognizer_homophones_count_only_where_the_rank_goes() -> None:
 
 
 def test_pocketsphinx_and_vosk_markup_is_ignored() -> None:
-    assert grade_line("<s> there's(2) a queen [unk] as good as he </s>", QUEENS_SECOND, STRICT).verdict is Verdict.CORRECT
+    grade = grade_line("<s> there's(2) a queen [unk] as good as he </s>", QUEENS_SECOND, STRICT)
+    assert grade.verdict is Verdict.CORRECT
 
 
 # --- other chant sets ------------------------------------------------------------------------

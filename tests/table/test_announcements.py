@@ -8,7 +8,7 @@ import io
 from collections.abc import Iterable, Sequence
 
 from rich.console import Console
-from table_views import screen_text, table_console
+from support.table_views import screen_text, table_console
 
 from voice_earl.game.cards import Rank
 from voice_earl.game.rules import HOYLE, DeckMode

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 from rich.console import Console
-from table_views import bot_session, screen_text
+from support.table_views import bot_session, screen_text
 
 from voice_earl.commands.cli import main
 from voice_earl.game.bots import MostStrategy

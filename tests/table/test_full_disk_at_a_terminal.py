@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from storage_faults import fill_disk, small_disk
-from terminal_game import TerminalGame
+from support.storage_faults import fill_disk, small_disk
+from support.terminal_game import TerminalGame
 
 from voice_earl.game.gamelog import replay
 from voice_earl.game.rules import HOYLE, DeckMode

@@ -6,7 +6,7 @@ import io
 import string
 
 import pytest
-from table_views import screen_text
+from support.table_views import screen_text
 
 from voice_earl.game.rules import HOYLE, DeckMode
 from voice_earl.i18n import set_language

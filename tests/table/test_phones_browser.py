@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from phones_browser import PHONE, PhonePage, browser
-from phones_table import FAST, choose, keys_to_the_end, keys_until, phone_table, view, wait_for
 from playwright.sync_api import Browser, expect
+from support.phones_browser import PHONE, PhonePage, browser
+from support.phones_table import FAST, choose, keys_to_the_end, keys_until, phone_table, view, wait_for
 
 from voice_earl.game.cards import Rank
 from voice_earl.i18n import rank_plural

@@ -19,7 +19,7 @@ from typing import Any
 
 import aiohttp
 import pytest
-from phones_table import FAST, PhoneTable, phone_table
+from support.phones_table import FAST, PhoneTable, phone_table
 
 from voice_earl.table.phones.doors import connection_limits
 from voice_earl.table.phones.server import Limits

@@ -7,9 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from listening_audio import needs_espeak, padded, speak, write_wav
-from phones_browser import CHROMIUM, CHROMIUM_ARGS
-from phones_table import phone_table, view, wait_for
+from support.listening_audio import needs_espeak, padded, speak, write_wav
+from support.phones_browser import CHROMIUM, CHROMIUM_ARGS
+from support.phones_table import phone_table, view, wait_for
 
 
 @pytest.mark.slow
@@ -17,8 +17,8 @@ from phones_table import phone_table, view, wait_for
 def test_a_phone_is_a_microphone_held_to_speak_in_real_chromium(tmp_path: Path) -> None:
     """Over HTTPS, with Chromium's fake microphone playing a synthesized formula: the player holds the
     button while it plays, lets go, the phone shows the verdict and the game applies the lead."""
-    from phone_voices import hearing
     from playwright.sync_api import expect, sync_playwright
+    from support.phone_voices import hearing
 
     from voice_earl.game.cards import Rank
     from voice_earl.game.chants import EARL

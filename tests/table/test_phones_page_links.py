@@ -9,9 +9,9 @@ import threading
 from collections.abc import Iterator
 
 import pytest
-from phones_browser import PhonePage, browser
-from phones_table import FAST, keys_to_the_end, phone_table, wait_for
 from playwright.sync_api import Browser, expect
+from support.phones_browser import PhonePage, browser
+from support.phones_table import FAST, keys_to_the_end, phone_table, wait_for
 
 from voice_earl.table.phones.hub import serve_phones
 from voice_earl.table.phones.tokens import PhoneTokens

@@ -11,12 +11,14 @@ from typing import Any
 
 import aiohttp
 import pytest
-from phones_table import (
+from rich.console import Console
+from support.phones_table import (
     FAST,
     Phone,
     PhoneTable,
     cards_in,
     choose,
+    closing,
     keys_to_the_end,
     keys_until,
     my_turn,
@@ -24,7 +26,6 @@ from phones_table import (
     view,
     wait_for,
 )
-from rich.console import Console
 
 from voice_earl.errors import UsageError
 from voice_earl.game.cards import Rank
@@ -265,7 +266,7 @@ def test_bad_messages_and_floods_get_answers_not_failures() -> None:
                 await phone.ws.send_str(bad)
             kinds = [(await phone.reply())["type"] for _ in range(4)]
             await phone.ws.send_str("x" * 2000)  # over the size limit: the server closes the socket
-            closed = await phone.ws.receive(timeout=5)
+            closed = await closing(phone.ws)
             flood = range(int(Limits().request_burst) + 20)
             statuses = [(await _get(client, table.url(0) + "/state.json"))[0] for _ in flood]
             return kinds, closed.type.value, statuses.count(429)

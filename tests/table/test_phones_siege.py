@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from phones_table import choose
+from support.phones_table import choose
 
 HALF_SENT = b"GET /p/x HTTP/1.1\r\nHost: x\r\n"  # and then nothing more
 SIEGE = 1100

@@ -9,7 +9,7 @@ import stat
 from pathlib import Path
 
 import aiohttp
-from phones_table import phone_table
+from support.phones_table import phone_table
 
 from voice_earl.table.phones.hub import serve_phones
 from voice_earl.table.phones.join import certificate_lines

@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import json
 
-from table_views import bot_session
+from support.table_views import bot_session
 
 from voice_earl.game.bots import MostStrategy
 from voice_earl.game.rules import HOYLE, DeckMode
@@ -125,7 +125,7 @@ def test_stopping_says_the_series_is_saved_only_when_every_move_is_kept() -> Non
 
 
 def test_silent_earl_does_not_echo_the_turn_under_its_big_letters() -> None:
-    from table_views import table_console
+    from support.table_views import table_console
 
     from voice_earl.table.session_events import TableEvent, TurnBegins
 

@@ -7,8 +7,8 @@ import io
 import sys
 
 import pytest
-from silent_script import as_input, human_script
-from storage_faults import read_only_file, tiny_disk
+from support.silent_script import as_input, human_script
+from support.storage_faults import read_only_file, tiny_disk
 
 from voice_earl.commands.cli import main
 from voice_earl.game.bots import RandomStrategy

@@ -11,7 +11,7 @@ import time
 import pytest
 from rich.console import Console
 from rich.segment import Segment
-from table_views import screen_text, table_console
+from support.table_views import screen_text, table_console
 
 from voice_earl.game.cards import full_deck
 from voice_earl.table import blockfont

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 import pytest
-from listening_audio import espeak_finds_variant
+from support.listening_audio import espeak_finds_variant
 
 from voice_earl.errors import UsageError
 from voice_earl.table import speech, speech_synth

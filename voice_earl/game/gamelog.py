@@ -45,26 +45,48 @@ def _card(card: Card | None) -> str | None:
 def to_record(event: Event, chant: ChantSet = EARL) -> Record:
     """One event as a game-log object (``event`` first, then the fields the log lists)."""
     if isinstance(event, DealStarted):
-        record: Record = {"event": "deal", "deal": event.deal, "dealer": event.dealer, "players": list(event.players)}
-        if event.hands is not None:
-            record["hands"] = [[str(c) for c in hand] for hand in event.hands]
-        record["hand_sizes"] = list(event.hand_sizes)
-        record["seated"] = list(event.seated)
-        return record
+        return _deal_record(event)
     if isinstance(event, Led | Played):
-        kind = "lead" if isinstance(event, Led) else "play"
-        record = {
-            "event": kind,
-            "deal": event.deal,
-            "player": event.player,
-            "card": _card(event.card),
-            "rank": event.rank.value,
-            "position": event.position,
-            "line": chant.line(event.position, event.rank),
-        }
-        if not event.chant_ok:
-            record["chant"] = "bungled"
-        return record
+        return _card_record(event, chant)
+    if isinstance(event, SeriesEnded):
+        return _series_record(event)
+    return _move_record(event)
+
+
+def _deal_record(event: DealStarted) -> Record:
+    record: Record = {"event": "deal", "deal": event.deal, "dealer": event.dealer, "players": list(event.players)}
+    if event.hands is not None:
+        record["hands"] = [[str(c) for c in hand] for hand in event.hands]
+    record["hand_sizes"] = list(event.hand_sizes)
+    record["seated"] = list(event.seated)
+    return record
+
+
+def _card_record(event: Led | Played, chant: ChantSet) -> Record:
+    """A card led or played, with the line its position called for."""
+    record: Record = {
+        "event": "lead" if isinstance(event, Led) else "play",
+        "deal": event.deal,
+        "player": event.player,
+        "card": _card(event.card),
+        "rank": event.rank.value,
+        "position": event.position,
+        "line": chant.line(event.position, event.rank),
+    }
+    if not event.chant_ok:
+        record["chant"] = "bungled"
+    return record
+
+
+def _series_record(event: SeriesEnded) -> Record:
+    record: Record = {"event": "series", "totals": list(event.totals), "places": list(event.places)}
+    if event.tie_break_winner is not None:
+        record["tie_break_winner"] = event.tie_break_winner
+    return record
+
+
+def _move_record(event: Event) -> Record:
+    """The events of a deal that take a single object of their fields."""
     if isinstance(event, Passed):
         return {"event": "pass", "deal": event.deal, "player": event.player}
     if isinstance(event, Forfeited):
@@ -83,11 +105,6 @@ def to_record(event: Event, chant: ChantSet = EARL) -> Record:
         return {"event": "win", "deal": event.deal, "player": event.player, "cards_left": list(event.cards_left)}
     if isinstance(event, Settled):
         return {"event": "settle", "deal": event.deal, "payments": list(event.payments), "totals": list(event.totals)}
-    if isinstance(event, SeriesEnded):
-        record = {"event": "series", "totals": list(event.totals), "places": list(event.places)}
-        if event.tie_break_winner is not None:
-            record["tie_break_winner"] = event.tie_break_winner
-        return record
     raise TypeError(f"not an event: {event!r}")
 
 

@@ -1,6 +1,6 @@
 """What is kept between games: the SQLite store and its schema, accuracy statistics, the config file
 and the log file.
 
-May import ``listening`` and below (accuracy compares words with listening's normaliser), never the
-table or the commands.
+May import ``words`` and below (accuracy compares words with the words' normaliser and aligner), never
+``listening``, the table or the commands.
 """

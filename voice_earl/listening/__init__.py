@@ -1,5 +1,7 @@
-"""Everything between a player's voice and a verdict on their formula: audio input, recognizers
-behind one interface, per-turn context, verdicts, the listener and its models.
+"""Everything between a player's voice and the words heard: here, the recognizers behind one
+interface, the choice among them and the chain the game listens with; in ``stream``, the
+microphone's audio and the listener; in ``judge``, the Whisper judge; in ``models``, the models on
+disk. What the words mean for the turn is :mod:`voice_earl.words`.
 
-May import ``i18n``, ``game`` and the ground floor, never what is kept, the table or the commands.
+May import ``words`` and below, never what is kept, the table or the commands.
 """

@@ -144,6 +144,28 @@ def _couple_to_table(source: InputSource, table: Table, barge_in: bool) -> None:
             source.barge_in = narrator.interrupt
 
 
+def _seat_inputs(settings: TableSettings, strategy: str | None, human: InputSource,
+                 reciter: BotRecital) -> Mapping[int, InputSource]:
+    """Who makes each seat's moves: the humans' input, or a bot of the series' strategy."""
+    from voice_earl.game.bots import strategy_by_name
+    from voice_earl.table.turns import BotSource
+
+    return {
+        seat: (BotSource(strategy_by_name(strategy or "most"), f"bots:{settings.seed}", recite=reciter)
+               if s.kind is SeatKind.BOT else human)
+        for seat, s in enumerate(settings.seats)
+    }
+
+
+def _before_the_first_deal(table: Table, settings: TableSettings, hands_seen: bool) -> None:
+    """What the table is told as it opens: that it is crowded, or that a virtual deck's hands are seen nowhere."""
+    if settings.profile.is_crowded(len(settings.seats)):
+        crowded = _("{count} players: a crowded table, but it works.")
+        table.view.narrate(crowded.format(count=len(settings.seats)))
+    if settings.deck is DeckMode.VIRTUAL and not hands_seen:
+        _warn_hands_unseen(table)
+
+
 def _warn_hands_unseen(table: Table) -> None:
     """A virtual deck whose hands nobody sees: say so, and how to play it."""
     table.narrator.say(say.notice(_("Nobody can see their own cards: see the screen."), line=""))
@@ -224,9 +246,6 @@ def _kept_mics(store: Store, series_id: int) -> bool:
 
 def run_table_mode(args: argparse.Namespace, store: Store, setup: SeriesSetup, saved: SavedSeries | None = None) -> int:
     """Play or practice: humans by voice (or keys), bots by strategy; ``saved``: the series resumed."""
-    from voice_earl.game.bots import strategy_by_name
-    from voice_earl.table.turns import BotSource
-
     with contextlib.ExitStack() as stack:
         settings = setup.table
         moves: list[Move] = saved.moves if saved is not None else []
@@ -241,11 +260,7 @@ def run_table_mode(args: argparse.Namespace, store: Store, setup: SeriesSetup, s
             setup = _go_silent(store, setup, saved)
             settings = setup.table
         reciter = BotRecital(settings, args.voice)
-        inputs: Mapping[int, InputSource] = {
-            seat: (BotSource(strategy_by_name(setup.strategy or "most"), f"bots:{settings.seed}", recite=reciter)
-                   if s.kind is SeatKind.BOT else human)
-            for seat, s in enumerate(settings.seats)
-        }
+        inputs = _seat_inputs(settings, setup.strategy, human, reciter)
         open_hands = settings.profile.open_hands and settings.deck is DeckMode.VIRTUAL
         humans = {seat for seat, s in enumerate(settings.seats) if s.kind is SeatKind.HUMAN}
         practice = setup.mode is Mode.PRACTICE
@@ -276,11 +291,7 @@ def run_table_mode(args: argparse.Namespace, store: Store, setup: SeriesSetup, s
                 table_box.append(table)
                 _couple_to_table(spoken, table, bool(getattr(args, "barge_in", False)))
                 reciter.narrator = table.narrator
-                if settings.profile.is_crowded(len(settings.seats)):
-                    crowded = _("{count} players: a crowded table, but it works.")
-                    table.view.narrate(crowded.format(count=len(settings.seats)))
-                if settings.deck is DeckMode.VIRTUAL and phones is None and not any(map(show_hands, humans)):
-                    _warn_hands_unseen(table)
+                _before_the_first_deal(table, settings, phones is not None or any(map(show_hands, humans)))
                 ended = table.run()
         except KeyboardInterrupt:
             if not journal_box or journal_box[0].session.series.over or _saving_report(journal_box[0]):

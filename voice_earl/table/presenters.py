@@ -77,7 +77,7 @@ class Narration:
         if isinstance(event, TurnBegins):
             return [say.turn(event.name, event.due.rank, event.due.position)]
         if isinstance(event, FormulaGraded):
-            return self._judged(event)
+            return self._graded(event)
         if isinstance(event, DealBegins):
             return [say.deal_begins(event.deal, event.dealer, event.hand_sizes if event.physical else None)]
         if isinstance(event, MoveRefused):
@@ -98,7 +98,7 @@ class Narration:
             return _("Paused. Press p to go on.")
         return _("Going on.") if self.session.settings.silent else _("Listening again.")  # Silent Earl hears nothing
 
-    def _judged(self, event: FormulaGraded) -> list[Announcement]:
+    def _graded(self, event: FormulaGraded) -> list[Announcement]:
         grade = event.heard.grade
         if grade.verdict in (Verdict.CORRECT, Verdict.PASS):
             return []  # a pass heard is a pass, not a wrong line

@@ -1,7 +1,7 @@
 """The table session: one object that drives the engine, the inputs and the presenters.
 
 For each turn it announces, asks the seat's input source (voice, keyboard, bot or script),
-judges what came back, applies a move or asks again, and reports everything as typed
+grades what came back, applies a move or asks again, and reports everything as typed
 :data:`TableEvent` values to its listeners (narrator, screen, game log, journal). The engine
 stays pure; the session holds the moves, and rebuilds the series from them for undo and resume.
 """

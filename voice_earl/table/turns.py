@@ -3,7 +3,7 @@
 A :class:`TableSession` asks an :class:`InputSource` for each turn. Sources: the voice
 listener (``voice_earl.table.voice_input``), the keyboard for Silent Earl
 (:class:`LineCommands`, :class:`KeyPresses`), bots (:class:`BotSource`) and, in tests,
-:class:`ScriptedInput`, which judges scripted transcripts for real.
+:class:`ScriptedInput`, which grades scripted transcripts for real.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ class KeyCommand:
 
 @dataclass(frozen=True)
 class Heard:
-    """A formula heard and judged (``audio``: its 16 kHz mono PCM, kept only when asked)."""
+    """A formula heard and graded (``audio``: its 16 kHz mono PCM, kept only when asked)."""
 
     grade: LineGrade
     latency_ms: float | None = None
@@ -353,7 +353,7 @@ class BotSource:
 
 @dataclass
 class ScriptedInput:
-    """Scripted turns for tests and rehearsals: transcripts are judged for real, commands pass through.
+    """Scripted turns for tests and rehearsals: transcripts are graded for real, commands pass through.
 
     Each item is a transcript (``str``), ``None`` for silence, or a ready :data:`TurnInput`.
     """

@@ -14,7 +14,7 @@ import logging
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TextIO
 
 import numpy as np
@@ -182,56 +182,72 @@ class VoiceInput:
 
     def _listen(self, request: TurnRequest) -> TurnInput:
         clock = self.clock or Clock()
-        started = clock.now()
-        pressed: list[str] = []
-        woken: list[bool] = []
-        heard_speech: list[bool] = []
-        kept: list[bytes] = []
+        turn = _Turn(clock.now())
         talking_over = SpeechDetector(self.barge_in) if self.barge_in is not None else None
 
         def on_event(event: ListenEvent) -> None:
             if isinstance(event, SpeechStarted):
-                heard_speech.append(True)
+                turn.heard_speech = True
             elif isinstance(event, SpeechSetAside):
                 # On the screen only: table talk is set aside too, and should not set the narrator off.
                 self.show(_("{player}: that was not heard as a line or a pass - say it again").format(
                     player=request.name))
 
-        def bounded() -> Iterator[AudioChunk]:
-            for chunk in self.chunks():
-                if chunk.captured_at is not None and chunk.captured_at < started:
-                    continue  # captured before this turn began
-                if self.keys is not None and key_waiting(self.keys):
-                    key = read_waiting_key(self.keys)
-                    if key:
-                        pressed.append(key)
-                        if self.on_key is not None:
-                            self.on_key()
-                        return
-                if self.interrupt is not None and self.interrupt():
-                    woken.append(True)
-                    return
-                if talking_over is not None and self.listener.is_muted_at(chunk.captured_at or time.monotonic()):
-                    talking_over.feed(chunk.pcm)
-                if self.keep_audio:
-                    kept.append(chunk.pcm)
-                yield chunk
-                if not heard_speech and clock.now() - started >= self.silence_timeout_s:
-                    return
+        utterance = self.listener.listen(self._turn_chunks(turn, clock, talking_over), request.context,
+                                         on_event=on_event)
+        return self._turn_input(request, utterance, turn, clock)
 
-        utterance = self.listener.listen(bounded(), request.context, on_event=on_event)
-        if woken:
+    def _turn_chunks(self, turn: _Turn, clock: Clock, talking_over: SpeechDetector | None) -> Iterator[AudioChunk]:
+        """The microphone's chunks of this turn, until a key is pressed, the turn is woken or nobody
+        has spoken for ``silence_timeout_s`` (``turn`` keeps which)."""
+        for chunk in self.chunks():
+            if chunk.captured_at is not None and chunk.captured_at < turn.started:
+                continue  # captured before this turn began
+            if self.keys is not None and key_waiting(self.keys):
+                key = read_waiting_key(self.keys)
+                if key:
+                    turn.pressed.append(key)
+                    if self.on_key is not None:
+                        self.on_key()
+                    return
+            if self.interrupt is not None and self.interrupt():
+                turn.woken = True
+                return
+            if talking_over is not None and self.listener.is_muted_at(chunk.captured_at or time.monotonic()):
+                talking_over.feed(chunk.pcm)
+            if self.keep_audio:
+                turn.kept.append(chunk.pcm)
+            yield chunk
+            if not turn.heard_speech and clock.now() - turn.started >= self.silence_timeout_s:
+                return
+
+    def _turn_input(self, request: TurnRequest, utterance: Utterance, turn: _Turn, clock: Clock) -> TurnInput:
+        """What the turn's player did: woken, a key, silence, or what was heard and how it was graded."""
+        if turn.woken:
             return Woken()
-        if pressed:
+        if turn.pressed:
             at_lead = request.due.rank is None
-            command = key_command(pressed[0], at_lead)
+            command = key_command(turn.pressed[0], at_lead)
             return command if command is not None else KeyCommand(Command.REPEAT)
         grade = grade_utterance(utterance, request.context, self.strictness)
         if not utterance.text and utterance.speech_start is None:
-            return Silence(clock.now() - started)
+            return Silence(clock.now() - turn.started)
         if implausible_command(utterance):
             grade = replace(grade, verdict=Verdict.UNCLEAR)
-        return Heard(grade, latency_ms=utterance.latency_ms, audio=b"".join(kept) if self.keep_audio else None)
+        audio = b"".join(turn.kept) if self.keep_audio else None
+        return Heard(grade, latency_ms=utterance.latency_ms, audio=audio)
+
+
+@dataclass
+class _Turn:
+    """What happened while a turn was listened to: the keys pressed, whether it was woken or speech
+    began, and the audio kept (with --keep-audio)."""
+
+    started: float
+    pressed: list[str] = field(default_factory=list)
+    woken: bool = False
+    heard_speech: bool = False
+    kept: list[bytes] = field(default_factory=list)
 
 
 class SpeechDetector:

@@ -4,7 +4,7 @@ A weighted word-level edit distance: small words ("a", "as", "the") cost half as
 or add as other words; a misheard word costs in proportion to how different it looks (rapidfuzz's
 character ratio); words said before or after the line (table talk caught by the microphone) cost
 a quarter, less around lines shorter than four words. The rank slot takes any single rank word
-for free: whether it is the *right* rank is judged separately, because rank words are decisive.
+for free: whether it is the *right* rank is graded separately, because rank words are decisive.
 
 >>> from voice_earl.words.text import template_words
 >>> line = template_words("There's a {rank} as good as he")

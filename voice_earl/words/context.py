@@ -50,7 +50,7 @@ class ListenContext:
         """One grammar for every turn (the baseline): every line for every rank.
 
         It is a lead with every rank open, whose phrases are every line x every rank; use it
-        for a recognizer's grammar, and judge each turn against its real context.
+        for a recognizer's grammar, and grade each line against its turn's real context.
         """
         return cls(1, RANKS, chant)
 

@@ -1,6 +1,7 @@
-"""Verdicts: how a transcript compares with the line due.
+"""Grading a line: how a transcript compares with the line due (a :class:`LineGrade`, with its :class:`Verdict`).
 
 >>> from voice_earl.game.cards import Rank
+>>> from voice_earl.words.context import ListenContext
 >>> queens = ListenContext(2, (Rank.QUEEN,))
 >>> grade_line("There's a Queen as good as he", queens).verdict
 <Verdict.CORRECT: 'correct'>
@@ -11,8 +12,8 @@
 >>> grade_line("there's a queen as good as me", queens, Strictness.STRICT).feedback()
 "you said 'as good as me', the line ends 'as good as he'"
 >>> lead = ListenContext(1, (Rank.SEVEN, Rank.KING))
->>> j = grade_line("there's as good a 7 can be", lead)
->>> j.verdict.value, j.rank, j.expected  # the slip is accepted; the line is what is taught
+>>> grade = grade_line("there's as good a 7 can be", lead)
+>>> grade.verdict.value, grade.rank, grade.expected  # the slip is accepted; the line is what is taught
 ('correct', Rank.SEVEN, "There's as good as Seven can be")
 >>> grade_line("there's as good as eleven can be", lead).verdict.value
 'unclear'
@@ -50,8 +51,6 @@ from voice_earl.i18n import _, rank_name
 from voice_earl.words.align import SMALL_WORDS, Alignment, align
 from voice_earl.words.context import PASS_WORDS, ListenContext
 from voice_earl.words.text import RANK_BY_WORD, RANK_HOMOPHONES, SLOT, normalise, template_words
-
-__all__ = ["DiffOp", "LineGrade", "ListenContext", "Strictness", "Verdict", "grade_line", "normalise"]
 
 
 class Verdict(enum.Enum):
@@ -93,7 +92,7 @@ class DiffOp:
 class LineGrade:
     verdict: Verdict
     heard: str  # the transcript, normalised
-    score: int  # 0-100: how closely the words matched the line heard (the rank word is judged apart)
+    score: int  # 0-100: how closely the words matched the line heard (the rank word is graded apart)
     position: int  # the position due
     rank: Rank | None  # the due rank, or at a lead the rank heard (None if no rank was heard)
     heard_position: int | None  # the position whose line the transcript came closest to (None: none close)

@@ -9,7 +9,7 @@ slid (kpat, GPL-2; aisleriot, GPL-3), glasses struck (hydrogen-drumkits; sound-i
 doors, chests and gates creaking and shutting, for a chair (minetest-data), laughter (the voices of
 hedgewars-data, GPL-2; tuxpaint-data's giggle, GPL-2), clapping, applause and a finger snap
 (hydrogen-drumkits, lmms-common, frozen-bubble-data, GPL-2). Speech comes from the listening
-benchmark (scripts/listening_corpus.py).
+benchmark (voice_earl/bench/corpus.py).
 
 Each recording belongs to one split: ``tune`` (the detector is trained and its operating points
 chosen there) or ``heldout`` (reported). Synthetic knocks are never used.

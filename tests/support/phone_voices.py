@@ -11,9 +11,9 @@ from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
-from listening_audio import speak
-from phones_table import Phone
 
+from support.listening_audio import speak
+from support.phones_table import Phone
 from voice_earl.game.cards import Rank
 from voice_earl.game.chants import EARL
 from voice_earl.listening.stream.audio import SAMPLE_RATE, Pcm16

@@ -18,8 +18,7 @@ import json
 import sys
 from pathlib import Path
 
-from listening_corpus import COMMAND_SAYINGS, Expect, Trial, commands_context
-
+from voice_earl.bench.corpus import COMMAND_SAYINGS, Expect, Trial, commands_context
 from voice_earl.game.cards import RANKS, Rank
 
 SAID = {

@@ -187,6 +187,8 @@ ROOM_STRETCHES = 60  # stretches of the room alone per split
 ROOM_S = 4.0  # ... each this long (before the lead-in and the tail)
 # Synthesized speech, and the judge's scores kept by scripts/judge_corpus.py.
 CACHE = Path.home() / ".cache" / "voice-earl" / "bench-listening"
+# Synthesized speech, and the judge's scores kept by scripts/judge_corpus.py.
+CACHE = Path.home() / ".cache" / "voice-earl" / "bench-listening"
 HUMAN_DIRS = (Path("/usr/share/asterisk/sounds/en_US_f_Allison"), Path("/usr/share/sounds/alsa"))
 
 

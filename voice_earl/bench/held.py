@@ -13,8 +13,8 @@ pass and the judge: all the audio is there when the button comes up.
 from __future__ import annotations
 
 import numpy as np
-from listening_corpus import LEAD_IN_S, Trial
 
+from voice_earl.bench.corpus import LEAD_IN_S, Trial
 from voice_earl.listening.stream.audio import SAMPLE_RATE
 from voice_earl.table.phones.mic_gate import HeldHearing
 

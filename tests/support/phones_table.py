@@ -135,6 +135,14 @@ class Phone:
         await self.ws.send_str(json.dumps(message))
 
 
+async def closing(ws: aiohttp.ClientWebSocketResponse, timeout: float = 5.0) -> aiohttp.WSMessage:
+    """The first message that is no text: the close. States the game sent before the server closed the
+    socket come first on a busy machine."""
+    while (message := await asyncio.wait_for(ws.receive(), timeout)).type is aiohttp.WSMsgType.TEXT:
+        pass
+    return message
+
+
 def my_turn(state: dict[str, Any]) -> bool:
     return bool(state.get("turn") and state["turn"]["yours"] and state["turn"]["id"])
 
