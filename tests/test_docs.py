@@ -59,8 +59,14 @@ def command_help() -> dict[str, str]:
 
 @cache
 def script_text(name: str) -> str:
+    """A script's text, and that of the package module whose ``main`` it runs (where its flags are)."""
     path = REPO_ROOT / "scripts" / name
-    return path.read_text(encoding="utf-8") if path.is_file() else ""
+    if not path.is_file():
+        return ""
+    text = path.read_text(encoding="utf-8")
+    for module in re.findall(r"^from (voice_earl[\w.]*) import main\b", text, re.M):
+        text += (REPO_ROOT / (module.replace(".", "/") + ".py")).read_text(encoding="utf-8")
+    return text
 
 
 @cache

@@ -185,10 +185,8 @@ CONDITIONS = ("clean", "babble 12 dB", "babble 6 dB", "white 10 dB", "echo", "pa
 TUNING_CONDITIONS = tuple(c for c in CONDITIONS if not c.startswith("party"))
 ROOM_STRETCHES = 60  # stretches of the room alone per split
 ROOM_S = 4.0  # ... each this long (before the lead-in and the tail)
-# Synthesized speech, and the judge's scores kept by scripts/judge_corpus.py.
-CACHE = Path.home() / ".cache" / "voice-earl" / "bench-listening"
-# Synthesized speech, and the judge's scores kept by scripts/judge_corpus.py.
-CACHE = Path.home() / ".cache" / "voice-earl" / "bench-listening"
+CACHE = Path.home() / ".cache" / "voice-earl" / "bench-listening"  # synthesized speech, the judge's kept scores
+CACHE = Path.home() / ".cache" / "voice-earl" / "bench-listening"  # synthesized speech, the judge's kept scores
 HUMAN_DIRS = (Path("/usr/share/asterisk/sounds/en_US_f_Allison"), Path("/usr/share/sounds/alsa"))
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from voice_earl.listening.judge.candidates import Heard
 
-VERIFIER_FILE = Path(__file__).resolve().parent.parent / "data" / "verifier.json"
+VERIFIER_FILE = Path(__file__).resolve().parents[2] / "data" / "verifier.json"
 _POINTS: dict[str, float] = json.loads(VERIFIER_FILE.read_text(encoding="utf-8"))["operating_points"]
 
 

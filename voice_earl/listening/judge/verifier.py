@@ -29,7 +29,7 @@ from voice_earl.words.text import normalise
 if TYPE_CHECKING:
     from voice_earl.listening.judge.scores import Scored, Slot
 
-MODEL_FILE = Path(__file__).resolve().parent.parent / "data" / "verifier.json"
+MODEL_FILE = Path(__file__).resolve().parents[2] / "data" / "verifier.json"
 
 
 # The features of each model, in the order of its numbers. A feature a model does not use is left out.
