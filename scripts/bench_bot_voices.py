@@ -40,8 +40,11 @@ HEADER = f"{'voice':24} {'lines':>7} {'passes':>7}  missed"
 def trials(voice: str) -> list[Trial]:
     speaker, seed = Voice("espeak-ng", voice), random.Random(voice)
     lines = list(every_line_due(speaker, seed))
-    passes = [Trial(saying, commands_context(position, (seed.choice(RANKS),)), Expect.PASS, speaker)
-              for saying in PASS_SAYINGS for position in (2, 3, 4)]
+    passes = [
+        Trial(saying, commands_context(position, (seed.choice(RANKS),)), Expect.PASS, speaker)
+        for saying in PASS_SAYINGS
+        for position in (2, 3, 4)
+    ]
     return lines + passes
 
 

@@ -129,8 +129,7 @@ def timings(deals: int, players: int, repeats: int) -> dict[str, tuple[list[floa
 def row(name: str, seconds: list[float], deals: int, actions: int) -> str:
     rates = sorted(deals / s for s in seconds)
     q1, median, q3 = statistics.quantiles(rates, n=4) if len(rates) > 1 else (rates[0],) * 3
-    return (f"{name:<10}{median:>12,.0f}{rates[0]:>12,.0f}{rates[-1]:>12,.0f}{q3 - q1:>10,.0f}"
-            f"{actions / deals:>14.1f}")
+    return f"{name:<10}{median:>12,.0f}{rates[0]:>12,.0f}{rates[-1]:>12,.0f}{q3 - q1:>10,.0f}{actions / deals:>14.1f}"
 
 
 def main() -> int:
@@ -144,19 +143,26 @@ def main() -> int:
     engine_seconds, engine_actions = results["engine"]
     base_seconds, base_actions = results["baseline"]
     if engine_actions != base_actions:
-        print(f"error: the engine took {engine_actions} actions and the baseline {base_actions}: "
-              "they did not play the same deals", file=sys.stderr)
+        print(
+            f"error: the engine took {engine_actions} actions and the baseline {base_actions}: "
+            "they did not play the same deals",
+            file=sys.stderr,
+        )
         return 1
-    print(f"{args.players}-player deals, `most` bots, {args.repeats} repeats of {args.deals} deals (CPU time), "
-          f"{engine_actions:,} actions per repeat on both sides")
+    print(
+        f"{args.players}-player deals, `most` bots, {args.repeats} repeats of {args.deals} deals (CPU time), "
+        f"{engine_actions:,} actions per repeat on both sides"
+    )
     print(f"{'':<10}{'deals/s':>12}{'min':>12}{'max':>12}{'IQR':>10}{'actions/deal':>14}")
     print(row("engine", engine_seconds, args.deals, engine_actions))
     print(row("baseline", base_seconds, args.deals, base_actions))
     ratios = sorted(base / engine for base, engine in zip(base_seconds, engine_seconds, strict=True))
     ratio = statistics.median(ratios)
     verdict = "meets" if ratio >= GOAL else "misses"
-    print(f"engine/baseline speed, paired per repeat: median {ratio:.2f}x, range {ratios[0]:.2f}-{ratios[-1]:.2f}x "
-          f"({verdict} the {GOAL}x goal)")
+    print(
+        f"engine/baseline speed, paired per repeat: median {ratio:.2f}x, range {ratios[0]:.2f}-{ratios[-1]:.2f}x "
+        f"({verdict} the {GOAL}x goal)"
+    )
     return 0
 
 

@@ -127,6 +127,7 @@ def held_listeners(pairs: Sequence[str] = ()) -> list[tuple[str, Hearing]]:
     from voice_earl.listening.judge.whisper import WhisperJudge
     from voice_earl.listening.models.judge_models import discover_judge_model
     from voice_earl.listening.sphinx_recognizer import SphinxRecognizer
+
     settings, judge_settings = chosen_settings(pairs)
     found = discover_judge_model()
     judge = WhisperJudge(found.path, judge_settings) if found is not None else None
@@ -168,8 +169,11 @@ def synthetic_audio(trials: Sequence[Trial], tail_s: float = TAIL_S) -> dict[Tri
 
 def bench(args: argparse.Namespace) -> int:
     talk = len(CHATTER) if args.all_talk else TALK_PER_VOICE
-    trials = [*synthetic_trials(args.split, args.seed, talk, args.every_line), *human_trials(args.humans, args.seed),
-              *room_trials(args.split, args.seed)]
+    trials = [
+        *synthetic_trials(args.split, args.seed, talk, args.every_line),
+        *human_trials(args.humans, args.seed),
+        *room_trials(args.split, args.seed),
+    ]
     conditions = ("clean", "babble 6 dB") if args.quick else tuple(args.conditions or CONDITIONS)
     clean = synthetic_audio(trials, args.tail)
     quiet_power = typical_power(clean[t][0] for t in trials if t.expect == Expect.CORRECT)
@@ -181,15 +185,24 @@ def bench(args: argparse.Namespace) -> int:
         f"each followed by {args.tail:g} s of the condition's room\n"
     )
     if args.close_mic:
-        print("close mic: each condition's room 10 dB quieter against the voice (\"babble 6 dB\" is heard at 16 dB), "
-              "each recording held from 0.3 s before the voice to 0.25 s after it and judged whole; latency from "
-              "the release to the verdict\n")
+        print(
+            'close mic: each condition\'s room 10 dB quieter against the voice ("babble 6 dB" is heard at 16 dB), '
+            "each recording held from 0.3 s before the voice to 0.25 s after it and judged whole; latency from "
+            "the release to the verdict\n"
+        )
     print(HEADER)
     print("-" * len(HEADER))
     rngs = {c: noise_stream(args.seed, c) for c in conditions}
     heard_as = at_the_phone if args.close_mic else str  # a phone held to the mouth: the room 10 dB quieter
-    noisy = {} if args.knocks_only else {
-        (t, c): degrade(clean[t][0], heard_as(c), rooms[c], rngs[c], quiet_power) for c in conditions for t in trials}
+    noisy = (
+        {}
+        if args.knocks_only
+        else {
+            (t, c): degrade(clean[t][0], heard_as(c), rooms[c], rngs[c], quiet_power)
+            for c in conditions
+            for t in trials
+        }
+    )
     made = held_listeners(args.set) if args.close_mic else listeners(args.systems, args.set, knock=args.knock)
     for name, hear in [] if args.knocks_only else made:
         for condition in conditions:
@@ -238,30 +251,57 @@ def main() -> int:
     parser.add_argument("--split", choices=("tune", "heldout", "all"), default="heldout")
     parser.add_argument("--conditions", nargs="+", choices=CONDITIONS, metavar="CONDITION")
     parser.add_argument("--quick", action="store_true", help="clean and babble 6 dB only")
-    parser.add_argument("--systems", nargs="+", default=["pocketsphinx", "judge"],
-                        choices=("pocketsphinx", "judge", "whole"),
-                        help="whole: the judge alone on each utterance cut at its true end (no listener)")
+    parser.add_argument(
+        "--systems",
+        nargs="+",
+        default=["pocketsphinx", "judge"],
+        choices=("pocketsphinx", "judge", "whole"),
+        help="whole: the judge alone on each utterance cut at its true end (no listener)",
+    )
     parser.add_argument("--humans", type=int, default=80, help="how many real recordings to add (default 80)")
-    parser.add_argument("--all-talk", action="store_true",
-                        help=f"every voice says every sentence of table talk ({len(CHATTER)}), not {TALK_PER_VOICE}")
-    parser.add_argument("--every-line", action="store_true",
-                        help="every voice says every line due (32) and every pass at every position (9), not 15 "
-                             "and 6 drawn by the seed: steadier figures, in about 1.3 times the time")
+    parser.add_argument(
+        "--all-talk",
+        action="store_true",
+        help=f"every voice says every sentence of table talk ({len(CHATTER)}), not {TALK_PER_VOICE}",
+    )
+    parser.add_argument(
+        "--every-line",
+        action="store_true",
+        help="every voice says every line due (32) and every pass at every position (9), not 15 "
+        "and 6 drawn by the seed: steadier figures, in about 1.3 times the time",
+    )
     parser.add_argument("--recordings", type=Path, metavar="DIR", help="utterances kept with --keep-audio")
-    parser.add_argument("--tail", type=float, default=TAIL_S, metavar="S",
-                        help=f"the room kept after each utterance (default {TAIL_S:g} s); talk that goes on "
-                             "longer shows what waiting for a quiet that never comes costs")
-    parser.add_argument("--close-mic", action="store_true",
-                        help="the phones as microphones: the room 10 dB quieter against the voice, each recording "
-                             "held from just before the voice to just after it and judged whole (with the judge)")
+    parser.add_argument(
+        "--tail",
+        type=float,
+        default=TAIL_S,
+        metavar="S",
+        help=f"the room kept after each utterance (default {TAIL_S:g} s); talk that goes on "
+        "longer shows what waiting for a quiet that never comes costs",
+    )
+    parser.add_argument(
+        "--close-mic",
+        action="store_true",
+        help="the phones as microphones: the room 10 dB quieter against the voice, each recording "
+        "held from just before the voice to just after it and judged whole (with the judge)",
+    )
     parser.add_argument("--show-errors", action="store_true")
-    parser.add_argument("--knock", action=argparse.BooleanOptionalAction, default=KNOCK_BY_DEFAULT,
-                        help="listen for knocks on the table too, and add the knock rows (default: as the game, "
-                             f"{'on' if KNOCK_BY_DEFAULT else 'off'})")
+    parser.add_argument(
+        "--knock",
+        action=argparse.BooleanOptionalAction,
+        default=KNOCK_BY_DEFAULT,
+        help="listen for knocks on the table too, and add the knock rows (default: as the game, "
+        f"{'on' if KNOCK_BY_DEFAULT else 'off'})",
+    )
     parser.add_argument("--knocks-only", action="store_true", help="only the knock rows (with --knock implied)")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--set", nargs="+", default=[], metavar="NAME=VALUE",
-                        help="settings to try: fields of ListenSettings or JudgeSettings, e.g. confirm_s=0.12")
+    parser.add_argument(
+        "--set",
+        nargs="+",
+        default=[],
+        metavar="NAME=VALUE",
+        help="settings to try: fields of ListenSettings or JudgeSettings, e.g. confirm_s=0.12",
+    )
     args = parser.parse_args()
     args.knock = args.knock or args.knocks_only
     if args.recordings is not None:

@@ -150,8 +150,9 @@ def main() -> int:
     from voice_earl.table.phones.server import Limits
     from voice_earl.table.phones.tokens import PhoneTokens
 
-    settings = TableSettings(seats=tuple(Seat(name) for name in PLAYERS), profile=PARLOUR, deck=DeckMode.VIRTUAL,
-                             deals=args.deals, seed=1)
+    settings = TableSettings(
+        seats=tuple(Seat(name) for name in PLAYERS), profile=PARLOUR, deck=DeckMode.VIRTUAL, deals=args.deals, seed=1
+    )
     applied: dict[int, float] = {}
     commands: queue.Queue[str | None] = queue.Queue()
     lines = LineCommands(iter(commands.get, None), lambda text: None)
@@ -212,8 +213,10 @@ def main() -> int:
     print(f"{'measure':<{width}}  {'value':>18}  goal")
     for name, value, goal in rows:
         print(f"{name:<{width}}  {value:>18}  {goal}")
-    print(f"\n{os.cpu_count()} cores; the phones run in a second process on the same machine, so the figures "
-          "include sharing the CPU with them (and with anything else running): they are pessimistic.")
+    print(
+        f"\n{os.cpu_count()} cores; the phones run in a second process on the same machine, so the figures "
+        "include sharing the CPU with them (and with anything else running): they are pessimistic."
+    )
     return 0
 
 

@@ -58,8 +58,17 @@ def rss_mb(pid: int) -> float | None:
 
 
 def run_series(args: argparse.Namespace, judge: bool) -> SeriesRun:
-    command = [str(VOICE_EARL), "demo", "--jsonl", "--players", str(args.players), "--seed", str(args.seed),
-               "--deals", str(args.deals)] + ([] if judge else ["--no-judge"])
+    command = [
+        str(VOICE_EARL),
+        "demo",
+        "--jsonl",
+        "--players",
+        str(args.players),
+        "--seed",
+        str(args.seed),
+        "--deals",
+        str(args.deals),
+    ] + ([] if judge else ["--no-judge"])
     started = time.monotonic()
     child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     samples: list[tuple[float, float]] = []
@@ -103,8 +112,9 @@ def ready_seconds(judge: bool, tries: int) -> list[float]:
     times = []
     for _ in range(tries):
         started = time.monotonic()
-        child = subprocess.Popen([sys.executable, "-c", READY_PROBE.format(judge=judge)], stdout=subprocess.PIPE,
-                                 text=True)
+        child = subprocess.Popen(
+            [sys.executable, "-c", READY_PROBE.format(judge=judge)], stdout=subprocess.PIPE, text=True
+        )
         assert child.stdout is not None
         child.stdout.readline()
         times.append(time.monotonic() - started)
@@ -119,8 +129,10 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--tries", type=int, default=5, help="fresh processes timed to ready (default 5)")
     args = parser.parse_args()
-    print(f"{'listener':22} {'ready p50':>9} {'RSS first deal':>14} {'RSS last':>9} {'RSS peak':>9} "
-          f"{'formulas ok':>12} {'passes ok':>10} {'lat p50':>8} {'lat p90':>8}")
+    print(
+        f"{'listener':22} {'ready p50':>9} {'RSS first deal':>14} {'RSS last':>9} {'RSS peak':>9} "
+        f"{'formulas ok':>12} {'passes ok':>10} {'lat p50':>8} {'lat p90':>8}"
+    )
     for judge in (False, True):
         ready = ready_seconds(judge, args.tries)
         run = run_series(args, judge)

@@ -79,12 +79,16 @@ def main() -> int:
     for name, value in rows.items():
         print(f"{name:<32}{value:>10.3f}{value / bare:>16.1f}")
     help_ratio = rows["voice-earl --help"] / bare
-    print(f"--help: {help_ratio:.1f}x a bare python ({'meets' if help_ratio <= HELP_GOAL else 'misses'} "
-          f"the {HELP_GOAL:.0f}x goal)")
+    print(
+        f"--help: {help_ratio:.1f}x a bare python ({'meets' if help_ratio <= HELP_GOAL else 'misses'} "
+        f"the {HELP_GOAL:.0f}x goal)"
+    )
     if wav is not None:
         own = rows["hear one.wav"] - rows["  loading the listener alone"]
-        print(f"hear's own work beyond loading the listener: {own:.3f} s "
-              f"({'meets' if own < HEAR_OWN_GOAL_S else 'misses'} the {HEAR_OWN_GOAL_S} s goal)")
+        print(
+            f"hear's own work beyond loading the listener: {own:.3f} s "
+            f"({'meets' if own < HEAR_OWN_GOAL_S else 'misses'} the {HEAR_OWN_GOAL_S} s goal)"
+        )
     else:
         print("hear: espeak-ng is not installed, so there is no formula to hear")
     return 0

@@ -29,22 +29,58 @@ from voice_earl.words.text import normalise
 from voice_earl.words.verdicts import Strictness, Verdict, grade_line
 
 SOUND_ALIKES = {
-    "there": ("their", "where"), "good": ("could", "goods"), "best": ("bess", "bast"), "all": ("awl", "call"),
-    "three": ("tree", "free"), "earl": ("oil", "pearl"), "coventry": ("coventree", "covent"), "he": ("we", "she"),
-    "can": ("kin", "and"), "be": ("bee", "me"), "snip": ("snipe", "ship"), "snap": ("snaps", "slap"),
-    "snorum": ("snore", "storm"), "snorem": ("snore", "storm"), "and": ("an", "in"), "the": ("a", "this"),
-    "of": ("off", "on"), "as": ("is", "has"), "a": ("the", "uh"),
+    "there": ("their", "where"),
+    "good": ("could", "goods"),
+    "best": ("bess", "bast"),
+    "all": ("awl", "call"),
+    "three": ("tree", "free"),
+    "earl": ("oil", "pearl"),
+    "coventry": ("coventree", "covent"),
+    "he": ("we", "she"),
+    "can": ("kin", "and"),
+    "be": ("bee", "me"),
+    "snip": ("snipe", "ship"),
+    "snap": ("snaps", "slap"),
+    "snorum": ("snore", "storm"),
+    "snorem": ("snore", "storm"),
+    "and": ("an", "in"),
+    "the": ("a", "this"),
+    "of": ("off", "on"),
+    "as": ("is", "has"),
+    "a": ("the", "uh"),
 }
 MISHEARD_RANKS = {
-    Rank.ACE: "a", Rank.TWO: "do", Rank.THREE: "free", Rank.FOUR: "floor", Rank.FIVE: "fire",
-    Rank.SIX: "sticks", Rank.SEVEN: "eleven", Rank.EIGHT: "late", Rank.NINE: "mine", Rank.TEN: "then",
-    Rank.JACK: "jacket", Rank.QUEEN: "green", Rank.KING: "keen",
+    Rank.ACE: "a",
+    Rank.TWO: "do",
+    Rank.THREE: "free",
+    Rank.FOUR: "floor",
+    Rank.FIVE: "fire",
+    Rank.SIX: "sticks",
+    Rank.SEVEN: "eleven",
+    Rank.EIGHT: "late",
+    Rank.NINE: "mine",
+    Rank.TEN: "then",
+    Rank.JACK: "jacket",
+    Rank.QUEEN: "green",
+    Rank.KING: "keen",
 }
 SMALL = frozenset({"a", "an", "the", "as", "of", "and", "is", "be"})
 CHATTER = (
-    "whose turn is it", "pass me the crisps please", "I have no idea", "what did you say", "hold on a second",
-    "that's not fair", "good game everyone", "can you see my cards", "is it my go now", "the queen of hearts",
-    "three of a kind", "hang on I dropped one", "who dealt this mess", "I think it's your turn", "okay okay",
+    "whose turn is it",
+    "pass me the crisps please",
+    "I have no idea",
+    "what did you say",
+    "hold on a second",
+    "that's not fair",
+    "good game everyone",
+    "can you see my cards",
+    "is it my go now",
+    "the queen of hearts",
+    "three of a kind",
+    "hang on I dropped one",
+    "who dealt this mess",
+    "I think it's your turn",
+    "okay okay",
 )
 PASS_SAYINGS = ("pass", "Pass!", "I pass", "pass.", "pass pass")
 SILENCE = ("", "[unk]", "<unk> <unk>", "uh", "  ", "++NOISE++")
@@ -152,8 +188,10 @@ def speed_table() -> None:
 
 
 def accuracy_table(cases: list[Case]) -> None:
-    print(f"\n{len(cases)} generated transcripts: " + ", ".join(
-        f"{v.value} {n}" for v, n in Counter(c.truth for c in cases).items()))
+    print(
+        f"\n{len(cases)} generated transcripts: "
+        + ", ".join(f"{v.value} {n}" for v, n in Counter(c.truth for c in cases).items())
+    )
     header = f"{'strictness':10} {'verdict':11} {'precision':>9} {'recall':>7} {'support':>8}"
     print(header)
     for strictness in Strictness:
@@ -166,7 +204,8 @@ def accuracy_table(cases: list[Case]) -> None:
             recall = f"{hits / real:7.3f}" if real else f"{'-':>7}"
             print(f"{strictness.value:10} {verdict.value:11} {precision} {recall} {real:8}")
         accepted_wrongly = sum(
-            1 for a, c in zip(answers, cases, strict=True) if a is Verdict.CORRECT and c.truth is not Verdict.CORRECT)
+            1 for a, c in zip(answers, cases, strict=True) if a is Verdict.CORRECT and c.truth is not Verdict.CORRECT
+        )
         print(f"{strictness.value:10} {'(false correct)':11} {accepted_wrongly:>9}")
     print("\nrecall of 'correct' by perturbation (lenient / normal / strict):")
     kinds = sorted({c.kind for c in cases if c.truth is Verdict.CORRECT})

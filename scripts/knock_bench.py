@@ -28,7 +28,8 @@ from voice_earl.words.verdicts import Verdict
 
 KNOCK_HEADER = (
     f"{'listener':22} {'condition':13} {'knocks':>6} {'heard':>7} {'p50 ms':>7} {'p90 ms':>7}  "
-    + " ".join(f"{kind:>9}" for kind in NEGATIVE_KINDS) + f" {'by knock':>9} {'any way':>8}"
+    + " ".join(f"{kind:>9}" for kind in NEGATIVE_KINDS)
+    + f" {'by knock':>9} {'any way':>8}"
 )
 
 
@@ -80,17 +81,26 @@ def knock_row(name: str, condition: str, outcomes: Sequence[KnockOutcome]) -> st
 
     return (
         f"{name:22} {condition:13} {len(knocks):6} {100 * len(heard) / max(1, len(knocks)):6.1f}% "
-        f"{at(0.5):>7} {at(0.9):>7}  " + " ".join(f"{c:>9}" for c in cells)
+        f"{at(0.5):>7} {at(0.9):>7}  "
+        + " ".join(f"{c:>9}" for c in cells)
         + f" {100 * knocked / max(1, len(negatives)):8.2f}% {100 * moved / max(1, len(negatives)):7.2f}%"
     )
 
 
-def knock_rows(listeners: Sequence[tuple[str, Listener]], split: str, conditions: Sequence[str],
-               rooms: dict[str, Pcm16], seed: int, show_errors: bool = False) -> None:
+def knock_rows(
+    listeners: Sequence[tuple[str, Listener]],
+    split: str,
+    conditions: Sequence[str],
+    rooms: dict[str, Pcm16],
+    seed: int,
+    show_errors: bool = False,
+) -> None:
     """Print the knock rows: each listener in each condition."""
     chosen = trials(split, seed)
-    print(f"\nknocks: {sum(t.kind == KNOCK for t in chosen)} knocks and {sum(t.kind != KNOCK for t in chosen)} other "
-          f"sounds of the {split} split (voice_earl/bench/knocks.py), at positions 2-4\n")
+    print(
+        f"\nknocks: {sum(t.kind == KNOCK for t in chosen)} knocks and {sum(t.kind != KNOCK for t in chosen)} other "
+        f"sounds of the {split} split (voice_earl/bench/knocks.py), at positions 2-4\n"
+    )
     print(KNOCK_HEADER)
     print("-" * len(KNOCK_HEADER))
     for condition in conditions:
@@ -103,5 +113,7 @@ def knock_rows(listeners: Sequence[tuple[str, Listener]], split: str, conditions
                 for o in outcomes:
                     wrong = o.verdict is not Verdict.PASS if o.trial.kind == KNOCK else o.moved
                     if wrong:
-                        print(f"    {o.trial.kind:9} {o.trial.recording.name}#{o.trial.variant} -> {o.verdict.value} "
-                              f"{o.heard!r}{' (a knock)' if o.knocked else ''}")
+                        print(
+                            f"    {o.trial.kind:9} {o.trial.recording.name}#{o.trial.variant} -> {o.verdict.value} "
+                            f"{o.heard!r}{' (a knock)' if o.knocked else ''}"
+                        )

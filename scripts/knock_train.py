@@ -94,10 +94,17 @@ def heard_trials(split: str, conditions: Sequence[str], seed: int) -> list[Heard
     not hear all the speech again."""
     heard: list[Heard] = []
     for condition in conditions:
-        heard += refeatured(kept(f"sounds-v{SOUNDS_VERSION}-{split}-{seed}-{condition}",
-                                 functools.partial(heard_sounds, split, condition, seed)))
-        heard += refeatured(kept(f"speech-v{VERSION}-{split}-{seed}-{condition}",
-                                 functools.partial(heard_speech, split, condition, seed)))
+        heard += refeatured(
+            kept(
+                f"sounds-v{SOUNDS_VERSION}-{split}-{seed}-{condition}",
+                functools.partial(heard_sounds, split, condition, seed),
+            )
+        )
+        heard += refeatured(
+            kept(
+                f"speech-v{VERSION}-{split}-{seed}-{condition}", functools.partial(heard_speech, split, condition, seed)
+            )
+        )
     return heard
 
 
@@ -116,9 +123,16 @@ def kept(name: str, make: Callable[[], list[Heard]]) -> list[Heard]:
 def heard_sounds(split: str, condition: str, seed: int) -> list[Heard]:
     rng = noise_stream(seed + 1, condition)  # a stream of its own: the speech's figures do not move with it
     room = room_talk(condition, CACHE)
-    return [Heard(trial.kind, f"{trial.recording.name}#{trial.variant}", condition, trial.raps,
-                  *candidates(degrade(trial.audio.astype(np.float64), condition, room, rng, SOUNDS_POWER)))
-            for trial in knock_trials(split, seed)]
+    return [
+        Heard(
+            trial.kind,
+            f"{trial.recording.name}#{trial.variant}",
+            condition,
+            trial.raps,
+            *candidates(degrade(trial.audio.astype(np.float64), condition, room, rng, SOUNDS_POWER)),
+        )
+        for trial in knock_trials(split, seed)
+    ]
 
 
 @functools.cache
@@ -132,9 +146,16 @@ def heard_speech(split: str, condition: str, seed: int) -> list[Heard]:
     audio, quiet_power = speech_of(split, seed)
     rng = noise_stream(seed, condition)
     room = room_talk(condition, CACHE)
-    return [Heard(speech_kind(trial.expect), trial.text, condition, (),
-                  *candidates(degrade(speech, condition, room, rng, quiet_power)))
-            for trial, (speech, _) in audio.items()]
+    return [
+        Heard(
+            speech_kind(trial.expect),
+            trial.text,
+            condition,
+            (),
+            *candidates(degrade(speech, condition, room, rng, quiet_power)),
+        )
+        for trial, (speech, _) in audio.items()
+    ]
 
 
 def candidates(audio: npt.NDArray[np.int16]) -> tuple[tuple[Candidate, ...], tuple[tuple[Any, ...], ...]]:
@@ -146,8 +167,15 @@ def candidates(audio: npt.NDArray[np.int16]) -> tuple[tuple[Candidate, ...], tup
 
 def refeatured(heard: Sequence[Heard]) -> list[Heard]:
     """The candidates with features computed anew from their raw events (after knock.py's features changed)."""
-    return [replace(h, candidates=tuple(replace(c, features=event_features(*raw))
-                                        for c, raw in zip(h.candidates, h.raw, strict=True))) for h in heard]
+    return [
+        replace(
+            h,
+            candidates=tuple(
+                replace(c, features=event_features(*raw)) for c, raw in zip(h.candidates, h.raw, strict=True)
+            ),
+        )
+        for h in heard
+    ]
 
 
 def is_rap(candidate: Candidate, raps: Iterable[float]) -> bool:
@@ -200,8 +228,10 @@ def fit(heard: Sequence[Heard], rounds: int = ROUNDS, rate: float = 0.2, l2: flo
 
 
 def rescored(heard: Sequence[Heard], model: KnockModel) -> list[Heard]:
-    return [replace(h, candidates=tuple(replace(c, probability=model.probability(c.features)) for c in h.candidates))
-            for h in heard]
+    return [
+        replace(h, candidates=tuple(replace(c, probability=model.probability(c.features)) for c in h.candidates))
+        for h in heard
+    ]
 
 
 def first_knock(candidates: Sequence[Candidate], threshold: float, pair: float) -> Candidate | None:
@@ -242,8 +272,10 @@ def choose_points(heard: Sequence[Heard], target: float) -> tuple[float, float]:
             hit, false = rates(heard, threshold, pair)
             if false <= target and (hit, threshold) > (best[0], best[1]):
                 best = (hit, threshold, pair, false)
-    print(f"operating points: one rap {best[1]}, each of two raps {best[2]} "
-          f"(tune split: {100 * best[0]:.1f}% knocks heard, {100 * best[3]:.2f}% false)")
+    print(
+        f"operating points: one rap {best[1]}, each of two raps {best[2]} "
+        f"(tune split: {100 * best[0]:.1f}% knocks heard, {100 * best[3]:.2f}% false)"
+    )
     return best[1], best[2]
 
 
@@ -262,17 +294,25 @@ def report(heard: Sequence[Heard], model: KnockModel, conditions: Sequence[str])
             false = sum(first_knock(h.candidates, model.threshold, model.pair_threshold) is not None for h in some)
             cells.append(f"{false}/{len(some)}")
         negatives = [h for h in here if h.kind != KNOCK]
-        false_all = sum(first_knock(h.candidates, model.threshold, model.pair_threshold) is not None
-                        for h in negatives)
+        false_all = sum(first_knock(h.candidates, model.threshold, model.pair_threshold) is not None for h in negatives)
         hit = sum(c is not None for _, c in found)
         p50 = delays[len(delays) // 2] if delays else "-"
         p90 = delays[min(len(delays) - 1, int(0.9 * len(delays)))] if delays else "-"
-        print(f"{condition:13} {100 * hit / max(1, len(knocks)):6.1f}% {p50!s:>7} {p90!s:>7}  "
-              + " ".join(f"{c:>9}" for c in cells) + f" {100 * false_all / max(1, len(negatives)):8.2f}%")
-    misses = Counter(h.name.split("#")[0] for h in heard if h.kind == KNOCK
-                     and knock_heard(h, model.threshold, model.pair_threshold) is None)
-    passed = Counter(f"{h.kind}: {h.name.split('#')[0]}" for h in heard if h.kind != KNOCK
-                     and first_knock(h.candidates, model.threshold, model.pair_threshold) is not None)
+        print(
+            f"{condition:13} {100 * hit / max(1, len(knocks)):6.1f}% {p50!s:>7} {p90!s:>7}  "
+            + " ".join(f"{c:>9}" for c in cells)
+            + f" {100 * false_all / max(1, len(negatives)):8.2f}%"
+        )
+    misses = Counter(
+        h.name.split("#")[0]
+        for h in heard
+        if h.kind == KNOCK and knock_heard(h, model.threshold, model.pair_threshold) is None
+    )
+    passed = Counter(
+        f"{h.kind}: {h.name.split('#')[0]}"
+        for h in heard
+        if h.kind != KNOCK and first_knock(h.candidates, model.threshold, model.pair_threshold) is not None
+    )
     if misses:
         print("knocks missed:", ", ".join(f"{n} x{c}" for n, c in misses.most_common(8)))
     if passed:
@@ -287,8 +327,9 @@ def main() -> int:
     args = parser.parse_args()
     absent = missing()
     if absent:
-        print(f"missing recordings ({absent[0]} and {len(absent) - 1} more): bash scripts/setup.sh dev",
-              file=sys.stderr)
+        print(
+            f"missing recordings ({absent[0]} and {len(absent) - 1} more): bash scripts/setup.sh dev", file=sys.stderr
+        )
         return 1
     if args.report:
         model = shipped_model()
@@ -297,11 +338,14 @@ def main() -> int:
         model = fit(tune)
         threshold, pair = choose_points(rescored(tune, model), args.target)
         counts = Counter(h.kind for h in tune if h.condition == "clean")
-        trained_on = (f"tune split of voice_earl/bench/knocks.py and the listening benchmark, seed {args.seed}: "
-                      f"{counts[KNOCK]} knocks and {sum(counts.values()) - counts[KNOCK]} other sounds per condition, "
-                      f"in {', '.join(TUNING_CONDITIONS)}; operating points for at most {args.target:.1%} false passes")
-        model = replace(model, threshold=threshold, pair_threshold=pair, trained_on=trained_on,
-                        trained=date.today().isoformat())
+        trained_on = (
+            f"tune split of voice_earl/bench/knocks.py and the listening benchmark, seed {args.seed}: "
+            f"{counts[KNOCK]} knocks and {sum(counts.values()) - counts[KNOCK]} other sounds per condition, "
+            f"in {', '.join(TUNING_CONDITIONS)}; operating points for at most {args.target:.1%} false passes"
+        )
+        model = replace(
+            model, threshold=threshold, pair_threshold=pair, trained_on=trained_on, trained=date.today().isoformat()
+        )
         MODEL_PATH.parent.mkdir(parents=True, exist_ok=True)
         MODEL_PATH.write_text(json.dumps(model.to_json(), indent=1) + "\n", encoding="utf-8")
         print(f"wrote {MODEL_PATH}\n\ntune split:")

@@ -26,8 +26,14 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--no-first-run", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+]
 NAMES = ("Ann", "Ben", "Cy", "Di")
 
 
@@ -72,8 +78,10 @@ def main() -> int:
     settings = TableSettings(tuple(Seat(n) for n in NAMES), HOYLE, DeckMode.VIRTUAL, deals=2, seed=12)
     commands: queue.Queue[str | None] = queue.Queue()
     fast = Limits(requests_per_second=1000.0, request_burst=1000.0)  # the script polls state.json quickly
-    with serve_phones(NAMES, range(len(NAMES)), PhoneTokens.new(NAMES), "127.0.0.1", 0, fast) as phones, \
-            sync_playwright() as playwright:
+    with (
+        serve_phones(NAMES, range(len(NAMES)), PhoneTokens.new(NAMES), "127.0.0.1", 0, fast) as phones,
+        sync_playwright() as playwright,
+    ):
         source = phones.beside(LineCommands(iter(commands.get, None), print))
         session = TableSession(settings, dict.fromkeys(range(len(NAMES)), source))
         session.listeners = [phones.follow(session)]
@@ -96,8 +104,9 @@ def main() -> int:
         # The terminal's QR screen, as rich draws it at 80x24, with a laptop's address on a home network.
         phones.server.host = "192.168.1.23"
         phones.server.port = 8765
-        console = Console(record=True, width=80, height=24, force_terminal=True, color_system="truecolor",
-                          file=io.StringIO())  # only its record is kept
+        console = Console(
+            record=True, width=80, height=24, force_terminal=True, color_system="truecolor", file=io.StringIO()
+        )  # only its record is kept
         console.print(code_screen(phones.server, 0, 1, len(NAMES)))
         with tempfile.TemporaryDirectory() as folder:
             svg = Path(folder) / "qr.svg"

@@ -32,8 +32,14 @@ from typing import Any
 
 PLAYERS = tuple(f"P{n}" for n in range(1, 7))
 FRAME_S = 0.04
-TALK = ("I think I'll pass on dessert tonight", "whose turn is it now", "can you deal the cards again",
-        "is there any more wine", "the dog wants to go out", "let me count my cards")
+TALK = (
+    "I think I'll pass on dessert tonight",
+    "whose turn is it now",
+    "can you deal the cards again",
+    "is there any more wine",
+    "the dog wants to go out",
+    "let me count my cards",
+)
 
 
 def rss_mb() -> float:
@@ -130,8 +136,9 @@ async def _phones(urls: list[str], turns: int, connected: Any) -> dict[str, Any]
             while not (mover.state["turn"]["id"] == turn["id"] and mover.state["turn"]["yours"]):
                 await asyncio.sleep(0.005)
             before = mover.state["moves"]
-            texts = [_line_for(mover.state) if p is mover else TALK[(i + spoken) % len(TALK)]
-                     for i, p in enumerate(phones)]
+            texts = [
+                _line_for(mover.state) if p is mover else TALK[(i + spoken) % len(TALK)] for i, p in enumerate(phones)
+            ]
             audio = [_say(text, folder, said) for text in texts]
             began = time.monotonic()
             released = await asyncio.gather(*(p.speak(turn["id"], pcm) for p, pcm in zip(phones, audio, strict=True)))
@@ -198,8 +205,9 @@ def bench_audio(turns: int) -> int:
     from voice_earl.table.phones.tls import certificate_for
     from voice_earl.table.phones.tokens import PhoneTokens
 
-    settings = TableSettings(seats=tuple(Seat(name) for name in PLAYERS), profile=HOYLE, deck=DeckMode.VIRTUAL,
-                             deals=1, seed=2)
+    settings = TableSettings(
+        seats=tuple(Seat(name) for name in PLAYERS), profile=HOYLE, deck=DeckMode.VIRTUAL, deals=1, seed=2
+    )
     commands: queue.Queue[str | None] = queue.Queue()
     lines = LineCommands(iter(commands.get, None), lambda text: None)
     certificate = certificate_for("127.0.0.1", Path(tempfile.mkdtemp()))
@@ -212,8 +220,9 @@ def bench_audio(turns: int) -> int:
             time.sleep(0.1)
 
     tokens = PhoneTokens.new(PLAYERS)
-    with serve_phones(PLAYERS, range(len(PLAYERS)), tokens, "127.0.0.1", 0, mics=DEFAULT_MIC_LIMITS,
-                      certificate=certificate) as phones:
+    with serve_phones(
+        PLAYERS, range(len(PLAYERS)), tokens, "127.0.0.1", 0, mics=DEFAULT_MIC_LIMITS, certificate=certificate
+    ) as phones:
         source = phones.beside(lines, HeldHearing(listener))
         session = TableSession(settings, dict.fromkeys(range(len(PLAYERS)), source))
         session.listeners = [phones.follow(session)]
@@ -246,8 +255,11 @@ def bench_audio(turns: int) -> int:
         ("release -> verdict on the phone, p90", f"{percentile(latency, 0.9):.0f} ms", "<= 250 ms"),
         ("release -> verdict on the phone, max", f"{max(latency):.0f} ms", ""),
         ("the judge's time per utterance, median", f"{statistics.median(judged):.0f} ms", ""),
-        ("server CPU while 6 phones stream (TLS)", f"{100 * _cpu_within(samples, results['windows']):.1f} % of a core",
-         ""),
+        (
+            "server CPU while 6 phones stream (TLS)",
+            f"{100 * _cpu_within(samples, results['windows']):.1f} % of a core",
+            "",
+        ),
         ("the listener's memory (first pass + judge, warmed up)", f"{with_listener - baseline:.0f} MB", ""),
         ("the server's extra memory, audio and all", f"{after - with_listener:.1f} MB", ""),
     ]
@@ -256,8 +268,10 @@ def bench_audio(turns: int) -> int:
     print(f"{'measure':<{width}}  {'value':>18}  goal")
     for name, value, goal in rows:
         print(f"{name:<{width}}  {value:>18}  {goal}")
-    print(f"\n{os.cpu_count()} cores; the phones run in a second process on the same machine: the figures include "
-          "sharing the CPU with them (and with anything else running), so they are pessimistic.")
+    print(
+        f"\n{os.cpu_count()} cores; the phones run in a second process on the same machine: the figures include "
+        "sharing the CPU with them (and with anything else running), so they are pessimistic."
+    )
     return 0
 
 

@@ -116,8 +116,13 @@ def fit(data: Rows, names: Sequence[str], strength: float) -> Model:
 
     scaler = StandardScaler().fit(data.x)
     regression = LogisticRegression(C=strength, max_iter=2000).fit(scaler.transform(data.x), data.y)
-    return Model(tuple(names), tuple(float(v) for v in scaler.mean_), tuple(float(v) for v in scaler.scale_),
-                 tuple(float(v) for v in regression.coef_[0]), float(regression.intercept_[0]))
+    return Model(
+        tuple(names),
+        tuple(float(v) for v in scaler.mean_),
+        tuple(float(v) for v in scaler.scale_),
+        tuple(float(v) for v in regression.coef_[0]),
+        float(regression.intercept_[0]),
+    )
 
 
 Found = Sequence[tuple[Case, Decision]]
@@ -155,8 +160,9 @@ def choose_points(found: Found, talk_share: float) -> dict[Heard, float]:
     the game at most ``talk_share`` of the time and wrong lines and ranks are accepted at most 1%."""
     kinds = list(Heard)
     counts = tally((case, "") for case, _ in found).counts
-    said = {m: counts.get(e, 0) for m, e in (("line", Expect.CORRECT), ("pass", Expect.PASS),
-                                            ("command", Expect.COMMAND))}
+    said = {
+        m: counts.get(e, 0) for m, e in (("line", Expect.CORRECT), ("pass", Expect.PASS), ("command", Expect.COMMAND))
+    }
     talk_n = sum(counts.get(k, 0) for k in TALK)
     wrong_n = sum(counts.get(k, 0) for k in WRONG)
     # Each kind's sum of measures for each point of the grid (a trial is decided by its winner's kind).
@@ -168,15 +174,24 @@ def choose_points(found: Found, talk_share: float) -> dict[Heard, float]:
         heard = measures(case, d.phrase) - unheard
         k = kinds.index(kind(d))
         sums[k] += np.outer([d.probability >= point for point in GRID], heard)
-    total = (base + sums[0][:, None, None, None] + sums[1][None, :, None, None] + sums[2][None, None, :, None]
-             + sums[3][None, None, None, :])
+    total = (
+        base
+        + sums[0][:, None, None, None]
+        + sums[1][None, :, None, None]
+        + sums[2][None, None, :, None]
+        + sums[3][None, None, None, :]
+    )
     index = {m: n for n, m in enumerate(MEASURES)}
-    worth = (total[..., index["line"]] / max(1, said["line"]) + total[..., index["pass"]] / max(1, said["pass"])
-             + 0.5 * total[..., index["command"]] / max(1, said["command"])
-             + 0.25 * total[..., index["wrong heard"]] / max(1, wrong_n)
-             - 3 * total[..., index["harm"]] / max(1, sum(said.values())))
-    allowed = ((total[..., index["talk"]] <= talk_share * talk_n + 1e-9)
-               & (total[..., index["wrong"]] <= 0.01 * wrong_n + 1e-9))
+    worth = (
+        total[..., index["line"]] / max(1, said["line"])
+        + total[..., index["pass"]] / max(1, said["pass"])
+        + 0.5 * total[..., index["command"]] / max(1, said["command"])
+        + 0.25 * total[..., index["wrong heard"]] / max(1, wrong_n)
+        - 3 * total[..., index["harm"]] / max(1, sum(said.values()))
+    )
+    allowed = (total[..., index["talk"]] <= talk_share * talk_n + 1e-9) & (
+        total[..., index["wrong"]] <= 0.01 * wrong_n + 1e-9
+    )
     best = np.unravel_index(np.argmax(np.where(allowed, worth, -np.inf)), worth.shape)
     return {kind: GRID[int(i)] for kind, i in zip(kinds, best, strict=True)}
 
@@ -184,9 +199,13 @@ def choose_points(found: Found, talk_share: float) -> dict[Heard, float]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--corpus", type=Path, default=CORPUS)
-    parser.add_argument("--talk", type=float, default=0.005,
-                        help="the share of talk allowed to move the game on the points voices (half the 1%% goal, "
-                             "so that voices not heard keep under it)")
+    parser.add_argument(
+        "--talk",
+        type=float,
+        default=0.005,
+        help="the share of talk allowed to move the game on the points voices (half the 1%% goal, "
+        "so that voices not heard keep under it)",
+    )
     parser.add_argument("--strength", type=float, default=1.0, help="the regressions' C (inverse regularisation)")
     parser.add_argument("--dry-run", action="store_true")
     args = parser.parse_args()
@@ -196,8 +215,10 @@ def main() -> int:
     line = fit(rows(parts[TRAIN], short=False), LINE_FEATURES, args.strength)
     short = fit(rows(parts[TRAIN], short=True), SHORT_FEATURES, args.strength)
     for name, model in (("lines", line), ("passes and commands", short)):
-        print(f"  {name}: " + ", ".join(f"{n} {c / s:+.2f}" for n, c, s in zip(model.features, model.coef,
-                                                                                model.scale, strict=True)))
+        print(
+            f"  {name}: "
+            + ", ".join(f"{n} {c / s:+.2f}" for n, c, s in zip(model.features, model.coef, model.scale, strict=True))
+        )
     verifier = Verifier(line, short, {}, "")
     unbarred = replace(JudgeSettings(), line_point=0.0, wrong_point=0.0, pass_point=0.0, command_point=0.0)
     points = choose_points(replay(parts[POINTS], unbarred, verifier, exact=True), args.talk)
@@ -208,15 +229,22 @@ def main() -> int:
     return 0
 
 
-def write(line: Model, short: Model, points: dict[Heard, float], args: argparse.Namespace, cases: Sequence[Case],
-          ) -> None:
+def write(
+    line: Model,
+    short: Model,
+    points: dict[Heard, float],
+    args: argparse.Namespace,
+    cases: Sequence[Case],
+) -> None:
     digest = hashlib.sha256(args.corpus.read_bytes()).hexdigest()[:12]
-    voices = {part: [f"{VOICES['tune'][n].label}+{VOICES['tune'][n].pitch}" for n in numbers]
-              for part, numbers in VOICE_PARTS.items()}
+    voices = {
+        part: [f"{VOICES['tune'][n].label}+{VOICES['tune'][n].pitch}" for n in numbers]
+        for part, numbers in VOICE_PARTS.items()
+    }
     data = {
         "trained_on": f"{args.corpus.name} (sha256 {digest}, {len(cases)} trials of the tune split); fitted on the "
-                      f"voices {', '.join(voices[TRAIN])}, operating points chosen on {', '.join(voices[POINTS])} "
-                      f"for talk that moves the game at most {100 * args.talk:g}%",
+        f"voices {', '.join(voices[TRAIN])}, operating points chosen on {', '.join(voices[POINTS])} "
+        f"for talk that moves the game at most {100 * args.talk:g}%",
         "trained_at": datetime.date.today().isoformat(),
         "operating_points": {kind.value: round(value, 3) for kind, value in points.items()},
         "line": line.to_json(),

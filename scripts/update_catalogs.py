@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Update the translation catalogs from the messages in the code (see :mod:`voice_earl.catalogs`).
 
-    .venv/bin/python scripts/update_catalogs.py          # update the files
-    .venv/bin/python scripts/update_catalogs.py --check  # only report; exit 1 if a catalog is incomplete
+.venv/bin/python scripts/update_catalogs.py          # update the files
+.venv/bin/python scripts/update_catalogs.py --check  # only report; exit 1 if a catalog is incomplete
 """
 
 from __future__ import annotations

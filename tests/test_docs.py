@@ -190,8 +190,11 @@ def test_relative_links_point_at_files_and_headings_that_exist(page: Path) -> No
 def test_a_link_to_a_missing_file_or_heading_is_caught(tmp_path: Path) -> None:
     (tmp_path / "other.md").write_text("# Other\n\n## The `state.json` file\n", encoding="utf-8")
     page = tmp_path / "page.md"
-    page.write_text("[a](other.md#the-statejson-file) [b](other.md#nowhere) [c](gone.md) [d](#page) "
-                    "[e](https://example.org/x.md) <img src=\"no.png\">\n\n# Page\n", encoding="utf-8")
+    page.write_text(
+        "[a](other.md#the-statejson-file) [b](other.md#nowhere) [c](gone.md) [d](#page) "
+        '[e](https://example.org/x.md) <img src="no.png">\n\n# Page\n',
+        encoding="utf-8",
+    )
     assert broken_links(page) == ["other.md#nowhere", "gone.md", "no.png"]
 
 
@@ -202,8 +205,11 @@ def test_every_test_the_docs_name_exists() -> None:
     """docs/listening.md names the test that covers each of the judge's rules: it must be there, in a file of that
     name (in whichever folder of tests/)."""
     named = {match for page in pages() for match in TEST_NAMED.findall(page.read_text(encoding="utf-8"))}
-    missing = [f"{file}::{test}" for file, test in sorted(named)
-               if not any(f"def {test}(" in path.read_text(encoding="utf-8") for path in TESTS.rglob(file))]
+    missing = [
+        f"{file}::{test}"
+        for file, test in sorted(named)
+        if not any(f"def {test}(" in path.read_text(encoding="utf-8") for path in TESTS.rglob(file))
+    ]
     assert named and missing == []
 
 

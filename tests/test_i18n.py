@@ -50,9 +50,6 @@ ROOT = Path(__file__).resolve().parent.parent
 TRANSLATED = tuple(code for code in LANGUAGES if code != "en")
 
 
-
-
-
 @functools.cache
 def code_messages() -> dict[str, Any]:
     """The messages in the code, extracted once for the tests that only read them."""
@@ -141,7 +138,7 @@ def test_updating_keeps_translations_adds_new_messages_and_keeps_vanished_ones_o
     assert by_id["new"].msgstr == ("",) and not by_id["new"].translated
     assert by_id["{count} card"].msgid_plural == "{count} cards" and by_id["{count} card"].msgstr == ("", "")
     assert by_id["gone"].obsolete and by_id["gone"].msgstr == ("weg",)
-    assert "#~ msgid \"gone\"" in path.read_text(encoding="utf-8")
+    assert '#~ msgid "gone"' in path.read_text(encoding="utf-8")
     assert catalogs.merge(messages, again, "nl") == again  # a second update changes nothing
 
 
@@ -267,8 +264,9 @@ def test_typed_commands_teach_in_the_language() -> None:
 
 
 def _session(names: tuple[str, ...] = ("Ann", "Ben", "Cy")) -> TableSession:
-    settings = TableSettings(tuple(Seat(n) for n in names), HOYLE.with_changes(silent=True), DeckMode.VIRTUAL,
-                             deals=1, seed=4)
+    settings = TableSettings(
+        tuple(Seat(n) for n in names), HOYLE.with_changes(silent=True), DeckMode.VIRTUAL, deals=1, seed=4
+    )
     return TableSession(settings, {})
 
 
@@ -294,14 +292,24 @@ def test_engine_refusals_are_explained_in_the_language_with_the_players_names() 
     assert refused(Lead(follower, card.rank)).startswith("De ")  # a quartet is open
     set_language("it")
     wrong = next(c for c in deal.hands[follower] if c.rank is not card.rank)
-    assert refused(Play(follower, wrong)) == (f"{wrong.pretty} non è {a_rank(card.rank)}: il valore aperto è "
-                                              f"{i18n.rank_plural(card.rank).lower()}.")
+    assert refused(Play(follower, wrong)) == (
+        f"{wrong.pretty} non è {a_rank(card.rank)}: il valore aperto è {i18n.rank_plural(card.rank).lower()}."
+    )
 
 
 @pytest.mark.parametrize(
     "error",
-    [GameOver, OutOfTurn, WrongRank, PassWhileHolding, LeadDuringQuartet, CardNotHeld, NoRankOpen, RankFinished,
-     NotSeated],
+    [
+        GameOver,
+        OutOfTurn,
+        WrongRank,
+        PassWhileHolding,
+        LeadDuringQuartet,
+        CardNotHeld,
+        NoRankOpen,
+        RankFinished,
+        NotSeated,
+    ],
 )
 @pytest.mark.parametrize("code", TRANSLATED)
 @pytest.mark.parametrize("to_player", [False, True])
@@ -328,8 +336,11 @@ def test_every_kind_of_refusal_has_its_own_translated_sentence(
 
 @pytest.mark.parametrize(
     ("code", "eight", "ace", "queen"),
-    [("en", "an Eight", "an Ace", "a Queen"), ("nl", "een Acht", "een Aas", "een Vrouw"),
-     ("it", "un Otto", "un Asso", "una Regina")],
+    [
+        ("en", "an Eight", "an Ace", "a Queen"),
+        ("nl", "een Acht", "een Aas", "een Vrouw"),
+        ("it", "un Otto", "un Asso", "una Regina"),
+    ],
 )
 def test_a_rank_takes_the_article_its_language_needs(code: str, eight: str, ace: str, queen: str) -> None:
     set_language(code)
@@ -341,8 +352,11 @@ def test_a_player_who_passes_holding_an_eight_or_an_ace_is_told_an_eight_or_an_a
     deal, names = session.deal, session.settings.names
     assert deal.hands is not None
     leader = deal.turn
-    rank = next(r for r in (Rank.EIGHT, Rank.ACE) if deal.holds(leader, r)
-                and any(deal.holds(seat, r) for seat in range(3) if seat != leader))
+    rank = next(
+        r
+        for r in (Rank.EIGHT, Rank.ACE)
+        if deal.holds(leader, r) and any(deal.holds(seat, r) for seat in range(3) if seat != leader)
+    )
     events: list[TableEvent] = []
     keys = [KeyCommand(Command.LEAD, rank), KeyCommand(Command.PASS), KeyCommand(Command.PASS)]
     TableSession(session.settings, dict.fromkeys(range(3), ScriptedInput(keys)), [events.append]).run()
@@ -355,8 +369,9 @@ def test_a_refused_key_and_the_screen_speak_dutch() -> None:
     set_language("nl")
     session = _session()
     events: list[TableEvent] = []
-    session = TableSession(session.settings, dict.fromkeys(range(3), ScriptedInput([KeyCommand(Command.PLAY)])),
-                           [events.append])
+    session = TableSession(
+        session.settings, dict.fromkeys(range(3), ScriptedInput([KeyCommand(Command.PLAY)])), [events.append]
+    )
     assert not session.play_turn()
     reasons = [e.reason for e in events if isinstance(e, MoveRefused)]
     assert reasons == ["uitkomen vraagt een waarde: druk op haar toets (A 2-9 0/T J Q K) of typ 'lead Q'"]
@@ -384,8 +399,14 @@ def test_a_silent_game_in_dutch(capsys: pytest.CaptureFixture[str], monkeypatch:
     args = ["play", "--players", "Ann", "Ben", "Cy", "--deck", "virtual", "--silent", "--no-voice", "--lang", "nl"]
     assert main([*args, "--seed", "1"]) == 0
     out = capsys.readouterr().out
-    for dutch in ("Ronde 1 van 6", "virtueel kaartspel", "Ann deelt", "Ben komt uit", "Zevens, kaart 2 van 4",
-                  "Gestopt. De wedstrijd is bewaard."):
+    for dutch in (
+        "Ronde 1 van 6",
+        "virtueel kaartspel",
+        "Ann deelt",
+        "Ben komt uit",
+        "Zevens, kaart 2 van 4",
+        "Gestopt. De wedstrijd is bewaard.",
+    ):
         assert dutch in out
     assert "Deal 1" not in out and "Stopped" not in out
 
@@ -398,8 +419,10 @@ def test_the_config_language_applies_when_no_flag_is_given(
     assert main(["play", "--players", "Ann", "Ben", "Cy", "--deck", "virtual", "--silent", "--no-voice"]) == 0
     assert "Mano 1 di 6 · hoyle · mazzo virtuale" in capsys.readouterr().out
     monkeypatch.setattr(sys, "stdin", io.StringIO("quit\n"))
-    assert main(["play", "--players", "Ann", "Ben", "Cy", "--deck", "virtual", "--silent", "--no-voice",
-                 "--lang", "en"]) == 0
+    assert (
+        main(["play", "--players", "Ann", "Ben", "Cy", "--deck", "virtual", "--silent", "--no-voice", "--lang", "en"])
+        == 0
+    )
     assert "Deal 1 of 6" in capsys.readouterr().out
 
 

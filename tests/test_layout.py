@@ -70,8 +70,15 @@ def import_path(graph: grimp.ImportGraph, importer: str, imported: str) -> tuple
 
 def test_an_import_through_another_package_is_found() -> None:
     graph = grimp.ImportGraph()
-    for module in ("pkg", "pkg.keep", "pkg.keep.stats", "pkg.words", "pkg.words.text", "pkg.listening",
-                   "pkg.listening.audio"):
+    for module in (
+        "pkg",
+        "pkg.keep",
+        "pkg.keep.stats",
+        "pkg.words",
+        "pkg.words.text",
+        "pkg.listening",
+        "pkg.listening.audio",
+    ):
         graph.add_module(module)
     graph.add_import(importer="pkg.keep.stats", imported="pkg.words.text")
     assert import_path(graph, "pkg.keep", "pkg.listening") is None

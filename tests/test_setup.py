@@ -57,7 +57,11 @@ def run_apt_part(
     }
     result = subprocess.run(
         ["bash", str(REPO / "scripts" / "apt_install.sh"), "espeak-ng", "libportaudio2"],
-        env=env, capture_output=True, text=True, timeout=60, check=False,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
     )
     calls = log.read_text().splitlines() if log.exists() else []
     return result, calls
@@ -109,9 +113,11 @@ def fake_repository(tmp_path: Path) -> Path:
     (repository / "pyproject.toml").write_text("")
     bin_dir = repository / ".venv" / "bin"
     bin_dir.mkdir(parents=True)
-    noisy_pip = ("#!/bin/sh\necho \"$*\" >> \"$FAKE_PIP_LOG\"\n"
-                 "echo '  editable_wheel.py:354: BuildBackendWarning: Editable installation.' >&2\n"
-                 "echo '  !!' >&2\necho '          ****************' >&2\n")
+    noisy_pip = (
+        '#!/bin/sh\necho "$*" >> "$FAKE_PIP_LOG"\n'
+        "echo '  editable_wheel.py:354: BuildBackendWarning: Editable installation.' >&2\n"
+        "echo '  !!' >&2\necho '          ****************' >&2\n"
+    )
     (bin_dir / "python").write_text(noisy_pip)
     game = '#!/bin/sh\necho "voice-earl $* (VOICE_EARL_PLAY_SCRIPT=$VOICE_EARL_PLAY_SCRIPT)"\n'
     (bin_dir / "voice-earl").write_text(game)
@@ -135,8 +141,15 @@ def first_run_env(tmp_path: Path, *, on_path: bool) -> dict[str, str]:
 def test_the_first_run_shows_one_line_a_step_and_keeps_the_details_in_setup_log(tmp_path: Path) -> None:
     repository = fake_repository(tmp_path)
     env = first_run_env(tmp_path, on_path=False)
-    result = subprocess.run(["bash", "scripts/play", "--silent"], cwd=repository, env=env, capture_output=True,
-                            text=True, timeout=60, check=False)
+    result = subprocess.run(
+        ["bash", "scripts/play", "--silent"],
+        cwd=repository,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert result.returncode == 0, result.stderr
     shown = (result.stdout + result.stderr).splitlines()
     assert shown[0] == "voice-earl: installing voice-earl[phones,judge] into .venv (details: setup.log)"
@@ -145,27 +158,53 @@ def test_the_first_run_shows_one_line_a_step_and_keeps_the_details_in_setup_log(
     assert len(shown) == 3
     log = (repository / "setup.log").read_text()
     assert "BuildBackendWarning" in log and "-m pip install -e .[phones,judge]" in log
-    again = subprocess.run(["bash", "scripts/play"], cwd=repository, env=env, capture_output=True, text=True,
-                           timeout=60, check=False)
+    again = subprocess.run(
+        ["bash", "scripts/play"], cwd=repository, env=env, capture_output=True, text=True, timeout=60, check=False
+    )
     assert (again.stdout + again.stderr).splitlines() == ["voice-earl play (VOICE_EARL_PLAY_SCRIPT=scripts/play)"]
 
 
 def test_the_launcher_runs_the_game_from_any_folder_and_leaves_another_voice_earl_alone(tmp_path: Path) -> None:
     repository = fake_repository(tmp_path)
     env = first_run_env(tmp_path, on_path=True)
-    installed = subprocess.run(["bash", str(repository / "scripts" / "launcher.sh")], env=env, capture_output=True,
-                               text=True, timeout=60, check=True)
+    installed = subprocess.run(
+        ["bash", str(repository / "scripts" / "launcher.sh")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
     assert installed.stdout == "voice-earl: added ~/.local/bin/voice-earl: 'voice-earl play' from any folder\n"
-    launched = subprocess.run(["voice-earl", "play", "--resume", "1"], cwd=tmp_path, env=env, capture_output=True,
-                              text=True, timeout=60, check=True)
+    launched = subprocess.run(
+        ["voice-earl", "play", "--resume", "1"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
     assert launched.stdout.startswith("voice-earl play --resume 1")
-    quiet = subprocess.run(["bash", str(repository / "scripts" / "launcher.sh")], env=env, capture_output=True,
-                           text=True, timeout=60, check=True)
+    quiet = subprocess.run(
+        ["bash", str(repository / "scripts" / "launcher.sh")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
     assert quiet.stdout == ""  # said once
     launcher = tmp_path / "home" / ".local" / "bin" / "voice-earl"
-    launcher.write_text("#!/bin/sh\nexec pipx-run voice-earl \"$@\"\n")
-    other = subprocess.run(["bash", str(repository / "scripts" / "launcher.sh")], env=env, capture_output=True,
-                           text=True, timeout=60, check=True)
+    launcher.write_text('#!/bin/sh\nexec pipx-run voice-earl "$@"\n')
+    other = subprocess.run(
+        ["bash", str(repository / "scripts" / "launcher.sh")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
     assert "is another voice-earl; left as it is" in other.stdout
     assert "pipx-run" in launcher.read_text()
 

@@ -34,8 +34,10 @@ TABLE = ["--players", "Ann", "Ben", "Cy", "--silent", "--no-voice"]
         (["simulate", "--deals", HUGE], f"argument --deals: must be from 1 to 1000000, not {HUGE}"),
         (["play", *TABLE, "--deals", HUGE], "argument --deals: must be from 1 to 1000"),
         (["practice", "--silent", "--deals", "0"], "argument --deals: must be from 1 to 1000, not 0"),
-        (["play", *TABLE, "--profile", "parlour", "--scoring", "counters", "--stack", HUGE],
-         "argument --stack: must be from 1 to 1000000"),
+        (
+            ["play", *TABLE, "--profile", "parlour", "--scoring", "counters", "--stack", HUGE],
+            "argument --stack: must be from 1 to 1000000",
+        ),
         (["play", *TABLE, "--seed", HUGE], "argument --seed: must be from 0 to 9223372036854775807"),
         (["simulate", "--seed", "²"], "argument --seed: '²' is not a whole number"),
         (["simulate", "--players", "9" * 5000], "argument --players: must be from 1 to 100, not a number of 5000"),
@@ -86,8 +88,9 @@ def test_a_device_is_an_ascii_index_or_a_name() -> None:
     assert device("Mic²") == "Mic²"  # a name may hold any letter or sign
 
 
-def test_a_practice_name_is_kept_without_its_spaces(capsys: pytest.CaptureFixture[str],
-                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_practice_name_is_kept_without_its_spaces(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(sys, "stdin", io.StringIO("quit\n"))
     assert main(["practice", "--silent", "--no-voice", "--name", "  Zoë ", "--seed", "3"]) == 0
     assert "Zoë" in capsys.readouterr().out

@@ -24,9 +24,41 @@ from voice_earl.commands.cli import COMMANDS, build_parser, main
 
 PARSER = build_parser()  # every command configured
 LONG = ["a" * 10_000, "a" * 256 + ".toml", "x/" * 2100, "é" * 2100, "Zoë" * 100]
-NASTY = ["²", "٣", "nan", "inf", "-inf", "-1", "0", "1", "3", "7", "1" + "0" * 30, "9" * 5000, "", " ", "\t",
-         "\x00", "\x1b[2J", "\udcff", "--", "-", "Q", "K", "jokers", "1,2", "/dev/zero", "x.toml", "Zoë", "a" * 300,
-         "/", ".", "..", "--help=x", "-v"]
+NASTY = [
+    "²",
+    "٣",
+    "nan",
+    "inf",
+    "-inf",
+    "-1",
+    "0",
+    "1",
+    "3",
+    "7",
+    "1" + "0" * 30,
+    "9" * 5000,
+    "",
+    " ",
+    "\t",
+    "\x00",
+    "\x1b[2J",
+    "\udcff",
+    "--",
+    "-",
+    "Q",
+    "K",
+    "jokers",
+    "1,2",
+    "/dev/zero",
+    "x.toml",
+    "Zoë",
+    "a" * 300,
+    "/",
+    ".",
+    "..",
+    "--help=x",
+    "-v",
+]
 # main() runs these; each finishes quickly, touches only the test's own data folders and never goes online.
 CHEAP = ("rules", "simulate", "stats", "models", "history", "config")
 NEVER = {"fetch", "install"}  # models actions that download or unpack
@@ -90,15 +122,20 @@ def _arguments(parser: argparse.ArgumentParser, banned: frozenset[str]) -> st.Se
     optionals = [a for a in parser._actions if a.option_strings and not isinstance(a, quiet)]
     positionals = [a for a in parser._actions if not a.option_strings and not isinstance(a, argparse._SubParsersAction)]
     options = st.lists(st.one_of(*map(option, optionals)), max_size=5) if optionals else st.just([])
-    words = st.tuples(options.map(lambda parts: [word for part in parts for word in part]),
-                      st.lists(VALUES, max_size=len(positionals) + 1) if positionals else st.just([]))
+    words = st.tuples(
+        options.map(lambda parts: [word for part in parts for word in part]),
+        st.lists(VALUES, max_size=len(positionals) + 1) if positionals else st.just([]),
+    )
     flat = words.map(lambda pair: [*pair[0], *pair[1]])
     subs = {name: sub for name, sub in _subparsers(parser).items() if name not in banned}
     if not subs:
         return flat
-    return st.tuples(flat, st.sampled_from(sorted(subs)).flatmap(
-        lambda name: _arguments(subs[name], banned).map(lambda rest: [name, *rest])
-    )).map(lambda pair: [*pair[0], *pair[1]])
+    return st.tuples(
+        flat,
+        st.sampled_from(sorted(subs)).flatmap(
+            lambda name: _arguments(subs[name], banned).map(lambda rest: [name, *rest])
+        ),
+    ).map(lambda pair: [*pair[0], *pair[1]])
 
 
 def argv_for(commands: tuple[str, ...], banned: frozenset[str] = frozenset()) -> st.SearchStrategy[list[str]]:

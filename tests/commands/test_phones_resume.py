@@ -14,8 +14,22 @@ import pytest
 from voice_earl.commands.cli import main
 from voice_earl.keep.storage_file import database_path
 
-PLAY = [sys.executable, "-m", "voice_earl", "play", "--players", "Ann", "Ben", "Cy", "--deck", "virtual",
-        "--silent", "--no-voice", "--seed", "3"]
+PLAY = [
+    sys.executable,
+    "-m",
+    "voice_earl",
+    "play",
+    "--players",
+    "Ann",
+    "Ben",
+    "Cy",
+    "--deck",
+    "virtual",
+    "--silent",
+    "--no-voice",
+    "--seed",
+    "3",
+]
 RESUME = [sys.executable, "-m", "voice_earl", "play", "--resume", "--silent", "--no-voice"]
 A, B, C, J = (letter * 22 for letter in "abcj")  # tokens of the right shape
 GOOD = json.dumps({"players": [A, B, C], "join": J, "port": None}, separators=(",", ":"))
@@ -85,6 +99,8 @@ def test_phones_asked_for_on_a_damaged_record_get_new_addresses() -> None:
     set_phones(DAMAGED["no tokens"])
     chosen = run([*RESUME, "--phones", "--host", "127.0.0.1", "--port", "0"])
     assert chosen.returncode == 0, chosen.stderr
-    assert "series 1's phones record is damaged (it holds no list of players' tokens): the phones get new addresses" \
+    assert (
+        "series 1's phones record is damaged (it holds no list of players' tokens): the phones get new addresses"
         in chosen.stderr
+    )
     assert len(addresses(chosen.stdout)) == 3

@@ -76,7 +76,10 @@ def test_resume_restores_silent_earl_the_language_the_strategy_and_practice(
     assert "Player 18 " in first_line and "[" in first_line  # practice shows the human's hand
     saved = settings_of(1)
     assert (saved["mode"], saved["strategy"], saved["language"], saved["rules"]["silent"]) == (
-        "practice", "fewest", "nl", True
+        "practice",
+        "fewest",
+        "nl",
+        True,
     )
 
 
@@ -97,27 +100,51 @@ def test_play_resume_restores_a_silent_game_and_the_deck(
 @pytest.mark.parametrize(
     ("start", "resume", "message"),
     [
-        (["play", "--players", "Ann", "Ben", "Cy"], ["play", "--resume", "--deck", "virtual"],
-         "series 1 was saved with --deck physical: --deck virtual would change its game"),
-        (["play", "--players", "Ann", "Ben", "Cy"], ["play", "--resume", "--players", "Ann", "Ben", "Di"],
-         "saved with --players Ann Ben Cy: --players Ann Ben Di"),
-        (["play", "--players", "Ann", "Ben", "Cy"], ["play", "--resume", "--profile", "parlour"],
-         "saved with --profile hoyle"),
-        (["play", "--players", "Ann", "Ben", "Cy", "--seed", "4"], ["play", "--resume", "--seed", "5"],
-         "saved with --seed 4"),
-        (["play", "--players", "Ann", "Ben", "Cy", "--seed", "4"], ["play", "--resume", "--seed", "0"],
-         "saved with --seed 4: --seed 0 would change"),
-        (["play", "--players", "Ann", "Ben", "Cy"], ["play", "--resume", "--strictness", "strict"],
-         "saved with --strictness normal"),
-        (["practice", "--strategy", "random"], ["practice", "--resume", "--strategy", "most"],
-         "saved with --strategy random"),
+        (
+            ["play", "--players", "Ann", "Ben", "Cy"],
+            ["play", "--resume", "--deck", "virtual"],
+            "series 1 was saved with --deck physical: --deck virtual would change its game",
+        ),
+        (
+            ["play", "--players", "Ann", "Ben", "Cy"],
+            ["play", "--resume", "--players", "Ann", "Ben", "Di"],
+            "saved with --players Ann Ben Cy: --players Ann Ben Di",
+        ),
+        (
+            ["play", "--players", "Ann", "Ben", "Cy"],
+            ["play", "--resume", "--profile", "parlour"],
+            "saved with --profile hoyle",
+        ),
+        (
+            ["play", "--players", "Ann", "Ben", "Cy", "--seed", "4"],
+            ["play", "--resume", "--seed", "5"],
+            "saved with --seed 4",
+        ),
+        (
+            ["play", "--players", "Ann", "Ben", "Cy", "--seed", "4"],
+            ["play", "--resume", "--seed", "0"],
+            "saved with --seed 4: --seed 0 would change",
+        ),
+        (
+            ["play", "--players", "Ann", "Ben", "Cy"],
+            ["play", "--resume", "--strictness", "strict"],
+            "saved with --strictness normal",
+        ),
+        (
+            ["practice", "--strategy", "random"],
+            ["practice", "--resume", "--strategy", "most"],
+            "saved with --strategy random",
+        ),
         (["practice"], ["practice", "--resume", "--bots", "3"], "saved with --bots 2"),
         (["practice"], ["practice", "--resume", "--open-hands"], "saved without --open-hands"),
     ],
 )
 def test_a_flag_that_would_change_the_saved_game_is_refused(
-    start: list[str], resume: list[str], message: str,
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+    start: list[str],
+    resume: list[str],
+    message: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     assert run([*start, *QUIET], ["quit"], monkeypatch) == 0
     before = records(1)
@@ -142,8 +169,9 @@ def test_flags_that_agree_with_the_saved_game_and_a_new_language_are_taken(
 # -- which series -------------------------------------------------------------------------------------------
 
 
-def test_resume_by_id_and_the_newest_of_its_kind(monkeypatch: pytest.MonkeyPatch,
-                                                 capsys: pytest.CaptureFixture[str]) -> None:
+def test_resume_by_id_and_the_newest_of_its_kind(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     for names in (["Ann", "Ben", "Cy"], ["Di", "Ed", "Flo"]):
         assert run(["play", "--players", *names, *QUIET], ["quit"], monkeypatch) == 0
     assert run(["practice", *QUIET], ["quit"], monkeypatch) == 0
@@ -202,18 +230,29 @@ def old_practice_file(path: Path) -> list[dict[str, Any]]:
     for _ in range(12):
         session.play_turn()
     old_record = {
-        "players": ["You", "Ann (bot)", "Ben (bot)"], "bots": [False, True, True], "profile": "hoyle",
-        "rules": profile_to_dict(HOYLE.with_changes(silent=True)), "deck": "virtual", "deals": 1, "seed": 8,
-        "chant": "earl", "first_dealer": None, "mode": "practice",
+        "players": ["You", "Ann (bot)", "Ben (bot)"],
+        "bots": [False, True, True],
+        "profile": "hoyle",
+        "rules": profile_to_dict(HOYLE.with_changes(silent=True)),
+        "deck": "virtual",
+        "deals": 1,
+        "seed": 8,
+        "chant": "earl",
+        "first_dealer": None,
+        "mode": "practice",
     }
     old = sqlite3.connect(path)
     for step in MIGRATIONS[:2]:
         old.executescript(step)
-    old.execute("INSERT INTO series (id, started_at, settings, players) VALUES (1, '2026-11-01T20:00:00+00:00', ?, ?)",
-                (json.dumps(old_record), json.dumps(old_record["players"])))
+    old.execute(
+        "INSERT INTO series (id, started_at, settings, players) VALUES (1, '2026-11-01T20:00:00+00:00', ?, ?)",
+        (json.dumps(old_record), json.dumps(old_record["players"])),
+    )
     for seq, record in enumerate(session.records):
-        old.execute("INSERT INTO events VALUES (1, ?, ?, ?, '2026-11-01T20:00:01+00:00')",
-                    (seq, record["event"], json.dumps(record)))
+        old.execute(
+            "INSERT INTO events VALUES (1, ?, ?, ?, '2026-11-01T20:00:01+00:00')",
+            (seq, record["event"], json.dumps(record)),
+        )
     old.execute("PRAGMA user_version = 2")
     old.commit()
     old.close()
@@ -234,5 +273,8 @@ def test_a_practice_series_saved_by_the_older_format_resumes_as_practice(
         record, events = store.load_series(1)
     assert events[: len(saved)] == saved
     assert (record["record"], record["strategy"], record["strictness"], record["language"]) == (
-        RECORD_FORMAT, "most", "normal", "en"
+        RECORD_FORMAT,
+        "most",
+        "normal",
+        "en",
     )

@@ -89,8 +89,9 @@ def test_the_same_seed_gives_the_same_log_and_another_seed_another(capsys: pytes
 
 
 def test_the_log_replays(capsys: pytest.CaptureFixture[str]) -> None:
-    records = jsonl(capsys, "--profile", "parlour", "--players", "5", "--deals", "3", "--seed", "9",
-                    "--chant-errors", "0.2")
+    records = jsonl(
+        capsys, "--profile", "parlour", "--players", "5", "--deals", "3", "--seed", "9", "--chant-errors", "0.2"
+    )
     series = replay(records, PARLOUR, seed=9, deals=3)
     assert series.over
     assert series.totals == records[-1]["totals"]

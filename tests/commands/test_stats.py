@@ -258,8 +258,9 @@ def _store_series() -> int:
 
 def cell(table: str, text: str) -> bool:
     """Whether ``text`` stands alone in a cell of a table as rich draws it."""
-    return any(text in (part.strip() for part in line.split("│")) or f" {text} " in f" {line} "
-               for line in table.splitlines())
+    return any(
+        text in (part.strip() for part in line.split("│")) or f" {text} " in f" {line} " for line in table.splitlines()
+    )
 
 
 def test_history_with_no_series_reads_well(capsys: pytest.CaptureFixture[str]) -> None:

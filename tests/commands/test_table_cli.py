@@ -50,8 +50,22 @@ def test_a_parlour_silent_game_with_two_players_and_counters(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(sys, "stdin", io.StringIO("lead 7\nquit\n"))
-    argv = ["play", "--players", "Ann", "Ben", "--profile", "parlour", "--scoring", "counters", "--deck", "virtual",
-            "--silent", "--no-voice", "--seed", "2"]
+    argv = [
+        "play",
+        "--players",
+        "Ann",
+        "Ben",
+        "--profile",
+        "parlour",
+        "--scoring",
+        "counters",
+        "--deck",
+        "virtual",
+        "--silent",
+        "--no-voice",
+        "--seed",
+        "2",
+    ]
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert "parlour" in out
@@ -110,9 +124,13 @@ def test_stopping_says_the_series_is_saved_and_how_to_resume(
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("command", "resume"), [
-    (VIRTUAL, "voice-earl play --resume"), (["practice", "--silent", "--no-voice"], "voice-earl practice --resume"),
-])
+@pytest.mark.parametrize(
+    ("command", "resume"),
+    [
+        (VIRTUAL, "voice-earl play --resume"),
+        (["practice", "--silent", "--no-voice"], "voice-earl practice --resume"),
+    ],
+)
 def test_ctrl_c_says_the_series_is_saved_and_how_to_resume(command: list[str], resume: str) -> None:
     import os
     import signal
@@ -123,7 +141,11 @@ def test_ctrl_c_says_the_series_is_saved_and_how_to_resume(command: list[str], r
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
     process = subprocess.Popen(
         [sys.executable, "-c", "import sys; from voice_earl.commands.cli import main; sys.exit(main())", *command],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
     )
     assert process.stdout is not None
     for line in process.stdout:  # wait until the table is up and asks for the first move

@@ -72,8 +72,19 @@ def kinds(events: Sequence[Event]) -> list[str]:
 
 def snapshot(deal: Deal) -> tuple[object, ...]:
     hands = tuple(tuple(hand) for hand in deal.hands) if deal.hands is not None else None
-    return (hands, tuple(deal.sizes), tuple(deal.out), deal.rank, deal.in_quartet, deal.last_player,
-            deal.passes, deal.winner, deal.turn, tuple(deal.history), deal.finished_ranks())
+    return (
+        hands,
+        tuple(deal.sizes),
+        tuple(deal.out),
+        deal.rank,
+        deal.in_quartet,
+        deal.last_player,
+        deal.passes,
+        deal.winner,
+        deal.turn,
+        tuple(deal.history),
+        deal.finished_ranks(),
+    )
 
 
 # ---------------------------------------------------------------------------- dealing and seats
@@ -266,7 +277,9 @@ def test_an_before_a_vowel_sound_and_a_accepted_too(rank: Rank) -> None:
     assert EARL.accepted(2, rank) == (f"There's an {word} as good as he", f"There's a {word} as good as he")
     assert EARL.line(1, rank) == f"There's as good as {word} can be"
     assert set(EARL.accepted(1, rank)) == {
-        f"There's as good as {word} can be", f"There's as good an {word} can be", f"There's as good a {word} can be",
+        f"There's as good as {word} can be",
+        f"There's as good an {word} can be",
+        f"There's as good a {word} can be",
     }
 
 
@@ -447,9 +460,7 @@ def test_parlour_a_bungled_last_card_does_not_win() -> None:
     assert deal.winner is None and deal.sizes[0] == 1
 
 
-@pytest.mark.parametrize(
-    "profile", [HOYLE, PARLOUR.with_changes(silent=True)], ids=["hoyle", "silent-earl"]
-)
+@pytest.mark.parametrize("profile", [HOYLE, PARLOUR.with_changes(silent=True)], ids=["hoyle", "silent-earl"])
 def test_no_chant_forfeit_under_hoyle_or_in_silent_earl(profile: RulesProfile) -> None:
     deal = deal_of(profile, "QS 2C", "QH 3C", "QD 4C")
     deal.apply(Lead(0, Rank.QUEEN, c("QS"), chant_ok=False))
@@ -639,8 +650,9 @@ def test_a_misplay_report_is_refused_on_a_virtual_deck() -> None:
     from voice_earl.game.moves import NoMisplayOnVirtualDeck
 
     c = Card.parse
-    deal = Deal.from_hands(PARLOUR.with_changes(scoring=Scoring.COUNTERS, forfeit_kitty=True),
-                           [[c("QS")], [c("QH")], [c("2S")]], dealer=2)
+    deal = Deal.from_hands(
+        PARLOUR.with_changes(scoring=Scoring.COUNTERS, forfeit_kitty=True), [[c("QS")], [c("QH")], [c("2S")]], dealer=2
+    )
     with pytest.raises(NoMisplayOnVirtualDeck):
         deal.apply(Misplay(1))
     assert deal.history == []

@@ -61,8 +61,15 @@ def test_a_physical_deal_record_has_hand_sizes_instead_of_hands() -> None:
 
 def test_lead_and_play_records_carry_the_position_and_the_line_due() -> None:
     lead = to_record(Led(1, 0, Rank.QUEEN, QS))
-    assert lead == {"event": "lead", "deal": 1, "player": 0, "card": "QS", "rank": "Q", "position": 1,
-                    "line": "There's as good as Queen can be"}
+    assert lead == {
+        "event": "lead",
+        "deal": 1,
+        "player": 0,
+        "card": "QS",
+        "rank": "Q",
+        "position": 1,
+        "line": "There's as good as Queen can be",
+    }
     play = to_record(Played(1, 1, Rank.QUEEN, QH, 2))
     assert (play["event"], play["card"], play["position"]) == ("play", "QH", 2)
     assert play["line"] == "There's a Queen as good as he"
@@ -83,8 +90,10 @@ def test_a_bungled_chant_is_marked() -> None:
         (Forfeited(1, 2, Rank.QUEEN, QH), {"event": "forfeit", "deal": 1, "player": 2, "card": "QH"}),
         (QuartetCompleted(3, 0, Rank.TEN), {"event": "quartet", "deal": 3, "player": 0, "rank": "10"}),
         (Won(1, 1, (3, 0, 5)), {"event": "win", "deal": 1, "player": 1, "cards_left": [3, 0, 5]}),
-        (Settled(1, (-3, 8, -5), (-3, 8, -5)),
-         {"event": "settle", "deal": 1, "payments": [-3, 8, -5], "totals": [-3, 8, -5]}),
+        (
+            Settled(1, (-3, 8, -5), (-3, 8, -5)),
+            {"event": "settle", "deal": 1, "payments": [-3, 8, -5], "totals": [-3, 8, -5]},
+        ),
         (SeriesEnded((5, 3, 3, 1), (1, 2, 2, 4)), {"event": "series", "totals": [5, 3, 3, 1], "places": [1, 2, 2, 4]}),
         (Penalised(1, 2, "misplay"), {"event": "penalty", "deal": 1, "player": 2, "reason": "misplay"}),
         (Misplayed(1, 2), {"event": "misplay", "deal": 1, "player": 2}),
@@ -141,8 +150,15 @@ def final_state(series: Series) -> tuple[object, ...]:
     deal = series.deal
     assert deal is not None
     hands = tuple(tuple(hand) for hand in deal.hands) if deal.hands is not None else None
-    return (hands, tuple(deal.sizes), deal.winner, tuple(series.totals), series.places, series.deals_played,
-            series.over)
+    return (
+        hands,
+        tuple(deal.sizes),
+        deal.winner,
+        tuple(series.totals),
+        series.places,
+        series.deals_played,
+        series.over,
+    )
 
 
 @pytest.mark.parametrize(
@@ -154,8 +170,9 @@ def final_state(series: Series) -> tuple[object, ...]:
 def test_a_simulated_log_replays_to_the_same_series(
     profile: RulesProfile, players: int, chant_errors: float, with_seed: bool
 ) -> None:
-    settings = SimulationSettings(players=players, deals=3, seed=42, profile=profile,
-                                  strategies=("most", "random"), chant_errors=chant_errors)
+    settings = SimulationSettings(
+        players=players, deals=3, seed=42, profile=profile, strategies=("most", "random"), chant_errors=chant_errors
+    )
     records = logged(settings)
     result = simulate(settings)
     series = replay(records, profile, seed=42 if with_seed else None, deals=3)
@@ -227,8 +244,16 @@ def test_a_physical_deck_log_replays() -> None:
     deal = series.start_deal()
     records = [to_record(deal.started_event())]
     moves: list[Lead | Play | Pass | Misplay] = [
-        Lead(0, Rank.QUEEN), Play(1, chant_ok=False), Misplay(2), Pass(2), Pass(0), Play(1), Pass(2), Pass(0),
-        Pass(1), Lead(1, Rank.TWO),
+        Lead(0, Rank.QUEEN),
+        Play(1, chant_ok=False),
+        Misplay(2),
+        Pass(2),
+        Pass(0),
+        Play(1),
+        Pass(2),
+        Pass(0),
+        Pass(1),
+        Lead(1, Rank.TWO),
     ]
     for action in moves:
         records += [json.loads(to_line(to_record(event))) for event in series.apply(action)]

@@ -55,8 +55,19 @@ class Table:
 
 def snapshot(deal: Deal) -> tuple[object, ...]:
     hands = tuple(tuple(hand) for hand in deal.hands) if deal.hands is not None else None
-    return (hands, tuple(deal.sizes), tuple(deal.out), deal.rank, deal.in_quartet, deal.last_player,
-            deal.passes, deal.winner, deal.turn, len(deal.history), deal.finished_ranks())
+    return (
+        hands,
+        tuple(deal.sizes),
+        tuple(deal.out),
+        deal.rank,
+        deal.in_quartet,
+        deal.last_player,
+        deal.passes,
+        deal.winner,
+        deal.turn,
+        len(deal.history),
+        deal.finished_ranks(),
+    )
 
 
 def candidate_actions(deal: Deal) -> list[Action]:
@@ -146,8 +157,9 @@ def play_deal(series: Series, table: Table, rng: random.Random, records: list[di
     records.append(to_record(deal.started_event()))
     shuffled = list(DECK)
     rng.shuffle(shuffled)
-    true_hands = [list(h) for h in deal.hands] if deal.hands else deal_hands(shuffled, table.players, deal.dealer,
-                                                                           deal.seated)
+    true_hands = (
+        [list(h) for h in deal.hands] if deal.hands else deal_hands(shuffled, table.players, deal.dealer, deal.seated)
+    )
     on_table: Counter[Card] = Counter()
     events: list[Event] = []
     for step in range(STEP_LIMIT):
@@ -190,13 +202,22 @@ def final_state(series: Series) -> tuple[object, ...]:
     deal = series.deal
     assert deal is not None
     hands = tuple(tuple(hand) for hand in deal.hands) if deal.hands is not None else None
-    return (hands, tuple(deal.sizes), deal.winner, tuple(series.totals), series.places, series.deals_played,
-            series.over, deal.history)
+    return (
+        hands,
+        tuple(deal.sizes),
+        deal.winner,
+        tuple(series.totals),
+        series.places,
+        series.deals_played,
+        series.over,
+        deal.history,
+    )
 
 
 def run_table(table: Table) -> None:
-    series = Series(table.profile, NAMES[: table.players], rng=random.Random(table.seed), deck=table.deck,
-                    deals=table.deals)
+    series = Series(
+        table.profile, NAMES[: table.players], rng=random.Random(table.seed), deck=table.deck, deals=table.deals
+    )
     rng = random.Random(f"moves:{table.seed}")
     records: list[dict[str, Any]] = []
     all_events: list[Event] = []
@@ -229,8 +250,17 @@ def run_table(table: Table) -> None:
     ids=[f"hoyle-{n}" for n in range(3, 7)] + [f"parlour-{n}" for n in range(2, 14)],
 )
 def test_every_player_count_on_a_virtual_deck(profile: RulesProfile, players: int) -> None:
-    run_table(Table(profile, players, DeckMode.VIRTUAL, seed=100 + players, deals=2,
-                    bungle=0.2 if profile is PARLOUR else 0.0, check_every=1 if players <= 6 else 3))
+    run_table(
+        Table(
+            profile,
+            players,
+            DeckMode.VIRTUAL,
+            seed=100 + players,
+            deals=2,
+            bungle=0.2 if profile is PARLOUR else 0.0,
+            check_every=1 if players <= 6 else 3,
+        )
+    )
 
 
 @pytest.mark.parametrize(
@@ -239,8 +269,17 @@ def test_every_player_count_on_a_virtual_deck(profile: RulesProfile, players: in
     ids=[f"hoyle-{n}" for n in range(3, 7)] + [f"parlour-{n}" for n in range(2, 14)],
 )
 def test_every_player_count_on_a_physical_deck_with_lies(profile: RulesProfile, players: int) -> None:
-    run_table(Table(profile, players, DeckMode.PHYSICAL, seed=200 + players, deals=2, lie=0.3,
-                    bungle=0.2 if profile is PARLOUR else 0.0))
+    run_table(
+        Table(
+            profile,
+            players,
+            DeckMode.PHYSICAL,
+            seed=200 + players,
+            deals=2,
+            lie=0.3,
+            bungle=0.2 if profile is PARLOUR else 0.0,
+        )
+    )
 
 
 @st.composite

@@ -11,8 +11,12 @@ from voice_earl.errors import UsageError
 from voice_earl.game.cards import Rank
 from voice_earl.keep.chant_files import chant_set, load_chant_file
 
-GOOD = ["Here's as good as {rank} can be", "Here's a {rank} as good as he", "Here's the best of all the three",
-        "And here's the Earl of Coventry"]
+GOOD = [
+    "Here's as good as {rank} can be",
+    "Here's a {rank} as good as he",
+    "Here's the best of all the three",
+    "And here's the Earl of Coventry",
+]
 
 
 def chant_file(tmp_path: Path, lines: list[str], extra: str = "") -> Path:
@@ -32,8 +36,11 @@ def test_a_good_wording_loads(tmp_path: Path) -> None:
     ("lines", "extra", "message"),
     [
         ([*GOOD[:2], GOOD[2], GOOD[2]], "", "sounds the same as position 3's"),
-        ([*GOOD[:2], "There's the best of all the three!", "there is the BEST of all the 3"], "",
-         "sounds the same as position 3's"),
+        (
+            [*GOOD[:2], "There's the best of all the three!", "there is the BEST of all the 3"],
+            "",
+            "sounds the same as position 3's",
+        ),
         ([GOOD[0], GOOD[1], "...", GOOD[3]], "", "has no words a recognizer can hear"),
         ([GOOD[0], GOOD[1], "um, uh", GOOD[3]], "", "has no words a recognizer can hear"),
         ([GOOD[0], "Pass!", *GOOD[2:]], "", "is a word the table listens for (pass, undo, repeat)"),

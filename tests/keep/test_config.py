@@ -90,9 +90,7 @@ def test_input_device_by_name_stays_a_name() -> None:
     assert load_settings().settings.input_device == "USB Audio"
 
 
-def test_set_stores_paths_absolute_so_the_cwd_does_not_matter(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_set_stores_paths_absolute_so_the_cwd_does_not_matter(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "models" / "small").mkdir(parents=True)
     (tmp_path / "hiccup.toml").write_text(
         'lines = ["Here is {rank}", "Hic", "Hic hic", "Earl\'s Court"]\n', encoding="utf-8"
@@ -118,12 +116,12 @@ def test_set_stores_paths_absolute_so_the_cwd_does_not_matter(
     )
 )
 def test_values_set_in_a_commented_file_read_back_the_same_and_keep_the_comments(table: dict[str, object]) -> None:
-    document = toml_text.parse_document("# mine: keep me\nprofile = \"hoyle\"  # the default\n")
+    document = toml_text.parse_document('# mine: keep me\nprofile = "hoyle"  # the default\n')
     for name, value in table.items():
         toml_text.set_in(document, ("extra", name), value)
     text = document.as_string()
     assert tomllib.loads(text) == {"profile": "hoyle", **({"extra": table} if table else {})}
-    assert text.startswith("# mine: keep me\nprofile = \"hoyle\"  # the default\n")
+    assert text.startswith('# mine: keep me\nprofile = "hoyle"  # the default\n')
 
 
 def test_precedence_defaults_then_file_then_flags() -> None:
@@ -136,9 +134,7 @@ def test_precedence_defaults_then_file_then_flags() -> None:
     )
     assert file_settings.language == "en"  # not in the file: the default
 
-    flags = argparse.Namespace(
-        deck="virtual", profile=None, narrator_rate=None, language="it", command="play"
-    )
+    flags = argparse.Namespace(deck="virtual", profile=None, narrator_rate=None, language="it", command="play")
     merged = with_flags(file_settings, flags)
     assert merged.deck == "virtual"  # the flag wins over the file
     assert merged.profile == "parlour"  # None on the command line: the file's value stands
@@ -221,9 +217,7 @@ def test_unknown_key_is_reported_and_the_rest_still_loads() -> None:
         ('knock = "sometimes"', "knock", '"sometimes"', "true or false (on or off)"),
     ],
 )
-def test_invalid_value_is_reported_and_the_rest_still_loads(
-    line: str, key: str, shown: str, allowed: str
-) -> None:
+def test_invalid_value_is_reported_and_the_rest_still_loads(line: str, key: str, shown: str, allowed: str) -> None:
     witness, value = ("language", "it") if key == "verbosity" else ("verbosity", "chatty")
     write_config(f'{witness} = "{value}"\n{line}\n')
     loaded = load_settings()

@@ -90,7 +90,7 @@ def test_set_and_unset_keep_the_files_comments_and_layout() -> None:
     set_value("narrator.voice", "en-gb")
     set_value("narrator.rate", "150")
     text = config.config_path().read_text(encoding="utf-8")
-    assert text.startswith("# Our table: Thursday evenings.\nprofile = \"parlour\"  # we like the forfeits\n")
+    assert text.startswith('# Our table: Thursday evenings.\nprofile = "parlour"  # we like the forfeits\n')
     assert "# slower for Grandma\nrate = 150\n" in text
     assert file_table() == {"profile": "parlour", "deck": "virtual", "narrator": {"rate": 150, "voice": "en-gb"}}
     assert unset_value("deck") is True

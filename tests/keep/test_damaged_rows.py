@@ -100,9 +100,12 @@ DAMAGE = {
     "players garbage": Damage(lambda: flip(b"}" + PLAYERS, b'}{"Dora","Ben","Cy"]')),
     "totals garbage": Damage(flip_totals),
     "start date garbage": Damage(lambda: flip(started_at(), started_at()[:5] + b"1X" + started_at()[7:])),
-    "status garbage": Damage(lambda: flip(b'open{"record":2,"mode":"play","players":["Dora"',
-                                          b'oXen{"record":2,"mode":"play","players":["Dora"'),
-                             checked="CHECK constraint failed in series"),
+    "status garbage": Damage(
+        lambda: flip(
+            b'open{"record":2,"mode":"play","players":["Dora"', b'oXen{"record":2,"mode":"play","players":["Dora"'
+        ),
+        checked="CHECK constraint failed in series",
+    ),
 }
 
 
@@ -112,8 +115,10 @@ def raw_rows(series: tuple[int, ...]) -> list[tuple[Any, ...]]:
     db.text_factory = bytes
     marks = ",".join("?" * len(series))
     try:
-        return [*db.execute(f"SELECT * FROM series WHERE id IN ({marks})", series),
-                *db.execute(f"SELECT * FROM events WHERE series_id IN ({marks}) ORDER BY series_id, seq", series)]
+        return [
+            *db.execute(f"SELECT * FROM series WHERE id IN ({marks})", series),
+            *db.execute(f"SELECT * FROM events WHERE series_id IN ({marks}) ORDER BY series_id, seq", series),
+        ]
     finally:
         db.close()
 

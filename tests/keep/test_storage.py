@@ -456,8 +456,9 @@ def test_an_event_that_is_not_json_is_named_not_raised_raw() -> None:
     with Store.open() as store:
         series = store.open_series(SETTINGS)
         store.append_event(series, 0, sample_log()[0])
-        store._db.execute("INSERT INTO events VALUES (?, 1, 'lead', '{not json', '2026-01-01T00:00:00+00:00')",
-                          (series,))
+        store._db.execute(
+            "INSERT INTO events VALUES (?, 1, 'lead', '{not json', '2026-01-01T00:00:00+00:00')", (series,)
+        )
         with pytest.raises(JournalError, match=f"series {series}'s event 1 is not JSON"):
             store.load_series(series)
         assert [s.id for s in store.list_series()] == [series]  # the listing still works

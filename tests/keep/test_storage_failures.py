@@ -62,4 +62,3 @@ def test_a_huge_or_odd_series_number_is_a_usage_error(argv: list[str], capsys: p
     assert stopped.value.code == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "argument ID: " in err and "Traceback" not in err
-

@@ -31,8 +31,10 @@ def test_a_version_2_file_is_migrated_to_keep_phones(tmp_path: Path) -> None:
     path = tmp_path / "old.sqlite3"
     old = sqlite3.connect(path)
     old.executescript(MIGRATIONS[0] + MIGRATIONS[1])
-    old.execute("INSERT INTO series (id, started_at, settings) VALUES (4, '2026-01-02T10:00:00+00:00', ?)",
-                (json.dumps(SETTINGS),))
+    old.execute(
+        "INSERT INTO series (id, started_at, settings) VALUES (4, '2026-01-02T10:00:00+00:00', ?)",
+        (json.dumps(SETTINGS),),
+    )
     old.execute("PRAGMA user_version = 2")
     old.commit()
     old.close()

@@ -100,15 +100,30 @@ def test_a_read_only_folder_is_read_by_every_command_that_only_reads(
         monkeypatch.setenv("VOICE_EARL_DATA_DIR", str(disk))
         assert a_game(monkeypatch) == 0
         with Store.open() as store:
-            store.record_utterance(Utterance(Mode.DRILL, 2, None, "There's a Seven as good as he",
-                                             "there's a seven as good as me", "wrong_line", 74, 820))
+            store.record_utterance(
+                Utterance(
+                    Mode.DRILL,
+                    2,
+                    None,
+                    "There's a Seven as good as he",
+                    "there's a seven as good as me",
+                    "wrong_line",
+                    74,
+                    820,
+                )
+            )
         capsys.readouterr()
         for handler in logging.getLogger("voice_earl").handlers:
             handler.close()  # the log file, open for writing, would keep the folder from being remounted
         with read_only_mount(disk):
             out = {}
-            for argv in (["history"], ["history", "--unfinished"], ["history", "show", "1"],
-                         ["history", "export", "1"], ["stats"]):
+            for argv in (
+                ["history"],
+                ["history", "--unfinished"],
+                ["history", "show", "1"],
+                ["history", "export", "1"],
+                ["stats"],
+            ):
                 assert main(argv) == 0, capsys.readouterr().err
                 out[" ".join(argv)], err = capsys.readouterr()
                 assert err == ""
@@ -125,14 +140,22 @@ def test_a_disk_full_at_start_says_so_in_one_line_without_logging_tracebacks(tmp
     with small_disk(tmp_path / "disk") as disk:
         env = {"VOICE_EARL_DATA_DIR": str(disk / "data"), "VOICE_EARL_CONFIG_DIR": str(tmp_path / "config")}
         run = [sys.executable, "-m", "voice_earl", *GAME]
-        first = subprocess.run(run, input="lead 7\nquit\n", capture_output=True, text=True, env=env, timeout=60,
-                               check=False)
+        first = subprocess.run(
+            run, input="lead 7\nquit\n", capture_output=True, text=True, env=env, timeout=60, check=False
+        )
         assert first.returncode == 0, first.stderr
         for log in (disk / "data" / "logs").iterdir():
             log.unlink()  # the next line logged needs room of its own
         fill_disk(disk)
-        full = subprocess.run([*run[:3], "play", "--resume", "--silent", "--no-voice"], input="pass\nplay\nquit\n",
-                              capture_output=True, text=True, env=env, timeout=60, check=False)
+        full = subprocess.run(
+            [*run[:3], "play", "--resume", "--silent", "--no-voice"],
+            input="pass\nplay\nquit\n",
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=60,
+            check=False,
+        )
     assert full.returncode == 1
     assert "Logging error" not in full.stderr and "Traceback" not in full.stderr, full.stderr
     assert "the disk is full" in full.stderr

@@ -43,7 +43,6 @@ def test_with_every_line_each_voice_says_every_line_due_and_every_pass_everywher
     assert all(t.text == EARL.line(t.context.position, t.context.ranks[-1]) for t in due)
 
 
-
 @needs_espeak
 def test_every_voice_with_a_variant_is_that_variant() -> None:
     """A voice under a false name would be another voice of the split, or of the room."""

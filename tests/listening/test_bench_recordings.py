@@ -86,13 +86,18 @@ def test_the_benchmark_hears_a_tables_kept_recordings(tmp_path: Path) -> None:
         keep(store, 2, Rank.QUEEN, padded(speak("There's a Queen as good as he", tmp_path / "line.wav")))
         passed = keep(store, 3, Rank.QUEEN, padded(speak("I pass", tmp_path / "pass.wav")))
         king = keep(store, 4, Rank.QUEEN, padded(speak("There's a King as good as he", tmp_path / "king.wav")))
-    labels = [{"path": str(passed.relative_to(data)), "said": "pass"},
-              {"path": str(king.relative_to(data)), "said": "wrong_rank"}]
+    labels = [
+        {"path": str(passed.relative_to(data)), "said": "pass"},
+        {"path": str(king.relative_to(data)), "said": "wrong_rank"},
+    ]
     (data / "labels.jsonl").write_text("\n".join(json.dumps(label) for label in labels))
 
     run = subprocess.run(
         [sys.executable, str(SCRIPTS / "bench_listening.py"), "--recordings", str(data), "--systems", "judge"],
-        capture_output=True, text=True, timeout=600, check=False,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
     )
 
     assert run.returncode == 0, run.stderr

@@ -44,14 +44,15 @@ def test_the_mistakes_are_listed_grouped_by_the_reason_that_decided_them(capsys:
     def said(expect: str, verdict: Verdict, why: str) -> Outcome:
         return Outcome(Trial("said", CONTEXT, expect, None), verdict, "heard", 300, 0, 0, 0, why)
 
-    show_errors([
-        said(Expect.PASS, Verdict.UNCLEAR, "verifier: pass 0.21 < 0.40"),
-        said(Expect.CORRECT, Verdict.CORRECT, "rule floor: line mean -0.80 >= -3.5"),  # no mistake
-        said(Expect.CHATTER, Verdict.PASS, "rule floor: pass mean -1.20 >= -3.5"),
-        said(Expect.PASS, Verdict.UNCLEAR, "verifier: pass 0.05 < 0.40"),
-    ])
+    show_errors(
+        [
+            said(Expect.PASS, Verdict.UNCLEAR, "verifier: pass 0.21 < 0.40"),
+            said(Expect.CORRECT, Verdict.CORRECT, "rule floor: line mean -0.80 >= -3.5"),  # no mistake
+            said(Expect.CHATTER, Verdict.PASS, "rule floor: pass mean -1.20 >= -3.5"),
+            said(Expect.PASS, Verdict.UNCLEAR, "verifier: pass 0.05 < 0.40"),
+        ]
+    )
     out = capsys.readouterr().out
     groups = [line.strip() for line in out.splitlines() if not line.startswith("    ")]
     assert groups == ["2 x verifier: pass < 0.40", "1 x rule floor: pass mean >= -3.5"]
     assert "verifier: pass 0.21 < 0.40" in out and "line mean -0.80" not in out
-

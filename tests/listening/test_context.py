@@ -51,7 +51,14 @@ def test_normalise_is_idempotent(text: str) -> None:
 
 def test_template_words_mark_the_rank() -> None:
     assert template_words("There's a {rank} as good as he") == (
-        "there", "is", "a", "{rank}", "as", "good", "as", "he",
+        "there",
+        "is",
+        "a",
+        "{rank}",
+        "as",
+        "good",
+        "as",
+        "he",
     )
     assert template_words("{rank}") == ("{rank}",)
 

@@ -32,12 +32,20 @@ from voice_earl.words.verdicts import Verdict
 PASS = Candidate(Kind.PASS, " Pass.", "pass")
 COMMANDS = ("undo", "repeat")
 # Lines cut off where the judge, before, heard a pass in them (whole seconds of espeak-ng's audio).
-CUT_OFF = [("en-us", "There's a Nine as good as he", 0.40), ("en-us", "There's a Nine as good as he", 0.65),
-           ("en-us+f3", "There's a Queen as good as he", 0.50), ("en-gb", "There's a Nine as good as he", 0.60),
-           ("en-gb+m3", "There's a Nine as good as he", 0.65)]
+CUT_OFF = [
+    ("en-us", "There's a Nine as good as he", 0.40),
+    ("en-us", "There's a Nine as good as he", 0.65),
+    ("en-us+f3", "There's a Queen as good as he", 0.50),
+    ("en-gb", "There's a Nine as good as he", 0.60),
+    ("en-gb+m3", "There's a Nine as good as he", 0.65),
+]
 # ... and the start of a lead, "There's a", with a very quiet room after it.
-STOPPED = [("en-gb", "There's as good as Nine can be", 0.35), ("en-gb", "There's as good as King can be", 0.35),
-           ("en-gb+m3", "There's as good as Queen can be", 0.35), ("en-gb+m3", "There's as good as Ace can be", 0.35)]
+STOPPED = [
+    ("en-gb", "There's as good as Nine can be", 0.35),
+    ("en-gb", "There's as good as King can be", 0.35),
+    ("en-gb+m3", "There's as good as Queen can be", 0.35),
+    ("en-gb+m3", "There's as good as Ace can be", 0.35),
+]
 
 
 def test_a_pass_very_unlikely_in_itself_needs_a_clear_gain_over_a_quiet_room() -> None:

@@ -38,12 +38,16 @@ def judged() -> Listener:
     return Listener(SphinxRecognizer(), judge=WhisperJudge(found.path))
 
 
-@pytest.mark.parametrize(("said", "verdict"), [("There's a Queen as good as he", Verdict.CORRECT),
-                                               ("There's a King as good as he", Verdict.WRONG_RANK),
-                                               ("pass", Verdict.PASS),
-                                               ("could you pass the salt please", Verdict.UNCLEAR)])
-def test_the_judge_hears_the_whole_hold_at_once(judged: Listener, tmp_path: Path, said: str,
-                                                verdict: Verdict) -> None:
+@pytest.mark.parametrize(
+    ("said", "verdict"),
+    [
+        ("There's a Queen as good as he", Verdict.CORRECT),
+        ("There's a King as good as he", Verdict.WRONG_RANK),
+        ("pass", Verdict.PASS),
+        ("could you pass the salt please", Verdict.UNCLEAR),
+    ],
+)
+def test_the_judge_hears_the_whole_hold_at_once(judged: Listener, tmp_path: Path, said: str, verdict: Verdict) -> None:
     samples = held(said, tmp_path)
     utterance = hear_held(judged, samples, QUEENS_SECOND)
     assert grade_utterance(utterance, QUEENS_SECOND).verdict is verdict

@@ -135,8 +135,12 @@ def test_silence_is_silent(listener: Listener) -> None:
 
 
 def test_table_talk_never_moves_the_game(listener: Listener, voice_dir: Path) -> None:
-    contexts = (KINGS_SECOND, SEVEN_LEAD, ListenContext(3, (Rank.JACK,), commands=COMMANDS),
-                ListenContext(4, (Rank.TWO,), commands=COMMANDS))
+    contexts = (
+        KINGS_SECOND,
+        SEVEN_LEAD,
+        ListenContext(3, (Rank.JACK,), commands=COMMANDS),
+        ListenContext(4, (Rank.TWO,), commands=COMMANDS),
+    )
     moved = []
     for number, sentence in enumerate(CHATTER):
         context = contexts[number % len(contexts)]
@@ -193,7 +197,11 @@ def babble(voice_dir: Path) -> Pcm16:
 
 
 def over_talk(
-    listener: Listener, voice_dir: Path, babble: Pcm16, saying: str, draws: int,
+    listener: Listener,
+    voice_dir: Path,
+    babble: Pcm16,
+    saying: str,
+    draws: int,
     context: ListenContext = KINGS_SECOND,
 ) -> tuple[list[Utterance], float]:
     """``saying`` heard with four people talking 12 dB below it (:func:`talked_over`), and where the
@@ -212,12 +220,18 @@ def talked_over(voice_dir: Path, babble: Pcm16, saying: str, draws: int) -> tupl
 def test_the_rooms_talk_alone_never_moves_the_game(listener: Listener, voice_dir: Path, babble: Pcm16) -> None:
     """Four people talking, at the level the benchmark puts them 12 and 6 dB below a speaker, and no
     one speaking to the game: whatever the turn, nothing is heard."""
-    said = [framed(speak_kdl(line, voice_dir / f"kdl-{abs(hash(line))}.wav"))[0]
-            for line in ("There's a King as good as he", "And there's the Earl of Coventry")]
+    said = [
+        framed(speak_kdl(line, voice_dir / f"kdl-{abs(hash(line))}.wav"))[0]
+        for line in ("There's a King as good as he", "And there's the Earl of Coventry")
+    ]
     level = typical_power(said)
     room, _end = framed(np.zeros(4 * SAMPLE_RATE, dtype=np.int16))
-    contexts = [SEVEN_LEAD, KINGS_SECOND, ListenContext(3, (Rank.KING,), commands=COMMANDS),
-                ListenContext(4, (Rank.KING,), commands=COMMANDS)]
+    contexts = [
+        SEVEN_LEAD,
+        KINGS_SECOND,
+        ListenContext(3, (Rank.KING,), commands=COMMANDS),
+        ListenContext(4, (Rank.KING,), commands=COMMANDS),
+    ]
     moved = []
     for condition in ("babble 12 dB", "babble 6 dB"):
         for seed in range(8):
@@ -389,8 +403,10 @@ def test_a_line_dropped_when_the_room_got_loud_again_is_not_forgotten_when_later
     assert isinstance(listener.judge, WhisperJudge)
     outcomes: dict[str, list[tuple[Verdict, list[tuple[str, bool]]]]] = {}
     line = "There's as good as Seven can be"
-    for saying, said in ((line, speak_kdl(line, voice_dir / f"kdl-{abs(hash(line))}.wav")),
-                         ("... and I have two more", went_on(voice_dir, line, "and I have two more"))):
+    for saying, said in (
+        (line, speak_kdl(line, voice_dir / f"kdl-{abs(hash(line))}.wav")),
+        ("... and I have two more", went_on(voice_dir, line, "and I have two more")),
+    ):
         audio = framed(said)[0]
         for samples in (degrade(audio, "babble 12 dB", babble, np.random.default_rng(seed)) for seed in range(8)):
             watched = HeardOnceJudge(listener.judge)
@@ -443,8 +459,10 @@ def test_the_first_pass_never_makes_talk_a_wrong_line_over_table_talk(
     judge = listener.judge
     assert isinstance(judge, WhisperJudge)
     fourth = ListenContext(4, (Rank.KING,), commands=COMMANDS)
-    for sentence, context in (("the best of all the cakes was the lemon one", fourth),
-                              ("she is the best of the lot", KINGS_SECOND)):
+    for sentence, context in (
+        ("the best of all the cakes was the lemon one", fourth),
+        ("she is the best of the lot", KINGS_SECOND),
+    ):
         for seed, noisy in enumerate(talked_over(voice_dir, babble, sentence, 4)[0]):
             result = judge.judge(noisy, context, first_pass="there is the best of all the three")
             assert not result.heard, (sentence, seed, result.phrase, result.best.mean, result.best.gain)
@@ -465,8 +483,9 @@ def test_over_table_talk_the_judge_hears_where_the_speakers_voice_fell_away(
     said = [(saying, result) for saying in ("I pass", "pass please", "repeat") for result in judged(saying, 8)]
     stopped = [saying for saying, result in said if result.voice_stopped]
     assert len(stopped) >= 18, [(saying, result.phrase, result.voice_stopped) for saying, result in said]
-    assert all(result.phrase == ("pass" if "pass" in saying else saying) for saying, result in said
-               if result.voice_stopped)
+    assert all(
+        result.phrase == ("pass" if "pass" in saying else saying) for saying, result in said if result.voice_stopped
+    )
     for sentence in ("pass me the crisps would you", "pass it to the left", "my password is on the fridge"):
         assert not any(result.heard for result in judged(sentence, 4)), sentence
 

@@ -37,8 +37,16 @@ def counted(decided: list[tuple[Case, Decision]], condition: str | None = None) 
 def test_the_corpus_holds_every_kind_of_trial_in_every_tuning_room(cases: list[Case]) -> None:
     assert {case.condition for case in cases} == set(TUNING_CONDITIONS)
     kinds = Counter(case.expect for case in cases if case.condition == "clean")
-    assert kinds == {Expect.CORRECT: 192, Expect.WRONG_LINE: 24, Expect.WRONG_RANK: 36, Expect.PASS: 54,
-                     Expect.COMMAND: 12, Expect.CHATTER: 276, Expect.HUMAN: 80, Expect.ROOM: 60}
+    assert kinds == {
+        Expect.CORRECT: 192,
+        Expect.WRONG_LINE: 24,
+        Expect.WRONG_RANK: 36,
+        Expect.PASS: 54,
+        Expect.COMMAND: 12,
+        Expect.CHATTER: 276,
+        Expect.HUMAN: 80,
+        Expect.ROOM: 60,
+    }
     voices = {case.group for case in cases if case.expect not in (Expect.HUMAN, Expect.ROOM)}
     assert voices == {f"{voice.label}+{voice.pitch}" for voice in VOICES["tune"]}  # no held-out voice
 
@@ -73,8 +81,17 @@ def test_a_setting_changed_shows_at_once(cases: list[Case], decided: list[tuple[
 
 def test_every_verdict_on_the_corpus_says_why(decided: list[tuple[Case, Decision]]) -> None:
     reasons = Counter(d.rule for _, d in decided)
-    assert set(reasons) <= {"rule floor", "rule gain", "rule agreement", "rule liaison", "rule no-rank",
-                            "rules: nothing heard", "veto not-alone", "veto outheard", "veto rank-due-as-likely"}
+    assert set(reasons) <= {
+        "rule floor",
+        "rule gain",
+        "rule agreement",
+        "rule liaison",
+        "rule no-rank",
+        "rules: nothing heard",
+        "veto not-alone",
+        "veto outheard",
+        "veto rank-due-as-likely",
+    }
     assert reasons["rule floor"] > reasons["rule gain"] > reasons["rule agreement"] > 0
 
 

@@ -36,39 +36,58 @@ from voice_earl.listening.judge.verifier import (
 
 QUEEN = Candidate(Kind.LINE, " There's a Queen as good as he", "there is a queen as good as he", 2)
 KING = Candidate(Kind.LINE, " There's a King as good as he", "there is a king as good as he", 2)
-THIRD = Candidate(Kind.LINE, " There's the best of all the three", "there is the best of all the three", 3,
-                  rankless=True)
+THIRD = Candidate(
+    Kind.LINE, " There's the best of all the three", "there is the best of all the three", 3, rankless=True
+)
 PASS = Candidate(Kind.PASS, " Pass.", "pass")
 I_PASS = Candidate(Kind.PASS, " I pass.", "pass")
 UNDO = Candidate(Kind.COMMAND, " Undo.", "undo")
 SETTINGS = JudgeSettings(verifier=True)
 
 
-def scored(candidate: Candidate, mean: float, gain: float, tokens: int = 8, stop: float = -0.5, **more: float
-           ) -> Scored:
+def scored(
+    candidate: Candidate, mean: float, gain: float, tokens: int = 8, stop: float = -0.5, **more: float
+) -> Scored:
     """A candidate scored ``mean`` per token, ``gain`` per token likelier than on a quiet room."""
-    return Scored(candidate, mean * tokens, tokens, (mean - gain) * tokens, stop, end_s=0.4 * tokens ** 0.5,
-                  **more)  # type: ignore[arg-type]
+    return Scored(candidate, mean * tokens, tokens, (mean - gain) * tokens, stop, end_s=0.4 * tokens**0.5, **more)  # type: ignore[arg-type]
 
 
-def slot(rank: Rank, place: int = 0, lead: float = 5.0, due: bool = True, over_due: float = 0.0,
-         margin: float = -8.0, other: str = "zero") -> Slot:
+def slot(
+    rank: Rank,
+    place: int = 0,
+    lead: float = 5.0,
+    due: bool = True,
+    over_due: float = 0.0,
+    margin: float = -8.0,
+    other: str = "zero",
+) -> Slot:
     return Slot(" There's a", f" {rank.word}", -0.5, other, margin, rank, place, lead, due, over_due)
 
 
 THANKS = Transcript(" Thank you.", -0.8)
 
 
-def heard(*items: Scored, slots: dict[Candidate, Slot] | None = None, first_pass: str = "",
-          free: Transcript = THANKS, position: int = 2) -> tuple[str, str]:
+def heard(
+    *items: Scored,
+    slots: dict[Candidate, Slot] | None = None,
+    first_pass: str = "",
+    free: Transcript = THANKS,
+    position: int = 2,
+) -> tuple[str, str]:
     decision = decide(items, slots or {}, SETTINGS, lambda: free, first_pass, position)
     return decision.phrase, decision.why
 
 
 def talk() -> list[Scored]:
     """Scores as table talk gives them: every candidate unlikely, hardly likelier than a quiet room."""
-    return [scored(QUEEN, -5.5, -0.5), scored(KING, -5.7, -0.6), scored(THIRD, -5.0, 0.1),
-            scored(PASS, -5.0, 0.2, 2, -4.0), scored(I_PASS, -5.5, 0.0, 3, -3.0), scored(UNDO, -6.5, -1.0, 2)]
+    return [
+        scored(QUEEN, -5.5, -0.5),
+        scored(KING, -5.7, -0.6),
+        scored(THIRD, -5.0, 0.1),
+        scored(PASS, -5.0, 0.2, 2, -4.0),
+        scored(I_PASS, -5.5, 0.0, 3, -3.0),
+        scored(UNDO, -6.5, -1.0, 2),
+    ]
 
 
 # --- the verifier --------------------------------------------------------------------------------
@@ -121,7 +140,7 @@ def test_a_pass_said_alone_is_heard_and_one_that_goes_on_is_not() -> None:
 
 
 def test_a_pass_whose_full_stop_is_unlikely_was_followed_by_more_words() -> None:
-    """"my password is on the fridge": "pass" likely enough, the full stop after it not."""
+    """ "my password is on the fridge": "pass" likely enough, the full stop after it not."""
     stopped = scored(PASS, -1.5, 2.0, 2, -0.5)
     went_on = scored(PASS, -1.5, 2.0, 2, -7.0)
     free = Transcript(" My password is on the fridge.", -0.6)
@@ -142,8 +161,14 @@ def test_the_free_transcript_is_asked_for_only_when_a_short_phrase_could_win() -
     assert passed.phrase == "pass" and asked == ["asked"]
 
 
-@given(st.floats(-5.0, 0.0), st.floats(-3.0, 5.0), st.floats(-8.0, 0.0), st.floats(-8.0, 0.0), st.booleans(),
-       st.sampled_from([" Pass.", " Pass me the crisps.", " Thank you.", ""]))
+@given(
+    st.floats(-5.0, 0.0),
+    st.floats(-3.0, 5.0),
+    st.floats(-8.0, 0.0),
+    st.floats(-8.0, 0.0),
+    st.booleans(),
+    st.sampled_from([" Pass.", " Pass me the crisps.", " Thank you.", ""]),
+)
 def test_a_short_phrases_bounds_hold_whatever_the_free_transcript_says(
     mean: float, gain: float, stop: float, free_mean: float, agree: bool, free_text: str
 ) -> None:
@@ -195,8 +220,7 @@ def test_in_a_quiet_room_what_is_heard_is_clearly_likelier_than_in_a_silent_room
 
 def test_a_number_that_is_no_rank_is_heard_as_itself() -> None:
     seven = Candidate(Kind.LINE, " There's as good as 7 can be", "there is as good as seven can be", 1)
-    eleven = {seven: replace(slot(Rank.SEVEN, margin=2.5, other="eleven"), before=" There's as good as",
-                             spelling=" 7")}
+    eleven = {seven: replace(slot(Rank.SEVEN, margin=2.5, other="eleven"), before=" There's as good as", spelling=" 7")}
     phrase, why = heard(scored(seven, -0.4, 3.0), *talk()[2:], slots=eleven, position=1)
     assert phrase == "there is as good as eleven can be"
     assert why.startswith("rule no-rank: 'eleven' where the rank goes (line ")
@@ -222,8 +246,9 @@ def test_features_are_cut_off_where_they_stop_saying_more() -> None:
 # --- the voice falling away (a loud room) ----------------------------------------------------------
 
 
-def heard_result(candidate: Candidate, slots: dict[Candidate, Slot] | None = None, position: int = 2,
-                 drop: float = 9.0) -> JudgeResult:
+def heard_result(
+    candidate: Candidate, slots: dict[Candidate, Slot] | None = None, position: int = 2, drop: float = 9.0
+) -> JudgeResult:
     item = Scored(candidate, -0.5 * 8, 8, -3.5 * 8, -0.5, voice_drop_db=drop, voice_back_db=-6.0)
     return JudgeResult(candidate.phrase, item, 0.05, (item,), slots or {}, position=position)
 
@@ -239,6 +264,7 @@ def test_with_the_verifier_a_phrase_heard_where_the_voice_fell_away_is_taken_at_
 def test_with_the_verifier_only_the_line_due_heard_is_taken_before_the_whole_speech() -> None:
     """What :meth:`WhisperJudge.stopped_after` may take once the voice fell away after it: never a
     pass (talk starts with one), a wrong rank or a wrong line."""
+
     def sure(candidate: Candidate, due: bool = True, position: int = 2) -> bool:
         result = heard_result(candidate, {candidate: slot(Rank.QUEEN, due=due)}, position)
         return sure_line(result.scored[0], result, SETTINGS)
@@ -253,6 +279,7 @@ def test_with_the_verifier_only_the_line_due_heard_is_taken_before_the_whole_spe
 def free_asked_never() -> Callable[[], Transcript]:
     def never() -> Transcript:
         raise AssertionError("the free transcript was asked for")
+
     return never
 
 

@@ -79,8 +79,9 @@ def test_file_urls_work_too_and_force_replaces(tmp_path: Path) -> None:
     pins = small_model(tmp_path / "served")
     first = fetch_judge_model(url=(tmp_path / "served").as_uri(), pins=pins, dest_dir=tmp_path / "models")
     (first / "extra").write_text("left over")
-    again = fetch_judge_model(url=(tmp_path / "served").as_uri() + "/", pins=pins, dest_dir=tmp_path / "models",
-                              force=True)
+    again = fetch_judge_model(
+        url=(tmp_path / "served").as_uri() + "/", pins=pins, dest_dir=tmp_path / "models", force=True
+    )
     assert again == first and not (again / "extra").exists()
 
 
@@ -90,8 +91,9 @@ def test_plain_http_to_another_computer_is_refused_without_touching_it(tmp_path:
 
 
 @pytest.mark.slow
-def test_the_command_fetches_the_pinned_conversion_from_a_mirror(tmp_path: Path,
-                                                                capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_command_fetches_the_pinned_conversion_from_a_mirror(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     packaged = packaged_judge_model()
     if packaged is None:
         pytest.skip("the judge extra is not installed")

@@ -41,15 +41,18 @@ def test_the_line_due_names_every_rank_so_a_wrong_rank_is_heard() -> None:
     assert " There's the best of all the three" in texts and " And there's the Earl of Coventry" in texts
     assert [c.text for c in turn.fixed if c.kind is Kind.PASS] == [" Pass.", " I pass.", " Pass, please."]
     assert {c.phrase for c in turn.fixed if c.kind is Kind.PASS} == {"pass"}
-    assert [(c.text, c.phrase) for c in turn.fixed if c.kind is Kind.COMMAND] == [(" Undo.", "undo"),
-                                                                                  (" Repeat.", "repeat")]
+    assert [(c.text, c.phrase) for c in turn.fixed if c.kind is Kind.COMMAND] == [
+        (" Undo.", "undo"),
+        (" Repeat.", "repeat"),
+    ]
 
 
 def test_a_wording_that_sounds_the_same_is_not_scored_twice() -> None:
     lead = turn_candidates(ListenContext(1, RANKS))
     assert [t.before for t in lead.templates if t.position == 1] == [" There's as good as"]
-    different = ChantSet("x", ("Here is {rank}", "{rank} too", "Three", "Four"), (("Look at this {rank} here",), (),
-                                                                                   (), ()))
+    different = ChantSet(
+        "x", ("Here is {rank}", "{rank} too", "Three", "Four"), (("Look at this {rank} here",), (), (), ())
+    )
     befores = [t.before for t in turn_candidates(ListenContext(1, RANKS, different)).templates if t.position == 1]
     assert befores == [" Here is", " Look at this"]
     assert next(t.before for t in turn_candidates(ListenContext(2, (Rank.TWO,), different)).templates) == ""

@@ -24,9 +24,20 @@ from voice_earl.listening.judge.decision import (
 from voice_earl.listening.judge.rules import choose
 from voice_earl.words.text import normalise
 
-SETTINGS = JudgeSettings(token_bonus=3.0, line_floor=-3.0, pass_floor=-3.0, command_floor=-2.0,
-                         agreed_line_floor=-5.0, agreed_line_gain=float("-inf"), agree_margin=8.0, rank_margin=1.0,
-                         line_gain=99.0, pass_gain=99.0, alone_margin=99.0, stop_floor=-99.0)  # the floors alone
+SETTINGS = JudgeSettings(
+    token_bonus=3.0,
+    line_floor=-3.0,
+    pass_floor=-3.0,
+    command_floor=-2.0,
+    agreed_line_floor=-5.0,
+    agreed_line_gain=float("-inf"),
+    agree_margin=8.0,
+    rank_margin=1.0,
+    line_gain=99.0,
+    pass_gain=99.0,
+    alone_margin=99.0,
+    stop_floor=-99.0,
+)  # the floors alone
 
 
 # --- choosing --------------------------------------------------------------------------------------
@@ -43,8 +54,10 @@ def scored(candidate: Candidate, mean: float, tokens: int) -> Scored:
 
 def test_every_verdict_says_which_rule_decided() -> None:
     """The reason reads the rule's name, then its measure against its bar (docs/listening.md)."""
-    def why(*options: Scored, settings: JudgeSettings = SETTINGS, first_pass: str = "",
-            free: Transcript | None = None) -> str:
+
+    def why(
+        *options: Scored, settings: JudgeSettings = SETTINGS, first_pass: str = "", free: Transcript | None = None
+    ) -> str:
         said = free or Transcript(" Thank you.", -1.0)
         return decide(options, {}, settings, lambda: said, first_pass).why
 
@@ -55,12 +68,15 @@ def test_every_verdict_says_which_rule_decided() -> None:
     assert why(scored(LINE, -4.0, 8), first_pass=LINE.phrase).startswith("rule agreement: the first pass heard it")
     alone = replace(SETTINGS, alone_margin=1.5, sure_floor=0.0)
     assert why(scored(PASS, -2.0, 2), settings=alone, free=Transcript(" Pass me the crisps.", -1.0)) == (
-        "veto not-alone: 'Pass me the crisps.' goes on after it")
+        "veto not-alone: 'Pass me the crisps.' goes on after it"
+    )
     assert why(scored(PASS, -2.0, 2), settings=alone, free=Transcript(" Thank you.", -0.2)) == (
-        "veto not-alone: 'Thank you.' is likelier by 1.8 > 1.5")
+        "veto not-alone: 'Thank you.' is likelier by 1.8 > 1.5"
+    )
     stop = replace(SETTINGS, stop_floor=-4.0)
     assert why(Scored(PASS, -6.0, 2, last_logprob=-5.0), settings=stop) == (
-        "rules: nothing heard: veto full-stop: its full stop -5.0 < -4")
+        "rules: nothing heard: veto full-stop: its full stop -5.0 < -4"
+    )
 
 
 def test_the_best_candidate_is_heard_when_it_clears_its_floor() -> None:
@@ -94,8 +110,10 @@ def test_what_the_first_pass_heard_needs_less_evidence() -> None:
     assert choose([scored(LINE, -3.2, 8), scored(KING, -5.0, 8)], {}, SETTINGS, first_pass=KING.phrase).phrase == ""
     assert choose([scored(LINE, -5.5, 8)], {}, SETTINGS, first_pass=LINE.phrase).phrase == ""
     # Nor when the same line with another rank scored better, or a number that is no rank is likelier.
-    ranks = {KING: Slot(" There's a", " king", -4.0, "zero", -3.0, Rank.KING, 1),
-             LINE: Slot(" There's a", " queen", -3.0, "zero", -2.0, Rank.QUEEN, 0)}
+    ranks = {
+        KING: Slot(" There's a", " king", -4.0, "zero", -3.0, Rank.KING, 1),
+        LINE: Slot(" There's a", " queen", -3.0, "zero", -2.0, Rank.QUEEN, 0),
+    }
     assert choose(options, ranks, SETTINGS, first_pass=KING.phrase).phrase == ""
     assert choose(options, ranks, SETTINGS, first_pass=LINE.phrase).phrase == LINE.phrase
     zero = {KING: Slot(" There's a", " king", -4.0, "zero", 0.5, Rank.KING, 0)}
@@ -103,8 +121,10 @@ def test_what_the_first_pass_heard_needs_less_evidence() -> None:
     # The same rank after "an" that scored better is no other rank.
     a_ace = Candidate(Kind.LINE, " There's a ace as good as he", "there is a ace as good as he", 2)
     an_ace = Candidate(Kind.LINE, " There's an ace as good as he", "there is an ace as good as he", 2)
-    aces = {a_ace: Slot(" There's a", " ace", -3.0, "zero", -2.0, Rank.ACE, 0),
-            an_ace: Slot(" There's an", " ace", -3.0, "zero", -2.0, Rank.ACE, 0)}
+    aces = {
+        a_ace: Slot(" There's a", " ace", -3.0, "zero", -2.0, Rank.ACE, 0),
+        an_ace: Slot(" There's an", " ace", -3.0, "zero", -2.0, Rank.ACE, 0),
+    }
     both = [scored(an_ace, -4.0, 8), scored(a_ace, -4.3, 8), scored(PASS, -7.0, 2)]
     assert choose(both, aces, SETTINGS, first_pass=a_ace.phrase).phrase == a_ace.phrase
     # A command is never taken on the first pass's word.
@@ -131,9 +151,11 @@ def test_a_nine_is_not_an_eight_when_the_first_pass_heard_a_nine() -> None:
     nine = Candidate(Kind.LINE, " There's a 9 as good as he", "there is a nine as good as he", 2)
     an_eight = Candidate(Kind.LINE, " There's an eight as good as he", "there is an eight as good as he", 2)
     a_two = Candidate(Kind.LINE, " There's a two as good as he", "there is a two as good as he", 2)
-    ranks = {nine: Slot(" There's a", " 9", -2.0, "zero", -3.0, Rank.NINE, 1),
-             an_eight: Slot(" There's an", " eight", -1.5, "zero", -3.0, Rank.EIGHT, 0),
-             a_two: Slot(" There's a", " two", -2.5, "zero", -3.0, Rank.TWO, 2)}
+    ranks = {
+        nine: Slot(" There's a", " 9", -2.0, "zero", -3.0, Rank.NINE, 1),
+        an_eight: Slot(" There's an", " eight", -1.5, "zero", -3.0, Rank.EIGHT, 0),
+        a_two: Slot(" There's a", " two", -2.5, "zero", -3.0, Rank.TWO, 2),
+    }
     close = [scored(an_eight, -2.0, 8), scored(nine, -2.2, 8), scored(a_two, -2.3, 8)]
     liaison = replace(SETTINGS, liaison_margin=3.0)
     assert choose(close, ranks, liaison, first_pass=nine.phrase).phrase == nine.phrase
@@ -151,8 +173,10 @@ def test_a_rank_not_due_is_heard_only_where_it_is_the_likeliest_in_its_slot() ->
     English than "a ten as good as he": a whole line may favour a rank that the slot itself, the
     sound where the rank is said, ranks second."""
     ten = Candidate(Kind.LINE, " There's a ten as good as he", "there is a ten as good as he", 2)
-    ranks = {ten: Slot(" There's a", " ten", -3.5, "zero", -5.5, Rank.TEN, 0),
-             KING: Slot(" There's a", " king", -5.7, "zero", -3.3, Rank.KING, 1, due=False)}
+    ranks = {
+        ten: Slot(" There's a", " ten", -3.5, "zero", -5.5, Rank.TEN, 0),
+        KING: Slot(" There's a", " king", -5.7, "zero", -3.3, Rank.KING, 1, due=False),
+    }
     options = [scored(KING, -2.2, 8), scored(ten, -3.0, 8)]
     assert choose(options, ranks, replace(SETTINGS, line_floor=-3.5), due_position=2).phrase == ten.phrase
     # Where the slot says King, King is heard: a wrong rank.
@@ -184,8 +208,11 @@ def test_a_rank_not_due_is_heard_only_when_its_whole_line_is_clearly_likelier_th
     queen = Candidate(Kind.LINE, " There's a Queen as good as he", "there is a queen as good as he", 2)
     three = Candidate(Kind.LINE, " There's a three as good as he", "there is a three as good as he", 2)
     settings = replace(SETTINGS, line_floor=-3.5, wrong_rank_lead=2.0, wrong_rank_line_lead=0.6)
-    slots = {three: Slot(" There's a", " three", -5.0, "zero", -9.0, Rank.THREE, 0, lead=2.3, due=False, over_due=2.3),
-             queen: Slot(" There's a", " Queen", -7.3, "zero", -9.0, Rank.QUEEN, 1, lead=-2.3)}
+    slots = {
+        three: Slot(" There's a", " three", -5.0, "zero", -9.0, Rank.THREE, 0, lead=2.3, due=False, over_due=2.3),
+        queen: Slot(" There's a", " Queen", -7.3, "zero", -9.0, Rank.QUEEN, 1, lead=-2.3),
+    }
+
     def heard(three_mean: float) -> str:
         return choose([scored(three, three_mean, 9), scored(queen, -3.2, 9)], slots, settings, due_position=2).phrase
 
@@ -241,10 +268,11 @@ def test_a_pass_heard_on_its_gain_must_be_clearly_likelier_than_the_rooms_babble
 
 
 def test_a_line_heard_on_its_gain_is_not_heard_when_another_line_is_clearly_likelier() -> None:
-    """"There's a Nine as good as he" said where the Earl is due: too unlikely to be heard as a wrong
+    """ "There's a Nine as good as he" said where the Earl is due: too unlikely to be heard as a wrong
     line, yet the Earl line, far less likely, cleared its gain. The sound is more like the other."""
-    gains = replace(SETTINGS, line_floor=-3.5, line_gain=1.0, line_gain_floor=-4.5, other_line_floor=-2.5,
-                    line_gain_rival=1.0)
+    gains = replace(
+        SETTINGS, line_floor=-3.5, line_gain=1.0, line_gain_floor=-4.5, other_line_floor=-2.5, line_gain_rival=1.0
+    )
     earl = Candidate(Kind.LINE, " And there's the Earl of Coventry", "and there is the earl of coventry", 4)
     nine = Candidate(Kind.LINE, " There's a nine as good as he", "there is a nine as good as he", 2)
     due = Scored(earl, -4.4 * 9, 9, quiet_logprob=-5.5 * 9)  # gain 1.1
@@ -257,7 +285,7 @@ def test_a_line_heard_on_its_gain_is_not_heard_when_another_line_is_clearly_like
 
 
 def test_a_line_that_names_no_rank_must_be_clearly_likelier_than_in_a_quiet_room() -> None:
-    """"There's the best of all the three" is likely English for its words alone: a pass said in
+    """ "There's the best of all the three" is likely English for its words alone: a pass said in
     babble made it likely enough to clear the line floor, though hardly likelier than a quiet room."""
     text = " There's the best of all the three"
     third = Candidate(Kind.LINE, text, normalise(text), 3, rankless=True)
@@ -283,6 +311,7 @@ def test_a_pass_or_a_command_is_heard_only_when_said_alone() -> None:
         def transcript() -> Transcript:
             asked.append(text)
             return Transcript(text, mean)
+
         return transcript
 
     assert decide(options, {}, alone, free(" Thank you.", -1.0)).phrase == "pass"
@@ -302,7 +331,7 @@ def test_a_pass_or_a_command_is_heard_only_when_said_alone() -> None:
 
 
 def test_talk_that_starts_with_any_pass_is_no_pass_whichever_pass_scored_best() -> None:
-    """"Pass me the crisps" cut short scores "Pass, please." best: the free transcript starts with
+    """ "Pass me the crisps" cut short scores "Pass, please." best: the free transcript starts with
     another pass, "Pass.", and goes on, so it is talk. A transcript that is only passes is a pass."""
     alone = replace(SETTINGS, alone_margin=3.0, sure_floor=0.0)
     pass_please = Candidate(Kind.PASS, " Pass, please.", "pass")
@@ -380,11 +409,13 @@ def test_a_line_is_taken_where_the_voice_fell_away_only_when_clearly_likelier_th
 def test_only_the_line_due_with_a_rank_due_heard_on_its_mean_is_taken_before_the_whole_speech() -> None:
     """What :meth:`WhisperJudge.stopped_after` may take once the voice fell away after it: never a
     pass (talk starts with one), a line heard only on its gain, a wrong rank or a wrong line."""
+
     def result(candidate: Candidate, mean: float, due: bool = True, position: int = 2) -> tuple[Scored, JudgeResult]:
         item = Scored(candidate, mean * 8, 8, quiet_logprob=(mean - 2.0) * 8)
         slots = {candidate: Slot(" There's a", " queen", -1.0, "zero", -5.0, Rank.QUEEN, 0, due=due)}
-        return item, JudgeResult(candidate.phrase, item, 0.05, (item,), slots if candidate is LINE else {},
-                                 position=position)
+        return item, JudgeResult(
+            candidate.phrase, item, 0.05, (item,), slots if candidate is LINE else {}, position=position
+        )
 
     def sure(candidate: Candidate, mean: float, due: bool = True, position: int = 2) -> bool:
         return sure_line(*result(candidate, mean, due, position), SETTINGS)
@@ -394,5 +425,3 @@ def test_only_the_line_due_with_a_rank_due_heard_on_its_mean_is_taken_before_the
     assert not sure(LINE, -2.5, due=False)  # a wrong rank
     assert not sure(LINE, -2.5, position=3)  # a wrong line
     assert not sure(PASS, -0.5) and not sure(UNDO, -0.5)
-
-

@@ -102,8 +102,9 @@ def said(text: str, folder: Path, gap_after: str = "", gap_s: float = 0.0) -> Pc
 
 
 def over_talk(speech: Pcm16, folder: Path, seed: int) -> Pcm16:
-    return degrade(framed(speech)[0], "babble 12 dB", room_talk("babble", folder / "babble"),
-                   np.random.default_rng(seed))
+    return degrade(
+        framed(speech)[0], "babble 12 dB", room_talk("babble", folder / "babble"), np.random.default_rng(seed)
+    )
 
 
 def scenes(folder: Path) -> list[tuple[str, Pcm16, ListenContext]]:

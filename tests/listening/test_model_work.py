@@ -53,7 +53,8 @@ def kill_when_ready(process: subprocess.Popen[str]) -> None:
 def test_a_killed_install_is_mentioned_by_doctor_and_cleared_by_the_next_models_command(
     user_models: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    kill_when_ready(child(f"""
+    kill_when_ready(
+        child(f"""
         from pathlib import Path
         from voice_earl.listening.models.work import work_dir
         with work_dir(Path({str(user_models)!r}), {TEST_MODEL!r}) as work:
@@ -61,7 +62,8 @@ def test_a_killed_install_is_mentioned_by_doctor_and_cleared_by_the_next_models_
             (work / "extracted" / "big.bin").write_bytes(bytes(3_000_000))
             print("ready", flush=True)
             input()
-    """))
+    """)
+    )
     (left,) = find_leftovers(user_models)
     assert left.path.name.startswith(WORK_DIR_PREFIX) and left.size_bytes >= 3_000_000 and left.model == TEST_MODEL
     (row,) = check_leftovers()
@@ -99,7 +101,8 @@ def test_a_forced_install_killed_after_moving_the_old_model_aside_gets_it_back(
     old = make_model(user_models / TEST_MODEL)
     (old / "old-marker").write_text("old")
     archive = zip_model(tmp_path / "m.zip", TEST_MODEL)
-    kill_when_ready(child(f"""
+    kill_when_ready(
+        child(f"""
         import os, sys
         from pathlib import Path
         from voice_earl.listening.models import install_steps
@@ -112,7 +115,8 @@ def test_a_forced_install_killed_after_moving_the_old_model_aside_gets_it_back(
             input()
         install_steps.os.rename = rename_then_die
         install_model_archive(Path({str(archive)!r}), force=True)
-    """))
+    """)
+    )
     assert not old.exists()  # the moment the issue describes: no model at all
     (left,) = find_leftovers(user_models)
     assert left.moved_aside

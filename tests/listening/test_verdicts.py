@@ -55,8 +55,14 @@ def test_each_line_said_right_is_correct(position: int, transcript: str, strictn
 
 def test_the_line_taught_is_never_the_accepted_slip() -> None:
     seven = ListenContext(1, (Rank.SEVEN,))
-    for said in ("there's as good a seven can be", "there's good a seven can", "there's the best of all the three",
-                 "as good a seven", "", "there's as good a seven can me"):
+    for said in (
+        "there's as good a seven can be",
+        "there's good a seven can",
+        "there's the best of all the three",
+        "as good a seven",
+        "",
+        "there's as good a seven can me",
+    ):
         result = grade_line(said, seven, STRICT)
         assert result.expected == "There's as good as Seven can be", said
         assert "good a " not in result.feedback(), said
@@ -96,9 +102,7 @@ def test_lead_settles_on_the_rank_heard() -> None:
 def test_wrong_line_names_both_lines() -> None:
     result = grade_line("and there's the earl of coventry", QUEENS_SECOND)
     assert (result.verdict, result.heard_position, result.position) == (Verdict.WRONG_LINE, 4, 2)
-    assert result.feedback() == (
-        "that is the fourth card's line; the second card says 'There's a Queen as good as he'"
-    )
+    assert result.feedback() == ("that is the fourth card's line; the second card says 'There's a Queen as good as he'")
     lead_line = grade_line("there's as good as queen can be", QUEENS_SECOND)
     assert (lead_line.verdict, lead_line.heard_position, lead_line.heard_rank) == (Verdict.WRONG_LINE, 1, Rank.QUEEN)
 
@@ -242,7 +246,9 @@ def test_earls_court_file_end_to_end(tmp_path: Path) -> None:
     assert grade_line("And there's the Earl of Coventry", fourth, STRICT).verdict is not Verdict.CORRECT
     second = grade_line("here's a 10 as good as he", ListenContext(2, (Rank.JACK,), chant))
     assert (second.verdict, second.heard_rank, second.expected) == (
-        Verdict.WRONG_RANK, Rank.TEN, "Here's a Jack as good as he",
+        Verdict.WRONG_RANK,
+        Rank.TEN,
+        "Here's a Jack as good as he",
     )
 
 
@@ -259,7 +265,9 @@ def test_dutch_file_end_to_end(tmp_path: Path) -> None:
     lead = ListenContext(1, RANKS, chant)
     result = grade_line("daar is zo goed een queen kan zijn", lead, STRICT)
     assert (result.verdict, result.rank, result.expected) == (
-        Verdict.CORRECT, Rank.QUEEN, "Daar is zo goed als Queen kan zijn",  # the alternate is heard, the line taught
+        Verdict.CORRECT,
+        Rank.QUEEN,
+        "Daar is zo goed als Queen kan zijn",  # the alternate is heard, the line taught
     )
     third = ListenContext(3, (Rank.QUEEN,), chant)
     assert grade_line("Daar is de beste van alle drie!", third, STRICT).verdict is Verdict.CORRECT

@@ -41,7 +41,9 @@ def espeak_finds_variant(voice: str) -> bool:
 def speak_kdl(text: str, path: Path) -> Pcm16:
     """Synthesize ``text`` with festival's kdl voice (festvox-kdlpc16k) as 16 kHz mono int16."""
     subprocess.run(
-        ["text2wave", "-eval", "(voice_ked_diphone)", "-o", str(path)], input=text.encode(), check=True,
+        ["text2wave", "-eval", "(voice_ked_diphone)", "-o", str(path)],
+        input=text.encode(),
+        check=True,
         capture_output=True,
     )
     return read_wav(path)

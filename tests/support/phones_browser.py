@@ -13,8 +13,14 @@ if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
 
 CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--no-first-run", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+]
 PHONE = {"width": 360, "height": 640}
 
 
@@ -60,7 +66,9 @@ class PhonePage:
         """What a finger at (x, y) would touch: the element's id, tag and text."""
         return self.page.evaluate(
             "([x, y]) => { const e = document.elementFromPoint(x, y);"
-            " return e && { id: e.id, tag: e.tagName, text: e.textContent, parent: e.parentElement.id }; }", [x, y])
+            " return e && { id: e.id, tag: e.tagName, text: e.textContent, parent: e.parentElement.id }; }",
+            [x, y],
+        )
 
     def box(self, selector: str) -> dict[str, float]:
         found = self.page.locator(selector).bounding_box()

@@ -58,23 +58,36 @@ class PhoneTable:
 
 
 @contextlib.contextmanager
-def phone_table(names: tuple[str, ...] = ("Ann", "Ben", "Cy"), *, seed: int = 7, deals: int = 1,
-                profile: RulesProfile = HOYLE, tokens: PhoneTokens | None = None,
-                port: int = 0, limits: Limits = DEFAULT_LIMITS, hold: bool = False,
-                listeners: Callable[[TableSession], Sequence[Listener]] = lambda session: (),
-                resume: str | None = None, mics: MicLimits | None = None, hear: HeldHearing | None = None,
-                deck: DeckMode = DeckMode.VIRTUAL, certificate: SiteCertificate | None = None) -> Iterator[PhoneTable]:
+def phone_table(
+    names: tuple[str, ...] = ("Ann", "Ben", "Cy"),
+    *,
+    seed: int = 7,
+    deals: int = 1,
+    profile: RulesProfile = HOYLE,
+    tokens: PhoneTokens | None = None,
+    port: int = 0,
+    limits: Limits = DEFAULT_LIMITS,
+    hold: bool = False,
+    listeners: Callable[[TableSession], Sequence[Listener]] = lambda session: (),
+    resume: str | None = None,
+    mics: MicLimits | None = None,
+    hear: HeldHearing | None = None,
+    deck: DeckMode = DeckMode.VIRTUAL,
+    certificate: SiteCertificate | None = None,
+) -> Iterator[PhoneTable]:
     """``hold``: after a deal the table waits for a ``next`` line, as a table does for its players;
     ``listeners``: more of the session's listeners beside the phones (a screen, a narrator); with ``mics``
     and ``hear``, the phones are microphones too; with ``certificate``, over HTTPS."""
-    settings = TableSettings(seats=tuple(Seat(name) for name in names), profile=profile, deck=deck,
-                             deals=deals, seed=seed)
+    settings = TableSettings(
+        seats=tuple(Seat(name) for name in names), profile=profile, deck=deck, deals=deals, seed=seed
+    )
     commands: queue.Queue[str | None] = queue.Queue()
     complaints: list[str] = []
     lines = LineCommands(iter(commands.get, None), complaints.append)
     tokens = tokens or PhoneTokens.new(names)
-    with serve_phones(names, range(len(names)), tokens, "127.0.0.1", port, limits, mics=mics,
-                      certificate=certificate) as phones:
+    with serve_phones(
+        names, range(len(names)), tokens, "127.0.0.1", port, limits, mics=mics, certificate=certificate
+    ) as phones:
         source = phones.beside(lines, hear)
         session = TableSession(settings, dict.fromkeys(range(len(names)), source))
         if hold:
@@ -164,8 +177,9 @@ def view(table: PhoneTable, seat: int) -> dict[str, Any]:
         return result
 
 
-def wait_for(table: PhoneTable, test: Callable[[dict[str, Any]], bool], seat: int = 0,
-             timeout: float = 10.0) -> dict[str, Any]:
+def wait_for(
+    table: PhoneTable, test: Callable[[dict[str, Any]], bool], seat: int = 0, timeout: float = 10.0
+) -> dict[str, Any]:
     """Read ``seat``'s view until it passes ``test``."""
     deadline = time.monotonic() + timeout
     while not test(state := view(table, seat)):

@@ -37,10 +37,22 @@ class TerminalGame:
     def __init__(self, argv: Sequence[str], env: Mapping[str, str]) -> None:
         main, side = pty.openpty()
         fcntl.ioctl(side, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
-        environment = {**os.environ, **env, "TERM": "xterm-256color", "COLUMNS": "80", "LINES": "24",
-                       "PYTHONPATH": str(REPOSITORY)}
-        self.process = subprocess.Popen([sys.executable, "-m", "voice_earl", *argv], stdin=side, stdout=side,
-                                        stderr=side, env=environment, start_new_session=True)
+        environment = {
+            **os.environ,
+            **env,
+            "TERM": "xterm-256color",
+            "COLUMNS": "80",
+            "LINES": "24",
+            "PYTHONPATH": str(REPOSITORY),
+        }
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "voice_earl", *argv],
+            stdin=side,
+            stdout=side,
+            stderr=side,
+            env=environment,
+            start_new_session=True,
+        )
         os.close(side)
         self._main = main
         self._output = bytearray()

@@ -30,7 +30,7 @@ def test_each_deal_ends_in_a_deal_over_event_and_the_table_holds_until_the_playe
     assert [(o.deal, o.final) for o in overs] == [(1, False), (2, True)]
     first = timeline.index(overs[0])
     assert timeline[first + 1] == ("hold", False)  # the next deal waits for the players...
-    assert any(isinstance(e, DealBegins) and e.deal == 2 for e in timeline[first + 2:])  # ...then begins
+    assert any(isinstance(e, DealBegins) and e.deal == 2 for e in timeline[first + 2 :])  # ...then begins
     assert isinstance(timeline[-2], SessionEnded) and timeline[-1] == ("hold", True)  # the standings wait too
     totals = dict(zip(session.settings.names, session.series.totals, strict=True))
     assert {s.name: s.total for s in overs[-1].standings} == totals
@@ -80,12 +80,21 @@ def test_the_final_standings_share_places_on_equal_totals() -> None:
     names = ("Ann", "Ben", "Cy", "Di")
     from voice_earl.table.session_events import Standing
 
-    view(DealOver(6, "Ann", (Standing(1, "Ann", 5, 8), Standing(2, "Ben", -2, -3), Standing(2, "Cy", -3, -3),
-                             Standing(4, "Di", 0, -2)), final=True))
+    view(
+        DealOver(
+            6,
+            "Ann",
+            (Standing(1, "Ann", 5, 8), Standing(2, "Ben", -2, -3), Standing(2, "Cy", -3, -3), Standing(4, "Di", 0, -2)),
+            final=True,
+        )
+    )
     result = view.snapshot().result
     assert result is not None and result.final
     assert [(row.place, row.name, row.shared) for row in result.rows] == [
-        (1, "Ann", False), (2, "Ben", True), (2, "Cy", True), (4, "Di", False),
+        (1, "Ann", False),
+        (2, "Ben", True),
+        (2, "Cy", True),
+        (4, "Di", False),
     ]
     text = screen_text(view.snapshot())
     assert text.count("shared place") == 2
@@ -122,8 +131,22 @@ def test_a_scripted_silent_series_runs_unattended_with_or_without_next(
 ) -> None:
     script = _script_for_series(seed=3, deals=2, with_next=with_next)
     monkeypatch.setattr(sys, "stdin", io.StringIO(script))
-    argv = ["play", "--players", "Ann", "Ben", "Cy", "--deck", "virtual", "--open-hands", "--silent", "--no-voice",
-            "--seed", "3", "--deals", "2"]
+    argv = [
+        "play",
+        "--players",
+        "Ann",
+        "Ben",
+        "Cy",
+        "--deck",
+        "virtual",
+        "--open-hands",
+        "--silent",
+        "--no-voice",
+        "--seed",
+        "3",
+        "--deals",
+        "2",
+    ]
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert "wins deal 1" in out and "wins deal 2" in out and "Final:" in out
@@ -134,8 +157,13 @@ def _script_for_series(seed: int, deals: int, with_next: bool) -> str:
     from voice_earl.game.moves import Pass
     from voice_earl.table.turns import Command, KeyCommand, ScriptedInput
 
-    settings = TableSettings(tuple(Seat(n) for n in ("Ann", "Ben", "Cy")), HOYLE.with_changes(silent=True),
-                             DeckMode.VIRTUAL, deals=deals, seed=seed)
+    settings = TableSettings(
+        tuple(Seat(n) for n in ("Ann", "Ben", "Cy")),
+        HOYLE.with_changes(silent=True),
+        DeckMode.VIRTUAL,
+        deals=deals,
+        seed=seed,
+    )
     session = TableSession(settings, {})
     lines: list[str] = []
     while not session.series.over:
@@ -164,8 +192,12 @@ def test_thirteen_players_final_standings_fit_80x24() -> None:
     names = ("Ann", "Ben", "Cleo", "Dmitri", "Eve", "Fynn", "Gus", "Hal", "Ida", "Jo", "Kit", "Lou", "Max")
     rows = tuple(ResultRow(i // 2 + 1, name, -i, 10 - i, shared=True) for i, name in enumerate(names))
     detail = "Ann wins deal 6 · Ann takes 78: " + ", ".join(f"{name} pays {i}" for i, name in enumerate(names[1:6]))
-    snapshot = TableSnapshot(title="Deal 6 of 6 · parlour · virtual deck", players=(), keys="any key: close",
-                             result=DealResult("Final standings", detail, rows, 6, final=True))
+    snapshot = TableSnapshot(
+        title="Deal 6 of 6 · parlour · virtual deck",
+        players=(),
+        keys="any key: close",
+        result=DealResult("Final standings", detail, rows, 6, final=True),
+    )
     text = screen_text(snapshot).rstrip("\n").split("\n")
     assert len(text) <= 24
     assert all(any(f" {name} " in row for row in text) for name in names)

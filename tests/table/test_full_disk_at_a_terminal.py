@@ -23,8 +23,22 @@ from voice_earl.game.rules import HOYLE, DeckMode
 from voice_earl.table.session import TableSession
 from voice_earl.table.session_events import Seat, TableSettings
 
-PLAY = ["play", "--players", "Ann", "Ben", "Cy", "--deck", "virtual", "--deals", "1", "--seed", "3", "--silent",
-        "--no-voice", "--open-hands"]
+PLAY = [
+    "play",
+    "--players",
+    "Ann",
+    "Ben",
+    "Cy",
+    "--deck",
+    "virtual",
+    "--deals",
+    "1",
+    "--seed",
+    "3",
+    "--silent",
+    "--no-voice",
+    "--open-hands",
+]
 EVERY_KEY = "\r a234567890jqk"  # play, pass, and a lead of every rank: one of them is a move at any turn
 
 
@@ -57,8 +71,9 @@ def test_a_move_taken_back_on_a_full_disk_is_never_saved_and_the_one_made_instea
     game = TerminalGame(PLAY, {"VOICE_EARL_DATA_DIR": str(data), "VOICE_EARL_CONFIG_DIR": str(disk / "config")})
     try:
         game.wait_for("space pass")
-        deal = TableSession(TableSettings(tuple(map(Seat, ("Ann", "Ben", "Cy"))), HOYLE, DeckMode.VIRTUAL, deals=1,
-                                          seed=3), {}).records[0]  # the deal on the screen
+        deal = TableSession(
+            TableSettings(tuple(map(Seat, ("Ann", "Ben", "Cy"))), HOYLE, DeckMode.VIRTUAL, deals=1, seed=3), {}
+        ).records[0]  # the deal on the screen
         leader = (deal["dealer"] + 1) % 3
         after = (leader + 1) % 3
         ranks = sorted({card[:-1] for card in deal["hands"][leader]})

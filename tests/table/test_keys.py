@@ -95,11 +95,21 @@ def test_six_open_hands_and_the_moves_line_still_leave_room_for_every_key() -> N
 
     deck = [card.pretty for card in full_deck()]
     names = ("Ann", "Ben", "Cleo", "Dmitri", "Eve", "Fynn")
-    players = tuple(PlayerRow(name, 8, 0, dealer=i == 0, to_move=i == 1, hand=tuple(deck[i * 8:(i + 1) * 8]))
-                    for i, name in enumerate(names))
-    snapshot = TableSnapshot(title="Deal 2 of 6 · hoyle · virtual deck", players=players, rank="Q", in_quartet=2,
-                             due_player="Ben", due_line="There's the best of all the three", keys=KEY_HELP,
-                             recent=tuple(f"{name} Q♠" for name in names), message="Ben: Queens, card 3 of 4")
+    players = tuple(
+        PlayerRow(name, 8, 0, dealer=i == 0, to_move=i == 1, hand=tuple(deck[i * 8 : (i + 1) * 8]))
+        for i, name in enumerate(names)
+    )
+    snapshot = TableSnapshot(
+        title="Deal 2 of 6 · hoyle · virtual deck",
+        players=players,
+        rank="Q",
+        in_quartet=2,
+        due_player="Ben",
+        due_line="There's the best of all the three",
+        keys=KEY_HELP,
+        recent=tuple(f"{name} Q♠" for name in names),
+        message="Ben: Queens, card 3 of 4",
+    )
     rows = screen_text(snapshot).rstrip("\n").split("\n")
     assert len(rows) <= 24
     assert KEY_SEPARATOR.join(row.rstrip() for row in rows[-2:]) == KEY_HELP  # two lines, broken between keys
@@ -115,6 +125,9 @@ def test_the_key_bar_names_every_key_that_leads_a_rank() -> None:
             named.update(str(n) for n in range(int(low), int(high) + 1))
         else:  # A, 0/T, J ...
             named.update(token.split("/"))
-    leading = {key.upper() for key in string.printable
-               if (given := key_command(key, at_lead=True)) is not None and given.command is Command.LEAD}
+    leading = {
+        key.upper()
+        for key in string.printable
+        if (given := key_command(key, at_lead=True)) is not None and given.command is Command.LEAD
+    }
     assert leading == named

@@ -115,15 +115,26 @@ def test_holds_out_of_turn_and_for_a_turn_that_is_over_are_answered_and_never_ju
             await hold(mover, turn["id"], line)  # the same hold again: a turn id replayed
             replayed = await answer(mover)
             after_replay = await _quiet_for(mover, 1.0)
-            return {"out_of_turn": out_of_turn, "after_out_of_turn": after_out_of_turn, "moves_then": moves_then,
-                    "taken": taken, "replayed": replayed, "after_replay": after_replay,
-                    "moves": phones[0].state["moves"], "by": idle.state["player"], "on_turn": turn["player"],
-                    "turn": turn["id"]}
+            return {
+                "out_of_turn": out_of_turn,
+                "after_out_of_turn": after_out_of_turn,
+                "moves_then": moves_then,
+                "taken": taken,
+                "replayed": replayed,
+                "after_replay": after_replay,
+                "moves": phones[0].state["moves"],
+                "by": idle.state["player"],
+                "on_turn": turn["player"],
+                "turn": turn["id"],
+            }
 
     with phone_table(mics=QUICK, hear=hearing()) as table:
         got = asyncio.run(run(table))
-    assert got["out_of_turn"] == {"type": "unheard", "turn": got["turn"],
-                                  "reason": f"It is {got['on_turn']}'s turn, not yours."}  # said to that phone
+    assert got["out_of_turn"] == {
+        "type": "unheard",
+        "turn": got["turn"],
+        "reason": f"It is {got['on_turn']}'s turn, not yours.",
+    }  # said to that phone
     assert got["after_out_of_turn"] == [] and got["moves_then"] == 0
     assert got["taken"]["type"] == "heard" and got["taken"]["verdict"] == "correct"
     over = "That turn is over: nothing was heard."
@@ -206,8 +217,11 @@ def test_two_phones_holding_at_once_only_the_players_on_turn_is_judged(voices: V
         got = asyncio.run(run(table))
     assert got["mover"]["type"] == "heard" and got["mover"]["verdict"] == "correct"
     assert got["idle"]["type"] == "unheard" and got["idle"]["reason"].startswith("It is ")
-    assert got["second"] == {"type": "unheard", "turn": got["mover"]["turn"],
-                             "reason": "Your other phone is listening already."}
+    assert got["second"] == {
+        "type": "unheard",
+        "turn": got["mover"]["turn"],
+        "reason": "Your other phone is listening already.",
+    }
     assert got["later"] == [] and got["moves"] == 1
 
 
@@ -228,8 +242,9 @@ def test_holds_faster_than_a_person_are_refused_until_the_phone_waits_a_moment()
 
     with phone_table(mics=MicLimits(speed=1000.0, burst_s=60.0), hear=hearing()) as table:
         reasons = asyncio.run(run(table))
-        assert table.session.records == [] or all(r.get("event") not in ("lead", "play", "pass")
-                                                   for r in table.session.records)
+        assert table.session.records == [] or all(
+            r.get("event") not in ("lead", "play", "pass") for r in table.session.records
+        )
     not_yours = [reason for reason in reasons if reason.startswith("It is ")]
     assert reasons[4] == "Too many holds at once: wait a moment."
     assert len(not_yours) == 5 and reasons[5].startswith("It is ")
@@ -259,14 +274,21 @@ def test_a_phone_that_sends_too_much_is_cut_off_and_the_game_goes_on(voices: Voi
                 await third.ws.send_bytes(line[start : start + FRAME_BYTES])
                 await asyncio.sleep(0.1)
             await third.ws.send_str(json.dumps({"type": "release", "turn": state["turn"]["id"]}))
-            return {"flood": flood, "flood_closed": flood_closed, "too_big": too_big, "big_closed": big_closed,
-                    "spoken": await answer(third)}
+            return {
+                "flood": flood,
+                "flood_closed": flood_closed,
+                "too_big": too_big,
+                "big_closed": big_closed,
+                "spoken": await answer(third),
+            }
 
     with phone_table(hear=hearing(), mics=MicLimits()) as table:
         got = asyncio.run(run(table))
         assert table.thread.is_alive()
-    assert got["flood"] == {"type": "cut-off",
-                            "reason": "This phone sent audio faster than anyone speaks, so it was cut off."}
+    assert got["flood"] == {
+        "type": "cut-off",
+        "reason": "This phone sent audio faster than anyone speaks, so it was cut off.",
+    }
     assert got["flood_closed"].type is aiohttp.WSMsgType.CLOSE and got["flood_closed"].data == 1008
     assert got["too_big"]["type"] == "cut-off" and "cannot take" in got["too_big"]["reason"]
     assert got["big_closed"].type is aiohttp.WSMsgType.CLOSE
@@ -329,7 +351,15 @@ def test_the_laptops_microphone_does_not_judge_what_a_phone_holds(voices: Voices
     given = source.next_input(request)
     speaker.join()
     assert isinstance(given, Heard) and given.grade.verdict.value == "correct"
-    assert answers == [{"type": "heard", "turn": turn, "verdict": "correct", "heard": given.grade.heard,
-                        "why": "", "line": given.grade.expected}]
+    assert answers == [
+        {
+            "type": "heard",
+            "turn": turn,
+            "verdict": "correct",
+            "heard": given.grade.heard,
+            "why": "",
+            "line": given.grade.expected,
+        }
+    ]
     during = [moment for moment in heard_by_laptop if held[0] + 0.05 < moment < held[1]]
     assert len(during) <= 1  # the one chunk taken as the button went down, and not listened to

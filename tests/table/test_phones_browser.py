@@ -27,8 +27,9 @@ def test_a_phone_shows_its_hand_and_passes_in_real_chromium(browser: Browser, tm
         assert shown == hand
         assert page.evaluate("document.documentElement.scrollWidth") <= 360  # nothing wider than the phone
 
-        due = keys_until(table, lambda s: s["seat"] == 1 and s["due"]["rank"] is not None
-                         and choose(s) == ("pass", None))
+        due = keys_until(
+            table, lambda s: s["seat"] == 1 and s["due"]["rank"] is not None and choose(s) == ("pass", None)
+        )
         expect(page.locator("#whose")).to_have_text("Your turn")
         # Ben holds none of the rank: he is told to say pass, and Pass is the one button that works.
         expect(page.locator("#line")).to_have_text("Say: pass")
@@ -100,7 +101,8 @@ def test_the_end_of_a_deal_shows_at_once_until_the_next_deal_begins(browser: Bro
         result = over["last_deal"]
         winner = "you" if result["yours"] else result["winner"]
         expect(page.locator("#whose")).to_have_text(
-            "Deal 1 is over: you won." if result["yours"] else f"Deal 1 is over: {winner} won.")
+            "Deal 1 is over: you won." if result["yours"] else f"Deal 1 is over: {winner} won."
+        )
         expect(page.locator("#result")).to_be_visible()
         expect(page.locator("#standings li")).to_have_count(3)
         expect(page.locator("#payments li").first).to_be_visible()
@@ -128,4 +130,3 @@ def test_idle_buttons_are_disabled_and_a_notice_ends_with_its_turn(browser: Brow
             expect(ben.page.locator("#whose")).not_to_have_text("Your turn")
             expect(ben.page.locator("#notice")).to_be_hidden(timeout=2000)
             assert not cy.errors and not ben.errors
-

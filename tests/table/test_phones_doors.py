@@ -124,8 +124,13 @@ def test_the_cap_in_all_holds_across_addresses_and_a_phone_still_gets_in() -> No
 @pytest.mark.skipif(shutil.which("prlimit") is None, reason="prlimit (util-linux) is not installed")
 def test_the_soft_limit_on_open_files_is_raised_to_the_hard_one_and_the_caps_follow_it() -> None:
     code = "from voice_earl.table.phones.doors import raise_descriptor_limit as r; print(r())"
-    done = subprocess.run(["prlimit", "--nofile=256:2048", sys.executable, "-c", code], capture_output=True,
-                          text=True, timeout=60, check=True)
+    done = subprocess.run(
+        ["prlimit", "--nofile=256:2048", sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
     assert done.stdout.strip() == "2048"
     assert connection_limits(32, 256, 10.0, 1024) == connection_limits(32, 256, 10.0, 100_000)
     low = connection_limits(32, 256, 10.0, 100)

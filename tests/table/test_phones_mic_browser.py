@@ -32,8 +32,12 @@ def test_a_phone_is_a_microphone_held_to_speak_in_real_chromium(tmp_path: Path) 
         line = EARL.line(1, Rank.parse(first["leads"][0]))
         # The fake microphone plays the file from the start when the page opens it, and again and again.
         wav = write_wav(tmp_path / "lead.wav", padded(speak(line, tmp_path / "line.wav"), before_s=0.8, after_s=3.0))
-        fake_microphone = ["--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream",
-                           f"--use-file-for-fake-audio-capture={wav}", "--ignore-certificate-errors"]
+        fake_microphone = [
+            "--use-fake-ui-for-media-stream",
+            "--use-fake-device-for-media-stream",
+            f"--use-file-for-fake-audio-capture={wav}",
+            "--ignore-certificate-errors",
+        ]
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS + fake_microphone)
             try:

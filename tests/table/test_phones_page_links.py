@@ -92,7 +92,8 @@ def test_a_quit_at_the_laptop_is_said_on_the_phone_with_how_to_go_on(browser: Br
         table.phones.server.stop()  # as the game's end does
         expect(page.locator("#whose")).to_have_text("Stopped at the laptop.")
         expect(page.locator("#hint")).to_have_text(
-            "voice-earl play --resume 3 goes on with the series, and this page comes back by itself then.")
+            "voice-earl play --resume 3 goes on with the series, and this page comes back by itself then."
+        )
         expect(page.locator("#actions")).to_be_hidden()
         page.wait_for_timeout(6000)  # a try to come back has failed by now: it is still no lost connection
         expect(page.locator("#status")).not_to_contain_text("Connection lost")
@@ -121,8 +122,10 @@ def test_the_end_of_the_series_is_said_on_the_phone_which_stops_trying(browser: 
 
 def test_the_waiting_page_says_who_has_joined(browser: Browser) -> None:
     names = ("Ann", "Ben", "Cy")
-    with serve_phones(names, range(3), PhoneTokens.new(names), "127.0.0.1", 0) as phones, \
-            PhonePage(browser, phones.server.url(1)) as ben:
+    with (
+        serve_phones(names, range(3), PhoneTokens.new(names), "127.0.0.1", 0) as phones,
+        PhonePage(browser, phones.server.url(1)) as ben,
+    ):
         expect(ben.page.locator("#whose")).to_have_text("Waiting for the game to begin…")
         expect(ben.page.locator("#hint")).to_have_text("Here: Ben · not yet: Ann, Cy")
         with PhonePage(browser, phones.server.url(2)):
@@ -134,8 +137,10 @@ def test_the_join_page_shows_one_code_at_a_time(browser: Browser, screen: tuple[
     """A camera aimed at one player's code never has a neighbour's in view (with it, their hand)."""
     names = ("Ann", "Ben", "Cy", "Di")
     width, height = screen
-    with serve_phones(names, range(4), PhoneTokens.new(names), "127.0.0.1", 0) as phones, \
-            PhonePage(browser, phones.server.join_url(), {"width": width, "height": height}) as join:
+    with (
+        serve_phones(names, range(4), PhoneTokens.new(names), "127.0.0.1", 0) as phones,
+        PhonePage(browser, phones.server.join_url(), {"width": width, "height": height}) as join,
+    ):
         codes = join.page.locator("svg.qr")
         expect(codes).to_have_count(4)
         for index in range(4):
@@ -143,7 +148,8 @@ def test_the_join_page_shows_one_code_at_a_time(browser: Browser, screen: tuple[
             join.page.wait_for_timeout(100)
             in_view = join.page.evaluate(
                 "() => [...document.querySelectorAll('svg.qr')].map(q => q.getBoundingClientRect())"
-                ".map(r => r.bottom > 0 && r.top < innerHeight && r.right > 0 && r.left < innerWidth)")
+                ".map(r => r.bottom > 0 && r.top < innerHeight && r.right > 0 && r.left < innerWidth)"
+            )
             assert in_view == [i == index for i in range(4)], (screen, index, in_view)
             box = join.box(f"section.join >> nth={index} >> svg.qr")
             assert box["y"] >= 0 and box["y"] + box["height"] <= height  # the whole of this one

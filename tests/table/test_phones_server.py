@@ -97,9 +97,21 @@ def test_a_wrong_token_gets_404_and_nothing_else() -> None:
         base = table.url(0).rsplit("/p/", 1)[0]
         token = table.phones.server.tokens.players[0]
         wrong = token[:-1] + ("A" if token[-1] != "A" else "B")
-        paths = [f"/p/{wrong}", f"/p/{wrong}/", f"/p/{wrong}/state.json", f"/p/{wrong}/ws", f"/p/{wrong}/phone.js",
-                 f"/j/{wrong}", f"/j/{token}", "/", "/p/", "/static/", f"/p/{token}/../../etc/passwd",
-                 f"/p/{token}/secret.txt", f"/p/{token}/state.json/more"]
+        paths = [
+            f"/p/{wrong}",
+            f"/p/{wrong}/",
+            f"/p/{wrong}/state.json",
+            f"/p/{wrong}/ws",
+            f"/p/{wrong}/phone.js",
+            f"/j/{wrong}",
+            f"/j/{token}",
+            "/",
+            "/p/",
+            "/static/",
+            f"/p/{token}/../../etc/passwd",
+            f"/p/{token}/secret.txt",
+            f"/p/{token}/state.json/more",
+        ]
         async with aiohttp.ClientSession() as client:
             found = [(path, *(await _get(client, base + path))) for path in paths]
             async with client.post(f"{base}/p/{token}/state.json", data=b"x") as response:
@@ -144,7 +156,8 @@ def test_a_reconnect_after_a_move_shows_the_new_state() -> None:
             await watcher.ws.close()  # the phone sleeps
             table.commands.put("lead " + _first_lead(table))
             mover_state = await (await _connect(client, table, before["turn"]["seat"])).until(
-                lambda state: state["moves"] == 1)
+                lambda state: state["moves"] == 1
+            )
             assert mover_state["moves"] == 1
             again = await _connect(client, table, 2)  # and wakes up
             return before, await again.until(lambda state: True)
@@ -221,8 +234,11 @@ def test_an_illegal_tap_is_refused_on_that_phone_alone_and_to_its_player() -> No
         view = ScreenView(session, TableScreen(Console(file=printed, width=80), live=False), show_hands=lambda s: False)
         narrator = Narrator(speak=False, printer=spoken.append)
         presenters.append((view, narrator))
-        return [Narration(session, narrator), view,
-                lambda event: refusals.append(event) if isinstance(event, MoveRefused) else None]
+        return [
+            Narration(session, narrator),
+            view,
+            lambda event: refusals.append(event) if isinstance(event, MoveRefused) else None,
+        ]
 
     async def run(table: PhoneTable) -> tuple[dict[str, Any], list[Phone]]:
         async with aiohttp.ClientSession() as client:
@@ -261,8 +277,12 @@ def test_bad_messages_and_floods_get_answers_not_failures() -> None:
     async def run(table: PhoneTable) -> tuple[list[str], int, int]:
         async with aiohttp.ClientSession() as client:
             phone = await _connect(client, table, 0)
-            for bad in ("not json", "[]", json.dumps({"type": "tap", "action": "fold", "turn": "x"}),
-                        json.dumps({"type": "tap", "action": "lead", "rank": "Z", "turn": "x"})):
+            for bad in (
+                "not json",
+                "[]",
+                json.dumps({"type": "tap", "action": "fold", "turn": "x"}),
+                json.dumps({"type": "tap", "action": "lead", "rank": "Z", "turn": "x"}),
+            ):
                 await phone.ws.send_str(bad)
             kinds = [(await phone.reply())["type"] for _ in range(4)]
             await phone.ws.send_str("x" * 2000)  # over the size limit: the server closes the socket
@@ -299,6 +319,7 @@ def test_a_port_in_use_is_a_clear_error() -> None:
 def test_a_ping_is_answered_at_once_and_is_no_tap() -> None:
     """The page pings every few seconds to learn that its socket still works; pings never use up the
     player's taps."""
+
     async def run(table: PhoneTable) -> tuple[list[dict[str, Any]], dict[str, Any]]:
         async with aiohttp.ClientSession() as client:
             phones = [await _connect(client, table, seat) for seat in range(3)]
@@ -405,8 +426,9 @@ def test_the_waiting_page_hears_who_has_joined() -> None:
             await cy.until(lambda state: state["phase"] == "waiting")
             return first, await ben.until(lambda state: "Cy" in state["joined"])
 
-    with serve_phones(("Ann", "Ben", "Cy", "Bot"), (0, 1, 2), PhoneTokens.new(("Ann", "Ben", "Cy", "Bot")),
-                      "127.0.0.1", 0) as phones:
+    with serve_phones(
+        ("Ann", "Ben", "Cy", "Bot"), (0, 1, 2), PhoneTokens.new(("Ann", "Ben", "Cy", "Bot")), "127.0.0.1", 0
+    ) as phones:
         first, then = asyncio.run(run(phones.server))
     assert (first["joined"], first["not_joined"]) == (["Ben"], ["Ann", "Cy"])  # the bot has no phone to wait for
     assert (then["joined"], then["not_joined"]) == (["Ben", "Cy"], ["Ann"])

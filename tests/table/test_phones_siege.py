@@ -29,8 +29,27 @@ from support.phones_table import choose
 HALF_SENT = b"GET /p/x HTTP/1.1\r\nHost: x\r\n"  # and then nothing more
 SIEGE = 1100
 LOOPBACK = "127.0.0.1"
-PLAY = [sys.executable, "-m", "voice_earl", "play", "--players", "Ann", "Ben", "Cy", "--deck", "virtual", "--phones",
-        "--silent", "--no-voice", "--host", LOOPBACK, "--port", "0", "--seed", "3"]
+PLAY = [
+    sys.executable,
+    "-m",
+    "voice_earl",
+    "play",
+    "--players",
+    "Ann",
+    "Ben",
+    "Cy",
+    "--deck",
+    "virtual",
+    "--phones",
+    "--silent",
+    "--no-voice",
+    "--host",
+    LOOPBACK,
+    "--port",
+    "0",
+    "--seed",
+    "3",
+]
 MALFORMED = {
     "a 2,000-byte path": b"GET /" + b"a" * 2000 + b" HTTP/1.1\r\nHost: x\r\n\r\n",
     "a byte that is not ASCII in the path": b"GET /p/\xff HTTP/1.1\r\nHost: x\r\n\r\n",
@@ -44,15 +63,16 @@ MALFORMED = {
     "a TLS greeting": bytes.fromhex("160301002e0100002a0303") + bytes(40),
     "a body over the size limit": b"POST /p/x HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n" + b"a" * 100_000,
     "a WebSocket upgrade without a key": b"GET /p/x/ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n"
-                                         b"Connection: Upgrade\r\nSec-WebSocket-Version: 13\r\n\r\n",
+    b"Connection: Upgrade\r\nSec-WebSocket-Version: 13\r\n\r\n",
 }
 
 
 @contextlib.contextmanager
 def game(prefix: tuple[str, ...] = ()) -> Iterator[tuple[subprocess.Popen[str], dict[str, str]]]:
     """A silent phones game of three, driven by lines on its stdin; the players' addresses by name."""
-    process = subprocess.Popen([*prefix, *PLAY], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        [*prefix, *PLAY], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     try:
         assert process.stdout is not None
         urls = dict(process.stdout.readline().rstrip("\n").rsplit(" ", 1) for _ in range(3))

@@ -55,8 +55,10 @@ def test_with_phone_mics_the_pages_are_served_over_https_and_say_what_the_browse
         lines = [text.plain for text in certificate_lines(server)]
     assert "/mic.js" in page and '"hold": "Hold to speak"' in page
     assert "registerProcessor" in worklet
-    warning = ("The first time, each phone's browser warns that the connection is not private: tap Advanced, then "
-               "Proceed; the game runs only on this laptop.")
+    warning = (
+        "The first time, each phone's browser warns that the connection is not private: tap Advanced, then "
+        "Proceed; the game runs only on this laptop."
+    )
     eight = certificate.fingerprint.split(":")[:8]
     assert lines[0] == warning and lines[1].startswith(f"Certificate fingerprint (SHA-256): {':'.join(eight)} ")
     assert lines[1].replace(" ", ":").endswith(certificate.fingerprint)

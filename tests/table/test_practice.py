@@ -50,8 +50,21 @@ def test_bots_say_pass_aloud_in_their_own_voices() -> None:
 def test_in_silent_practice_the_narrator_says_what_each_bot_did() -> None:
     session, lines, said = practice(silent=True)
     names = session.settings.names
-    plural = {"A": "Aces", "2": "Twos", "3": "Threes", "4": "Fours", "5": "Fives", "6": "Sixes", "7": "Sevens",
-              "8": "Eights", "9": "Nines", "10": "Tens", "J": "Jacks", "Q": "Queens", "K": "Kings"}
+    plural = {
+        "A": "Aces",
+        "2": "Twos",
+        "3": "Threes",
+        "4": "Fours",
+        "5": "Fives",
+        "6": "Sixes",
+        "7": "Sevens",
+        "8": "Eights",
+        "9": "Nines",
+        "10": "Tens",
+        "J": "Jacks",
+        "Q": "Queens",
+        "K": "Kings",
+    }
     expected = []
     for record in session.records:
         name = names[record.get("player", 0)]

@@ -29,8 +29,11 @@ def test_narration_announces_turns_quartets_winner_settlement_and_final_standing
     settle = next(r for r in session.records if r["event"] == "settle")
     assert any(f"{name} wins" in line for line in lines)
     payers = [f"{session.settings.names[s]} pays {-p}" for s, p in enumerate(settle["payments"]) if p < 0]
-    assert any(line.startswith(f"{name} takes {sum(-p for p in settle['payments'] if p < 0)}: ") and
-               all(payer in line for payer in payers) for line in lines)
+    assert any(
+        line.startswith(f"{name} takes {sum(-p for p in settle['payments'] if p < 0)}: ")
+        and all(payer in line for payer in payers)
+        for line in lines
+    )
     assert any("complete" in line for line in lines)  # a quartet
     assert lines[-1].startswith("Final:")
 
@@ -129,8 +132,9 @@ def test_silent_earl_does_not_echo_the_turn_under_its_big_letters() -> None:
 
     from voice_earl.table.session_events import TableEvent, TurnBegins
 
-    settings = TableSettings(tuple(Seat(n) for n in ("Ann", "Ben", "Cy")), HOYLE.with_changes(silent=True),
-                             DeckMode.VIRTUAL, deals=1, seed=3)
+    settings = TableSettings(
+        tuple(Seat(n) for n in ("Ann", "Ben", "Cy")), HOYLE.with_changes(silent=True), DeckMode.VIRTUAL, deals=1, seed=3
+    )
     session = TableSession(settings, dict.fromkeys(range(3), BotSource(MostStrategy(), "t")))
     view = ScreenView(session, TableScreen(table_console(), live=True), show_hands=lambda seat: False)
     narrator = Narrator(speak=False, printer=view.narrate)

@@ -64,8 +64,9 @@ DRIVER = textwrap.dedent(
 
 
 def uninterrupted_records() -> list[dict[str, object]]:
-    settings = TableSettings(tuple(Seat(n) for n in ("Ann", "Ben", "Cy", "Di")), HOYLE, DeckMode.VIRTUAL,
-                             deals=2, seed=SEED)
+    settings = TableSettings(
+        tuple(Seat(n) for n in ("Ann", "Ben", "Cy", "Di")), HOYLE, DeckMode.VIRTUAL, deals=2, seed=SEED
+    )
     session = TableSession(settings, {seat: BotSource(MostStrategy(), "bots") for seat in range(4)})
     session.run()
     return session.records
@@ -120,8 +121,9 @@ def test_kill_and_resume_repeatedly_gives_the_uninterrupted_log(tmp_path: Path, 
     assert series.over and sum(series.totals) == 0
 
 
-def test_play_resume_continues_the_saved_series(capsys: pytest.CaptureFixture[str],
-                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_play_resume_continues_the_saved_series(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     import io
 
     common = ["--silent", "--no-voice"]

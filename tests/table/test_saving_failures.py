@@ -149,8 +149,9 @@ def test_the_journal_asks_only_once_while_the_players_go_on() -> None:
     asked: list[str] = []
     with tiny_disk(spare_pages=1), Store.open() as store:
         session = TableSession(SETTINGS, bots())
-        journal: Journal = start_journal(store, session, SeriesSetup(SETTINGS),
-                                         go_on_unsaved=lambda m: asked.append(m) or True)
+        journal: Journal = start_journal(
+            store, session, SeriesSetup(SETTINGS), go_on_unsaved=lambda m: asked.append(m) or True
+        )
         session.listeners = [journal]
         session.run()
     assert len(asked) == 1
@@ -164,8 +165,15 @@ def taken_back_on_a_full_disk(store: Store, free_again: bool) -> tuple[TableSess
     leader = (deal["dealer"] + 1) % 3
     first, other = sorted({Rank.parse(card[:-1]) for card in deal["hands"][leader]}, key=lambda r: r.value)[:2]
     answer = Command.PLAY if any(card[:-1] == first.value for card in deal["hands"][(leader + 1) % 3]) else Command.PASS
-    keys = ScriptedInput([KeyCommand(Command.LEAD, first), KeyCommand(answer), KeyCommand(Command.UNDO),
-                          KeyCommand(Command.UNDO), KeyCommand(Command.LEAD, other)])
+    keys = ScriptedInput(
+        [
+            KeyCommand(Command.LEAD, first),
+            KeyCommand(answer),
+            KeyCommand(Command.UNDO),
+            KeyCommand(Command.UNDO),
+            KeyCommand(Command.LEAD, other),
+        ]
+    )
     asked: list[str] = []
     session = TableSession(table, dict.fromkeys(range(3), keys))
     journal = start_journal(store, session, SeriesSetup(table), go_on_unsaved=lambda m: asked.append(m) or True)

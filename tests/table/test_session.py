@@ -129,8 +129,9 @@ def test_hoyle_stumble_costs_nothing_but_parlour_takes_the_card_back() -> None:
 
 
 def test_practice_human_against_bots() -> None:
-    settings = TableSettings(seats("You", "Bot A", "Bot B", bots=("Bot A", "Bot B")), HOYLE, DeckMode.VIRTUAL,
-                             deals=1, seed=8)
+    settings = TableSettings(
+        seats("You", "Bot A", "Bot B", bots=("Bot A", "Bot B")), HOYLE, DeckMode.VIRTUAL, deals=1, seed=8
+    )
     bot = BotSource(MostStrategy(), 3)
     human = Reciter(random.Random(5))
     session, events = run(settings, {0: human, 1: bot, 2: bot})
@@ -141,8 +142,9 @@ def test_practice_human_against_bots() -> None:
 
 
 def test_silent_mode_line_commands_play_a_whole_deal() -> None:
-    settings = TableSettings(seats("Ann", "Ben", "Cy"), HOYLE.with_changes(silent=True), DeckMode.VIRTUAL,
-                             deals=1, seed=2)
+    settings = TableSettings(
+        seats("Ann", "Ben", "Cy"), HOYLE.with_changes(silent=True), DeckMode.VIRTUAL, deals=1, seed=2
+    )
     complaints: list[str] = []
     session_box: list[TableSession] = []
 
@@ -177,17 +179,19 @@ def test_refusals_reminder_undo_and_pause() -> None:
     hand = session.deal.hands[session.deal.turn]  # type: ignore[index]
     held = hand[0].rank
     not_held = next(r for r in Rank if all(card.rank is not r for card in hand))
-    script = ScriptedInput([
-        None,  # silence: one reminder
-        None,  # silence again: no second reminder
-        EARL.line(1, not_held),  # a rank the leader does not hold: refused
-        KeyCommand(Command.PAUSE),
-        EARL.line(1, held),  # ignored while paused
-        KeyCommand(Command.PAUSE),
-        EARL.line(1, held),  # the lead
-        KeyCommand(Command.UNDO),  # next player undoes it
-        EARL.line(1, held),  # the lead again
-    ])
+    script = ScriptedInput(
+        [
+            None,  # silence: one reminder
+            None,  # silence again: no second reminder
+            EARL.line(1, not_held),  # a rank the leader does not hold: refused
+            KeyCommand(Command.PAUSE),
+            EARL.line(1, held),  # ignored while paused
+            KeyCommand(Command.PAUSE),
+            EARL.line(1, held),  # the lead
+            KeyCommand(Command.UNDO),  # next player undoes it
+            EARL.line(1, held),  # the lead again
+        ]
+    )
     events: list[TableEvent] = []
     session = TableSession(settings, dict.fromkeys(range(3), script), [events.append])
     for _ in range(3):
@@ -212,8 +216,9 @@ def test_undo_rebuilds_the_same_state_and_resume_from_moves() -> None:
 
 
 def test_keyboard_refuses_impossible_moves_with_reasons() -> None:
-    settings = TableSettings(seats("Ann", "Ben", "Cy"), HOYLE.with_changes(silent=True), DeckMode.VIRTUAL,
-                             deals=1, seed=4)
+    settings = TableSettings(
+        seats("Ann", "Ben", "Cy"), HOYLE.with_changes(silent=True), DeckMode.VIRTUAL, deals=1, seed=4
+    )
     session = TableSession(settings, {})
     deal = session.deal
     leader = deal.turn
@@ -221,13 +226,15 @@ def test_keyboard_refuses_impossible_moves_with_reasons() -> None:
     rank = deal.hands[leader][0].rank
     follower = (leader + 1) % 3
     follower_holds = any(card.rank is rank for card in deal.hands[follower])
-    script = ScriptedInput([
-        KeyCommand(Command.PLAY),  # a lead needs a rank
-        KeyCommand(Command.PASS),  # nothing open to pass on
-        KeyCommand(Command.LEAD, rank),
-        KeyCommand(Command.PASS) if follower_holds else KeyCommand(Command.PLAY),  # wrong either way
-        KeyCommand(Command.PLAY) if follower_holds else KeyCommand(Command.PASS),
-    ])
+    script = ScriptedInput(
+        [
+            KeyCommand(Command.PLAY),  # a lead needs a rank
+            KeyCommand(Command.PASS),  # nothing open to pass on
+            KeyCommand(Command.LEAD, rank),
+            KeyCommand(Command.PASS) if follower_holds else KeyCommand(Command.PLAY),  # wrong either way
+            KeyCommand(Command.PLAY) if follower_holds else KeyCommand(Command.PASS),
+        ]
+    )
     events: list[TableEvent] = []
     session = TableSession(settings, dict.fromkeys(range(3), script), [events.append])
     assert session.play_turn() and session.play_turn()
@@ -271,8 +278,12 @@ def test_silence_input_is_reminded_once() -> None:
 
 @pytest.mark.parametrize(
     ("source", "how"),
-    [("keys", "press space to pass"), ("lines", "type pass"), ("voice", "say pass"),
-     ("knock", "say pass, or knock on the table")],
+    [
+        ("keys", "press space to pass"),
+        ("lines", "type pass"),
+        ("voice", "say pass"),
+        ("knock", "say pass, or knock on the table"),
+    ],
 )
 def test_holding_none_of_the_open_rank_says_how_this_player_passes(source: str, how: str) -> None:
     import io
@@ -280,13 +291,21 @@ def test_holding_none_of_the_open_rank_says_how_this_player_passes(source: str, 
     from voice_earl.table.turns import KeyPresses
     from voice_earl.table.voice_input import VoiceInput
 
-    settings = TableSettings(seats("Ann", "Ben", "Cy"), HOYLE.with_changes(silent=source not in ("voice", "knock")),
-                             DeckMode.VIRTUAL, deals=1, seed=4)
+    settings = TableSettings(
+        seats("Ann", "Ben", "Cy"),
+        HOYLE.with_changes(silent=source not in ("voice", "knock")),
+        DeckMode.VIRTUAL,
+        deals=1,
+        seed=4,
+    )
     deal = TableSession(settings, {}).deal
     assert deal.hands is not None
     follower = (deal.turn + 1) % 3
-    rank = next(card.rank for card in deal.hands[deal.turn]
-                if not any(other.rank is card.rank for other in deal.hands[follower]))
+    rank = next(
+        card.rank
+        for card in deal.hands[deal.turn]
+        if not any(other.rank is card.rank for other in deal.hands[follower])
+    )
     complaints: list[str] = []
     given: object
     if source == "keys":
@@ -325,8 +344,9 @@ class RealPack:
 
 
 def test_undo_at_the_start_of_a_deal_does_not_reopen_the_deal_before() -> None:
-    settings = TableSettings(seats("Ann", "Ben", "Cy"), HOYLE.with_changes(silent=True), DeckMode.PHYSICAL,
-                             deals=3, seed=5)
+    settings = TableSettings(
+        seats("Ann", "Ben", "Cy"), HOYLE.with_changes(silent=True), DeckMode.PHYSICAL, deals=3, seed=5
+    )
     table = RealPack([KeyCommand(Command.UNDO)])
     events: list[TableEvent] = []
     session = TableSession(settings, dict.fromkeys(range(3), table), [events.append])
@@ -335,15 +355,14 @@ def test_undo_at_the_start_of_a_deal_does_not_reopen_the_deal_before() -> None:
     assert session.deal.number == 2 and not session.deal.history  # the cards of deal 2 are dealt: it stays
     assert sum(r["event"] == "settle" for r in session.records) == 1  # deal 1's payments stay made
     refused = [e for e in events if isinstance(e, MoveRefused)]
-    assert [e.reason for e in refused] == [
-        "Nothing to undo: deal 1 is over and paid, and deal 2 has just been dealt."
-    ]
+    assert [e.reason for e in refused] == ["Nothing to undo: deal 1 is over and paid, and deal 2 has just been dealt."]
     assert not any(isinstance(e, Undone) for e in events)
 
 
 def test_leading_a_finished_rank_says_it_is_finished() -> None:
-    settings = TableSettings(seats("Ann", "Ben", "Cy"), HOYLE.with_changes(silent=True), DeckMode.VIRTUAL,
-                             deals=1, seed=3)
+    settings = TableSettings(
+        seats("Ann", "Ben", "Cy"), HOYLE.with_changes(silent=True), DeckMode.VIRTUAL, deals=1, seed=3
+    )
     session = TableSession(settings, dict.fromkeys(range(3), BotSource(MostStrategy(), "t")))
     while not (session.deal.finished_ranks() and session.deal.rank is None):
         session.play_turn()

@@ -136,8 +136,17 @@ def test_a_variant_espeak_ng_would_drop_is_an_unknown_voice() -> None:
     speech.check_voice("en-us+linda")
     speech.check_voice("gmw/en-US+f2")
     # What the listing says agrees with what espeak-ng says aloud.
-    for voice in ("en-us+Linda", "en-us+linda", "en-gb+m4", "en+m4", "en+Annie", "en+annie", "gmw/en-US+f2",
-                  "en-029+m5", "en-us+qq"):
+    for voice in (
+        "en-us+Linda",
+        "en-us+linda",
+        "en-gb+m4",
+        "en+m4",
+        "en+Annie",
+        "en+annie",
+        "gmw/en-US+f2",
+        "en-029+m5",
+        "en-us+qq",
+    ):
         assert (speech_synth.variant_dropped(voice) is None) == espeak_finds_variant(voice), voice
 
 

@@ -193,8 +193,15 @@ def test_a_command_word_decoded_from_formula_length_speech_is_not_a_command() ->
     from voice_earl.table.voice_input import implausible_command
 
     def heard(text: str, seconds: float) -> Utterance:
-        return Utterance(text=text, speech_start=1.0, speech_end=1.0 + seconds, decided_at=3.0, early=False,
-                         audio_s=3.0, compute_s=0.1)
+        return Utterance(
+            text=text,
+            speech_start=1.0,
+            speech_end=1.0 + seconds,
+            decided_at=3.0,
+            early=False,
+            audio_s=3.0,
+            compute_s=0.1,
+        )
 
     assert implausible_command(heard("undo", 2.0))
     assert not implausible_command(heard("undo", 0.5))
@@ -208,12 +215,15 @@ def test_talking_over_the_narrator_cuts_it_short_only_with_barge_in(listener) ->
 
     speech = np.asarray(to_16k_mono(render("There's a Queen as good as he", voice="en-us")).samples, np.int16)
     quiet = np.random.default_rng(1).normal(0, 30, 16000 * 2).astype(np.int16)
-    session = TableSession(TableSettings(tuple(Seat(n) for n in "ABC"), HOYLE, DeckMode.VIRTUAL, deals=1, seed=1),
-                           {})
+    session = TableSession(TableSettings(tuple(Seat(n) for n in "ABC"), HOYLE, DeckMode.VIRTUAL, deals=1, seed=1), {})
     for samples, expected in ((np.concatenate([quiet, speech, quiet]), 1), (quiet, 0)):
         cut: list[bool] = []
-        source = VoiceInput(listener, chunks=lambda s=samples: (AudioChunk(p) for p in pcm_chunks(s)),
-                            barge_in=lambda c=cut: c.append(True), silence_timeout_s=60.0)
+        source = VoiceInput(
+            listener,
+            chunks=lambda s=samples: (AudioChunk(p) for p in pcm_chunks(s)),
+            barge_in=lambda c=cut: c.append(True),
+            silence_timeout_s=60.0,
+        )
         with listener.muted():  # the narrator is speaking the whole time
             source.next_input(session.request())
         assert len(cut) == expected
@@ -228,8 +238,7 @@ def test_paused_voice_input_does_not_listen_and_waits_for_the_pause_key() -> Non
     def no_microphone() -> Iterator[AudioChunk]:
         raise AssertionError("the microphone is not listened to while paused")
 
-    session = TableSession(TableSettings(tuple(Seat(n) for n in "ABC"), HOYLE, DeckMode.VIRTUAL, deals=1, seed=1),
-                           {})
+    session = TableSession(TableSettings(tuple(Seat(n) for n in "ABC"), HOYLE, DeckMode.VIRTUAL, deals=1, seed=1), {})
     source = VoiceInput(None, chunks=no_microphone, keys=io.StringIO("x p"))  # type: ignore[arg-type]
     paused = replace(session.request(), paused=True)
     assert source.next_input(paused) == KeyCommand(Command.PAUSE)
@@ -302,8 +311,13 @@ def test_after_a_deal_a_key_goes_on_at_once_even_while_the_narrator_speaks() -> 
         return False  # the narrator never finishes
 
     try:
-        source = VoiceInput(None, chunks=no_microphone, keys=keys, narrator_idle=speaking,  # type: ignore[arg-type]
-                            on_key=lambda: cut.append(True))
+        source = VoiceInput(
+            None,
+            chunks=no_microphone,
+            keys=keys,
+            narrator_idle=speaking,  # type: ignore[arg-type]
+            on_key=lambda: cut.append(True),
+        )
         with cbreak(keys):  # as for the whole of a voice game at a terminal
             source.wait_to_go_on(final=False)
     finally:
@@ -319,8 +333,12 @@ def test_after_a_deal_the_view_stays_a_short_pause_after_the_narrator(listener) 
     clock = FakeClock()
     started = clock.t
     idle: list[float] = []
-    source = VoiceInput(listener, chunks=lambda: silent_chunks(clock, 60.0), clock=clock,
-                        narrator_idle=lambda timeout: idle.append(timeout) or True)
+    source = VoiceInput(
+        listener,
+        chunks=lambda: silent_chunks(clock, 60.0),
+        clock=clock,
+        narrator_idle=lambda timeout: idle.append(timeout) or True,
+    )
     source.wait_to_go_on(final=False)
     assert idle, "it waited for the narrator first"
     assert GO_ON_PAUSE_S - 0.1 <= clock.t - started <= GO_ON_PAUSE_S + 0.5
@@ -379,18 +397,23 @@ def test_no_microphone_is_said_before_the_recognizer_spends_its_seconds_loading(
     monkeypatch.setattr(voice_input, "open_chain", lambda *given, **named: loads.append(given))
     settings = TableSettings(tuple(Seat(n) for n in "ABC"), HOYLE, DeckMode.VIRTUAL, deals=1, seed=1)
     no_microphone = SimpleNamespace(device="voice-earl-test-no-such-microphone")
-    with pytest.raises(VoiceEarlError, match=r"no microphone found|no input device|PortAudio"), \
-            voice_input.open_voice_input(no_microphone, settings):
+    with (
+        pytest.raises(VoiceEarlError, match=r"no microphone found|no input device|PortAudio"),
+        voice_input.open_voice_input(no_microphone, settings),
+    ):
         pass
     assert loads == []  # nothing was loaded for a game that cannot listen
     assert "loading the recognizer" not in capsys.readouterr().err
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("judge", "said"), [
-    (True, "pocketsphinx + whisper judge"),
-    (False, "pocketsphinx alone: without the whisper judge, table talk may move the game (--no-judge)"),
-])
+@pytest.mark.parametrize(
+    ("judge", "said"),
+    [
+        (True, "pocketsphinx + whisper judge"),
+        (False, "pocketsphinx alone: without the whisper judge, table talk may move the game (--no-judge)"),
+    ],
+)
 def test_the_listener_is_named_in_one_short_line_with_its_paths_in_the_log(judge: bool, said: str) -> None:
     _found, reason = open_listener(SimpleNamespace(recognizer="pocketsphinx", no_judge=not judge))
     assert reason == said and "/" not in reason

@@ -65,8 +65,12 @@ VOICES: dict[str, tuple[Voice, ...]] = {
 # Two of the four talkers are one voice at two pitches and paces: the room every figure so far was
 # measured in. Four voices of their own make another room, where some of the listening tests' draws
 # come out otherwise.
-BABBLE_VOICES = (Voice("espeak-ng", "en-us+f5", 170, 30), Voice("espeak-ng", "en", 150, 70),
-                 Voice("espeak-ng", "en", 160, 50), Voice("espeak-ng", "en-gb-x-rp+m6", 165, 40))
+BABBLE_VOICES = (
+    Voice("espeak-ng", "en-us+f5", 170, 30),
+    Voice("espeak-ng", "en", 150, 70),
+    Voice("espeak-ng", "en", 160, 50),
+    Voice("espeak-ng", "en-gb-x-rp+m6", 165, 40),
+)
 
 # Table talk, including sentences with "pass", rank words and parts of the lines.
 CHATTER: tuple[str, ...] = (
@@ -126,9 +130,14 @@ BABBLE: tuple[str, ...] = (
     "she told me the whole story about the holiday in spain",
 )
 # A second room, never used to choose a setting: six other voices saying other things.
-PARTY_VOICES = (Voice("espeak-ng", "en-gb-scotland+f2", 155, 55), Voice("espeak-ng", "en-us-nyc+m5", 165, 40),
-                Voice("espeak-ng", "en-029+m2", 150, 45), Voice("espeak-ng", "en+f4", 160, 65),
-                Voice("espeak-ng", "en-us+m7", 145, 35), Voice("espeak-ng", "en-gb-x-gbcwmd+m2", 170, 50))
+PARTY_VOICES = (
+    Voice("espeak-ng", "en-gb-scotland+f2", 155, 55),
+    Voice("espeak-ng", "en-us-nyc+m5", 165, 40),
+    Voice("espeak-ng", "en-029+m2", 150, 45),
+    Voice("espeak-ng", "en+f4", 160, 65),
+    Voice("espeak-ng", "en-us+m7", 145, 35),
+    Voice("espeak-ng", "en-gb-x-gbcwmd+m2", 170, 50),
+)
 PARTY: tuple[str, ...] = (
     "we drove up to the lakes last summer and it rained every single day",
     "have you tried the new bakery on the corner of the high street",
@@ -150,9 +159,14 @@ PARTY: tuple[str, ...] = (
 # A third room, to choose settings in beside the babble: five people at once, six other voices, other
 # things said. The babble's six sentences loop every 10 s, and a bar chosen in one room alone may hold
 # in that room only.
-CAFE_VOICES = (Voice("espeak-ng", "en-gb-x-rp+f3", 160, 60), Voice("espeak-ng", "en-us-nyc+m3", 155, 45),
-               Voice("espeak-ng", "en-029+f1", 150, 60), Voice("espeak-ng", "en+m5", 165, 40),
-               Voice("espeak-ng", "en-gb-x-gbclan+f4", 145, 55), Voice("espeak-ng", "en-gb-scotland+m5", 170, 35))
+CAFE_VOICES = (
+    Voice("espeak-ng", "en-gb-x-rp+f3", 160, 60),
+    Voice("espeak-ng", "en-us-nyc+m3", 155, 45),
+    Voice("espeak-ng", "en-029+f1", 150, 60),
+    Voice("espeak-ng", "en+m5", 165, 40),
+    Voice("espeak-ng", "en-gb-x-gbclan+f4", 145, 55),
+    Voice("espeak-ng", "en-gb-scotland+m5", 170, 35),
+)
 CAFE: tuple[str, ...] = (
     "we got there at half past two and the queue was already round the block",
     "I told him to take the umbrella but of course he left it on the train",
@@ -179,8 +193,17 @@ PASS_SAYINGS = ("pass", "I pass", "pass please")
 COMMAND_SAYINGS = ("undo", "repeat")
 LEAD_IN_S = 0.4  # quiet before the speech in every recording
 TAIL_S = 1.2  # quiet after it, so that end of speech can be decided
-CONDITIONS = ("clean", "babble 12 dB", "babble 6 dB", "white 10 dB", "echo", "party 12 dB", "party 6 dB", "cafe 12 dB",
-              "cafe 6 dB")  # new conditions go last: each condition's noise stream is drawn from its place here
+CONDITIONS = (
+    "clean",
+    "babble 12 dB",
+    "babble 6 dB",
+    "white 10 dB",
+    "echo",
+    "party 12 dB",
+    "party 6 dB",
+    "cafe 12 dB",
+    "cafe 6 dB",
+)  # new conditions go last: each condition's noise stream is drawn from its place here
 # The party's room is kept for measuring: no setting is chosen in it.
 TUNING_CONDITIONS = tuple(c for c in CONDITIONS if not c.startswith("party"))
 ROOM_STRETCHES = 60  # stretches of the room alone per split
@@ -220,12 +243,29 @@ def synthesize(text: str, voice: Voice, cache: Path) -> Pcm16:
         partial = path.with_suffix(f".{os.getpid()}.part.wav")  # two runs at once may make the same file
         if voice.engine == "festival":
             stretch = 100.0 / voice.speed
-            command = ["text2wave", "-eval", f"(voice_{voice.name})", "-eval",
-                       f"(Parameter.set 'Duration_Stretch {stretch:.2f})", "-o", str(partial)]
+            command = [
+                "text2wave",
+                "-eval",
+                f"(voice_{voice.name})",
+                "-eval",
+                f"(Parameter.set 'Duration_Stretch {stretch:.2f})",
+                "-o",
+                str(partial),
+            ]
             subprocess.run(command, input=text.encode(), check=True, capture_output=True)
         else:
-            command = ["espeak-ng", "-v", voice.name, "-s", str(voice.speed), "-p", str(voice.pitch),
-                       "-w", str(partial), text]
+            command = [
+                "espeak-ng",
+                "-v",
+                voice.name,
+                "-s",
+                str(voice.speed),
+                "-p",
+                str(voice.pitch),
+                "-w",
+                str(partial),
+                text,
+            ]
             subprocess.run(command, check=True, capture_output=True)
         partial.rename(path)
     return read_wav(path)
@@ -408,8 +448,9 @@ def noise_stream(seed: int, condition: str) -> np.random.Generator:
     return np.random.default_rng([seed, CONDITIONS.index(condition)])
 
 
-def degrade(audio: np.ndarray, condition: str, babble: Pcm16, rng: np.random.Generator,
-            quiet_power: float = 1.0) -> Pcm16:
+def degrade(
+    audio: np.ndarray, condition: str, babble: Pcm16, rng: np.random.Generator, quiet_power: float = 1.0
+) -> Pcm16:
     """The recording in a condition: noise levels are relative to the speech's own power, or to
     ``quiet_power`` when nothing in it is loud (the room alone)."""
     power = speech_power(audio) or quiet_power

@@ -61,12 +61,21 @@ KEPT_VERSION = "v6"
 
 def corpus_trials(seed: int = SEED, humans: int = HUMANS) -> list[Trial]:
     """The tune split's trials: every line due, every pass, every sentence of talk (see the docstring)."""
-    return [*synthetic_trials("tune", seed, len(CHATTER), every_line=True), *human_trials(humans, seed),
-            *room_trials("tune", seed)]
+    return [
+        *synthetic_trials("tune", seed, len(CHATTER), every_line=True),
+        *human_trials(humans, seed),
+        *room_trials("tune", seed),
+    ]
 
 
-def judged(trials: Sequence[Trial], conditions: Sequence[str], name: str, cache: Path = CACHE, seed: int = SEED,
-           rescore: bool = False) -> dict[str, list[tuple[Trial, JudgeResult]]]:
+def judged(
+    trials: Sequence[Trial],
+    conditions: Sequence[str],
+    name: str,
+    cache: Path = CACHE,
+    seed: int = SEED,
+    rescore: bool = False,
+) -> dict[str, list[tuple[Trial, JudgeResult]]]:
     """Each trial judged once in each condition, with its free transcript, kept per condition in
     ``cache`` under ``name`` (and every 50 trials, so that a run stopped goes on where it stopped)."""
     from voice_earl.listening.judge.whisper import WhisperJudge
@@ -100,8 +109,11 @@ def judged(trials: Sequence[Trial], conditions: Sequence[str], name: str, cache:
                 kept_file.write_bytes(pickle.dumps(kept))
                 spent = time.monotonic() - started
                 left = spent / (len(kept) - done_before) * (len(trials) - len(kept))
-                print(f"{condition}: {len(kept)}/{len(trials)} judged, {spent / 60:.1f} min, "
-                      f"about {left / 60:.0f} min left", flush=True)
+                print(
+                    f"{condition}: {len(kept)}/{len(trials)} judged, {spent / 60:.1f} min, "
+                    f"about {left / 60:.0f} min left",
+                    flush=True,
+                )
         results[condition] = kept
     return results
 
@@ -176,8 +188,20 @@ def _unfixed(kept: np.ndarray) -> list[float]:
     return [float(v) for v in numbers]
 
 
-FIXED = ("free_mean", "logprob", "quiet_logprob", "last_logprob", "voice_drop_db", "voice_back_db", "end_s", "start_s",
-         "slot_logprob", "slot_margin", "slot_lead", "slot_over_due")
+FIXED = (
+    "free_mean",
+    "logprob",
+    "quiet_logprob",
+    "last_logprob",
+    "voice_drop_db",
+    "voice_back_db",
+    "end_s",
+    "start_s",
+    "slot_logprob",
+    "slot_margin",
+    "slot_lead",
+    "slot_over_due",
+)
 
 
 def _optional(value: float | None) -> float:
@@ -187,8 +211,11 @@ def _optional(value: float | None) -> float:
 def write_corpus(results: dict[str, list[tuple[Trial, JudgeResult]]], path: Path) -> int:
     """The kept results as one compressed file of columns: a row per trial, and a row per candidate."""
     trial_rows = [(condition, trial, result) for condition, kept in results.items() for trial, result in kept]
-    rows = [(number, item, result.slots.get(item.candidate))
-            for number, (_, _, result) in enumerate(trial_rows) for item in result.scored]
+    rows = [
+        (number, item, result.slots.get(item.candidate))
+        for number, (_, _, result) in enumerate(trial_rows)
+        for item in result.scored
+    ]
     columns: dict[str, np.ndarray] = {}
     for name, values in (
         ("condition", [c for c, _, _ in trial_rows]),
@@ -237,27 +264,101 @@ def write_corpus(results: dict[str, list[tuple[Trial, JudgeResult]]], path: Path
 def read_corpus(path: Path = CORPUS) -> list[Case]:
     """The corpus's trials, each with its candidates' scores as the judge gave them."""
     with np.load(path) as data:
-        strings = {name: _read_strings(data, name) for name in (
-            "condition", "group", "expect", "text", "ranks", "first_pass", "free_text", "kind", "candidate", "phrase",
-            "slot_before", "slot_spelling", "slot_other_word", "slot_rank")}
+        strings = {
+            name: _read_strings(data, name)
+            for name in (
+                "condition",
+                "group",
+                "expect",
+                "text",
+                "ranks",
+                "first_pass",
+                "free_text",
+                "kind",
+                "candidate",
+                "phrase",
+                "slot_before",
+                "slot_spelling",
+                "slot_other_word",
+                "slot_rank",
+            )
+        }
         numbers: dict[str, list[Any]] = {
-            name: _unfixed(data[name]) if name in FIXED else data[name].tolist() for name in data.files
-            if not name.endswith("__values") and name not in strings}
+            name: _unfixed(data[name]) if name in FIXED else data[name].tolist()
+            for name in data.files
+            if not name.endswith("__values") and name not in strings
+        }
     by_trial: list[list[tuple[Scored, Slot | None]]] = [[] for _ in strings["condition"]]
-    candidate_of = functools.cache(lambda kind, text, phrase, position, rankless: Candidate(
-        Kind(kind), text, phrase, position or None, rankless))
+    candidate_of = functools.cache(
+        lambda kind, text, phrase, position, rankless: Candidate(Kind(kind), text, phrase, position or None, rankless)
+    )
     rank_of = {rank.value: rank for rank in Rank}
     columns = zip(
-        numbers["trial"], strings["kind"], strings["candidate"], strings["phrase"], numbers["candidate_position"],
-        numbers["rankless"], numbers["logprob"], numbers["tokens"], numbers["quiet_logprob"], numbers["last_logprob"],
-        numbers["voice_drop_db"], numbers["end_s"], numbers["voice_back_db"], numbers["start_s"], numbers["has_slot"],
-        strings["slot_before"], strings["slot_spelling"], numbers["slot_logprob"], strings["slot_other_word"],
-        numbers["slot_margin"], strings["slot_rank"], numbers["slot_place"], numbers["slot_lead"], numbers["slot_due"],
-        numbers["slot_over_due"], strict=True)
-    for (trial, kind, text, phrase, position, rankless, logprob, tokens, quiet, last, drop, end, back, start, has_slot,
-         before, spelling, slot_logprob, other_word, margin, rank, place, lead, due, over_due) in columns:
-        item = Scored(candidate_of(kind, text, phrase, position, rankless), logprob, tokens, _known(quiet), last,
-                      _known(drop), end, _known(back), start)
+        numbers["trial"],
+        strings["kind"],
+        strings["candidate"],
+        strings["phrase"],
+        numbers["candidate_position"],
+        numbers["rankless"],
+        numbers["logprob"],
+        numbers["tokens"],
+        numbers["quiet_logprob"],
+        numbers["last_logprob"],
+        numbers["voice_drop_db"],
+        numbers["end_s"],
+        numbers["voice_back_db"],
+        numbers["start_s"],
+        numbers["has_slot"],
+        strings["slot_before"],
+        strings["slot_spelling"],
+        numbers["slot_logprob"],
+        strings["slot_other_word"],
+        numbers["slot_margin"],
+        strings["slot_rank"],
+        numbers["slot_place"],
+        numbers["slot_lead"],
+        numbers["slot_due"],
+        numbers["slot_over_due"],
+        strict=True,
+    )
+    for (
+        trial,
+        kind,
+        text,
+        phrase,
+        position,
+        rankless,
+        logprob,
+        tokens,
+        quiet,
+        last,
+        drop,
+        end,
+        back,
+        start,
+        has_slot,
+        before,
+        spelling,
+        slot_logprob,
+        other_word,
+        margin,
+        rank,
+        place,
+        lead,
+        due,
+        over_due,
+    ) in columns:
+        item = Scored(
+            candidate_of(kind, text, phrase, position, rankless),
+            logprob,
+            tokens,
+            _known(quiet),
+            last,
+            _known(drop),
+            end,
+            _known(back),
+            start,
+        )
         slot = None
         if has_slot:
             slot = Slot(before, spelling, slot_logprob, other_word, margin, rank_of[rank], place, lead, due, over_due)
@@ -269,10 +370,27 @@ def read_corpus(path: Path = CORPUS) -> list[Case]:
         free = Transcript(strings["free_text"][number], numbers["free_mean"][number])
         position = numbers["position"][number]
         ranks = tuple(Rank(r) for r in strings["ranks"][number].split(","))
-        result = JudgeResult("", scored[0], 0.0, scored, slots, strings["first_pass"][number], position, free,
-                             loud_room=numbers["loud_room"][number])
-        cases.append(Case(strings["condition"][number], strings["group"][number], strings["expect"][number],
-                          strings["text"][number], commands_context(position, ranks), result))
+        result = JudgeResult(
+            "",
+            scored[0],
+            0.0,
+            scored,
+            slots,
+            strings["first_pass"][number],
+            position,
+            free,
+            loud_room=numbers["loud_room"][number],
+        )
+        cases.append(
+            Case(
+                strings["condition"][number],
+                strings["group"][number],
+                strings["expect"][number],
+                strings["text"][number],
+                commands_context(position, ranks),
+                result,
+            )
+        )
     return cases
 
 
@@ -280,8 +398,12 @@ def _known(value: float) -> float | None:
     return None if value != value else value  # NaN: not known
 
 
-def kept_results(conditions: Sequence[str], name: str = "corpus", cache: Path = CACHE, seed: int = SEED,
-                 ) -> Iterator[tuple[str, list[tuple[Trial, JudgeResult]]]]:
+def kept_results(
+    conditions: Sequence[str],
+    name: str = "corpus",
+    cache: Path = CACHE,
+    seed: int = SEED,
+) -> Iterator[tuple[str, list[tuple[Trial, JudgeResult]]]]:
     for condition in conditions:
         path = _kept_file(cache, name, seed, condition)
         if path.exists():
@@ -290,11 +412,18 @@ def kept_results(conditions: Sequence[str], name: str = "corpus", cache: Path = 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--conditions", nargs="+", choices=TUNING_CONDITIONS, default=list(TUNING_CONDITIONS),
-                        metavar="CONDITION", help="judge these conditions only (the file takes every one kept)")
+    parser.add_argument(
+        "--conditions",
+        nargs="+",
+        choices=TUNING_CONDITIONS,
+        default=list(TUNING_CONDITIONS),
+        metavar="CONDITION",
+        help="judge these conditions only (the file takes every one kept)",
+    )
     parser.add_argument("--write-only", action="store_true", help="write the file from what is kept, judge nothing")
-    parser.add_argument("--again", action="store_true",
-                        help="judge again what is kept (after a change to what the judge scores)")
+    parser.add_argument(
+        "--again", action="store_true", help="judge again what is kept (after a change to what the judge scores)"
+    )
     parser.add_argument("--out", type=Path, default=CORPUS)
     args = parser.parse_args()
     trials = corpus_trials()

@@ -52,8 +52,12 @@ TALK = (Expect.CHATTER, Expect.HUMAN, Expect.ROOM)  # speech that must not move 
 WRONG = (Expect.WRONG_LINE, Expect.WRONG_RANK)
 
 
-def replay(cases: Iterable[Case], settings: JudgeSettings, verifier: Verifier | None = None, exact: bool = False,
-           ) -> list[tuple[Case, Decision]]:
+def replay(
+    cases: Iterable[Case],
+    settings: JudgeSettings,
+    verifier: Verifier | None = None,
+    exact: bool = False,
+) -> list[tuple[Case, Decision]]:
     """The decision on each case's kept scores (its free transcript as kept; ``exact``: always asked
     for, so that every probability is exact)."""
     decided = []
@@ -61,8 +65,22 @@ def replay(cases: Iterable[Case], settings: JudgeSettings, verifier: Verifier | 
         result = case.result
         free = result.free
         assert free is not None  # the corpus keeps every free transcript
-        decided.append((case, decide(result.scored, result.slots, settings, functools.partial(_kept, free),
-                                     result.first_pass, result.position, result.loud_room, verifier, exact)))
+        decided.append(
+            (
+                case,
+                decide(
+                    result.scored,
+                    result.slots,
+                    settings,
+                    functools.partial(_kept, free),
+                    result.first_pass,
+                    result.position,
+                    result.loud_room,
+                    verifier,
+                    exact,
+                ),
+            )
+        )
     return decided
 
 
@@ -143,9 +161,11 @@ def table(decided: Sequence[tuple[Case, str]]) -> list[str]:
     for condition in [*conditions, "all"]:
         chosen = [(case, phrase) for case, phrase in decided if condition in ("all", case.condition)]
         t = tally(chosen)
-        lines.append(f"{condition:14} {len(chosen):5} {100 * t.share(Expect.CORRECT):6.1f} "
-                     f"{100 * t.share('wrong'):6.1f} {100 * t.share(Expect.PASS):6.1f} "
-                     f"{100 * t.share(Expect.COMMAND):6.1f} {100 * t.share('talk'):6.1f} {t.harm:5}")
+        lines.append(
+            f"{condition:14} {len(chosen):5} {100 * t.share(Expect.CORRECT):6.1f} "
+            f"{100 * t.share('wrong'):6.1f} {100 * t.share(Expect.PASS):6.1f} "
+            f"{100 * t.share(Expect.COMMAND):6.1f} {100 * t.share('talk'):6.1f} {t.harm:5}"
+        )
     return lines
 
 
@@ -154,8 +174,10 @@ def show_errors(decided: Sequence[tuple[Case, Decision]]) -> None:
     for reason, group in grouped_by_reason(mistakes, lambda pair: pair[1].why):
         print(f"  {len(group)} x {reason}")
         for case, d in group:
-            print(f"    {case.condition:13} {case.expect:10} p{case.context.position} {case.group:32} "
-                  f"{case.text!r} -> {d.phrase!r}: {d.why}")
+            print(
+                f"    {case.condition:13} {case.expect:10} p{case.context.position} {case.group:32} "
+                f"{case.text!r} -> {d.phrase!r}: {d.why}"
+            )
 
 
 def _mistaken(case: Case, phrase: str) -> bool:
@@ -167,8 +189,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--corpus", type=Path, default=CORPUS)
     parser.add_argument("--set", nargs="+", default=[], metavar="NAME=VALUE", help="judge settings to try")
-    parser.add_argument("--part", choices=(TRAIN, POINTS, REPORT), help="only the voices and recordings of one "
-                        "part of the verifier's split (report: those it was neither fitted nor chosen on)")
+    parser.add_argument(
+        "--part",
+        choices=(TRAIN, POINTS, REPORT),
+        help="only the voices and recordings of one "
+        "part of the verifier's split (report: those it was neither fitted nor chosen on)",
+    )
     parser.add_argument("--show-errors", action="store_true")
     args = parser.parse_args()
     cases = [case for case in read_corpus(args.corpus) if args.part in (None, part_of(case.group))]

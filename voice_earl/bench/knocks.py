@@ -34,8 +34,18 @@ HEDGEWARS_VOICES = Path("/usr/share/games/hedgewars/Data/Sounds/voices")
 KNOCK = "knock"
 NEGATIVE_KINDS = ("cards", "glass", "chair", "laughter", "clapping")
 # The Debian packages these recordings come from (scripts/setup.sh installs them with the dev extra).
-PACKAGES = ("hydrogen-drumkits", "xboard", "minetest-data", "lmms-common", "kpat", "aisleriot", "sound-icons",
-            "hedgewars-data", "tuxpaint-data", "frozen-bubble-data")
+PACKAGES = (
+    "hydrogen-drumkits",
+    "xboard",
+    "minetest-data",
+    "lmms-common",
+    "kpat",
+    "aisleriot",
+    "sound-icons",
+    "hedgewars-data",
+    "tuxpaint-data",
+    "frozen-bubble-data",
+)
 
 
 @dataclass(frozen=True)
@@ -69,44 +79,92 @@ def recordings() -> list[Recording]:
     doors = MINETEST / "doors" / "sounds"
     laughs_tune, laughs_heldout = _laughs()
     return [
-        *_kind(KNOCK, [
-            HAND / "CajonSlaps-Hard.wav", HAND / "CajonSlaps-Med.wav", HAND / "CajonSlaps-Softest.wav",
-            HAND / "CajonThumps-Hard.wav", HAND / "CajonThumps-Med.wav", HAND / "CajonThumps-Softest.wav",
-            wood / "default_wood_footstep.1.ogg", wood / "default_dig_choppy.1.ogg", wood / "default_dig_choppy.2.ogg",
-            wood / "default_place_node.1.ogg", wood / "default_place_node.2.ogg",
-        ], [
-            Path("/usr/share/games/xboard/sounds/woodthunk.wav"), HAND / "CajonSlaps-Hardest.wav",
-            HAND / "CajonSlaps-Soft.wav", HAND / "CajonThumps-Hardest.wav", HAND / "CajonThumps-Soft.wav",
-            wood / "default_wood_footstep.2.ogg", wood / "default_dig_choppy.3.ogg", wood / "default_place_node.3.ogg",
-            LMMS / "drums" / "wood01.ogg",
-        ]),
-        *_kind("cards", [
-            Path("/usr/share/kpat/sounds/card-down.ogg"), Path("/usr/share/aisleriot/sounds/click.ogg"),
-            Path("/usr/share/aisleriot/sounds/slide.ogg"),
-        ], [
-            Path("/usr/share/kpat/sounds/card-pickup.ogg"), Path("/usr/share/aisleriot/sounds/splat.ogg"),
-        ]),
-        *_kind("glass", [
-            HAND / "WaterglassHi-Hard.wav", HAND / "WaterglassHi-Soft.wav", HAND / "WaterglassLo-Hard.wav",
-            HAND / "WaterglassLo-Med.wav", HAND / "WaterglassLo-Softest.wav",
-        ], [
-            HAND / "WaterglassHi-Hardest.wav", HAND / "WaterglassHi-Med.wav", HAND / "WaterglassHi-Softest.wav",
-            HAND / "WaterglassLo-Hardest.wav", HAND / "WaterglassLo-Soft.wav",
-            Path("/usr/share/sounds/sound-icons/glass-water-1.wav"),
-        ]),
-        *_kind("chair", [
-            doors / "doors_door_open.ogg", wood / "default_chest_open.ogg", doors / "doors_fencegate_close.ogg",
-        ], [
-            doors / "doors_door_close.ogg", wood / "default_chest_close.ogg", doors / "doors_fencegate_open.ogg",
-        ]),
+        *_kind(
+            KNOCK,
+            [
+                HAND / "CajonSlaps-Hard.wav",
+                HAND / "CajonSlaps-Med.wav",
+                HAND / "CajonSlaps-Softest.wav",
+                HAND / "CajonThumps-Hard.wav",
+                HAND / "CajonThumps-Med.wav",
+                HAND / "CajonThumps-Softest.wav",
+                wood / "default_wood_footstep.1.ogg",
+                wood / "default_dig_choppy.1.ogg",
+                wood / "default_dig_choppy.2.ogg",
+                wood / "default_place_node.1.ogg",
+                wood / "default_place_node.2.ogg",
+            ],
+            [
+                Path("/usr/share/games/xboard/sounds/woodthunk.wav"),
+                HAND / "CajonSlaps-Hardest.wav",
+                HAND / "CajonSlaps-Soft.wav",
+                HAND / "CajonThumps-Hardest.wav",
+                HAND / "CajonThumps-Soft.wav",
+                wood / "default_wood_footstep.2.ogg",
+                wood / "default_dig_choppy.3.ogg",
+                wood / "default_place_node.3.ogg",
+                LMMS / "drums" / "wood01.ogg",
+            ],
+        ),
+        *_kind(
+            "cards",
+            [
+                Path("/usr/share/kpat/sounds/card-down.ogg"),
+                Path("/usr/share/aisleriot/sounds/click.ogg"),
+                Path("/usr/share/aisleriot/sounds/slide.ogg"),
+            ],
+            [
+                Path("/usr/share/kpat/sounds/card-pickup.ogg"),
+                Path("/usr/share/aisleriot/sounds/splat.ogg"),
+            ],
+        ),
+        *_kind(
+            "glass",
+            [
+                HAND / "WaterglassHi-Hard.wav",
+                HAND / "WaterglassHi-Soft.wav",
+                HAND / "WaterglassLo-Hard.wav",
+                HAND / "WaterglassLo-Med.wav",
+                HAND / "WaterglassLo-Softest.wav",
+            ],
+            [
+                HAND / "WaterglassHi-Hardest.wav",
+                HAND / "WaterglassHi-Med.wav",
+                HAND / "WaterglassHi-Softest.wav",
+                HAND / "WaterglassLo-Hardest.wav",
+                HAND / "WaterglassLo-Soft.wav",
+                Path("/usr/share/sounds/sound-icons/glass-water-1.wav"),
+            ],
+        ),
+        *_kind(
+            "chair",
+            [
+                doors / "doors_door_open.ogg",
+                wood / "default_chest_open.ogg",
+                doors / "doors_fencegate_close.ogg",
+            ],
+            [
+                doors / "doors_door_close.ogg",
+                wood / "default_chest_close.ogg",
+                doors / "doors_fencegate_open.ogg",
+            ],
+        ),
         *_kind("laughter", laughs_tune, [*laughs_heldout, Path("/usr/share/tuxpaint/sounds/giggle.wav")]),
-        *_kind("clapping", [
-            HAND / "HandClap-Med.wav", LMMS / "drums" / "clap01.ogg", LMMS / "drums" / "clap03.ogg",
-            LMMS / "misc" / "applause01.ogg",
-        ], [
-            LMMS / "drums" / "clap02.ogg", LMMS / "drums" / "clap04.ogg",
-            Path("/usr/share/games/frozen-bubble/snd/applause.ogg"), HAND / "Fingersnap-Med.wav",
-        ]),
+        *_kind(
+            "clapping",
+            [
+                HAND / "HandClap-Med.wav",
+                LMMS / "drums" / "clap01.ogg",
+                LMMS / "drums" / "clap03.ogg",
+                LMMS / "misc" / "applause01.ogg",
+            ],
+            [
+                LMMS / "drums" / "clap02.ogg",
+                LMMS / "drums" / "clap04.ogg",
+                Path("/usr/share/games/frozen-bubble/snd/applause.ogg"),
+                HAND / "Fingersnap-Med.wav",
+            ],
+        ),
     ]
 
 

@@ -87,8 +87,10 @@ def show_errors(outcomes: Sequence[Outcome]) -> None:
         print(f"  {len(group)} x {reason}")
         for o in group:
             voice = o.trial.voice.label if o.trial.voice else "recording"
-            print(f"    {o.trial.expect:10} p{o.trial.context.position} {voice:32} {o.trial.text!r} -> "
-                  f"{o.verdict.value} {o.heard!r}: {o.why}")
+            print(
+                f"    {o.trial.expect:10} p{o.trial.context.position} {voice:32} {o.trial.text!r} -> "
+                f"{o.verdict.value} {o.heard!r}: {o.why}"
+            )
 
 
 T = TypeVar("T")

@@ -65,8 +65,9 @@ def seconds(text: str) -> float:
     """A time in seconds, more than 0 and at most an hour."""
     value = decimal(text, "a number of seconds")
     if not 0 < value <= MAX_REMINDER_SECONDS:
-        raise argparse.ArgumentTypeError(f"must be more than 0 seconds and at most {MAX_REMINDER_SECONDS:.0f}, "
-                                         f"not {text.strip()}")
+        raise argparse.ArgumentTypeError(
+            f"must be more than 0 seconds and at most {MAX_REMINDER_SECONDS:.0f}, not {text.strip()}"
+        )
     return value
 
 

@@ -24,8 +24,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     actions.add_parser("show", help="print every setting and where it comes from")
     set_parser = actions.add_parser("set", help="set KEY to VALUE", epilog=KEY_HELP)
     set_parser.add_argument("key", metavar="KEY", help="a dotted key such as profile or narrator.rate")
-    set_parser.add_argument("value", metavar="VALUE", nargs="+",
-                            help="the new value; players takes several, one name each (quote a name with spaces)")
+    set_parser.add_argument(
+        "value",
+        metavar="VALUE",
+        nargs="+",
+        help="the new value; players takes several, one name each (quote a name with spaces)",
+    )
     unset_parser = actions.add_parser("unset", help="remove KEY so its default applies", epilog=KEY_HELP)
     unset_parser.add_argument("key", metavar="KEY")
 

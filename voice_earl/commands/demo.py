@@ -17,17 +17,28 @@ EXAMPLES = """examples:
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--players", type=whole_number(1, 100), default=3, help="how many bots (default 3)")
-    parser.add_argument("--seed", type=SEED, default=None,
-                        help="the same seed deals the same cards (default: a new one, printed so that it can be "
-                             "played again)")
-    parser.add_argument("--deals", type=whole_number(1, 1000), default=1,
-                        help="how many deals (default 1; hoyle's series is 6)")
+    parser.add_argument(
+        "--seed",
+        type=SEED,
+        default=None,
+        help="the same seed deals the same cards (default: a new one, printed so that it can be played again)",
+    )
+    parser.add_argument(
+        "--deals", type=whole_number(1, 1000), default=1, help="how many deals (default 1; hoyle's series is 6)"
+    )
     parser.add_argument("--profile", choices=sorted(PROFILES), default="hoyle")
-    parser.add_argument("--jsonl", action="store_true",
-                        help="write the game log to stdout (with heard, verdict, score, latency_ms); the screen "
-                             "goes to stderr")
-    parser.add_argument("--chant-errors", type=probability, default=0.0, metavar="P",
-                        help="chance that a bot says the wrong line on purpose")
+    parser.add_argument(
+        "--jsonl",
+        action="store_true",
+        help="write the game log to stdout (with heard, verdict, score, latency_ms); the screen goes to stderr",
+    )
+    parser.add_argument(
+        "--chant-errors",
+        type=probability,
+        default=0.0,
+        metavar="P",
+        help="chance that a bot says the wrong line on purpose",
+    )
     parser.add_argument("--speak", action="store_true", help="let the narrator speak too (needs a sound card)")
     parser.add_argument("--recognizer", choices=("auto", "vosk", "pocketsphinx"), default=None)
     parser.add_argument("--model", type=path_text, default=None, help="path to a vosk model directory")
@@ -87,12 +98,18 @@ def run(args: argparse.Namespace) -> int:
             position = 3 if position != 3 else 2  # another position's line
         return EARL.line(position, rank)
 
-    bots = {seat: BotSource(MostStrategy(), f"demo:{seed}", args.chant_errors, recite)
-            for seat in range(args.players)}
+    bots = {seat: BotSource(MostStrategy(), f"demo:{seed}", args.chant_errors, recite) for seat in range(args.players)}
     narration = NarratorOptions(speak=args.speak, verbosity=Verbosity.NORMAL)
     keys = KeyHelp(N_("Ctrl-C stops"), "", "")  # bots play on by themselves: nothing waits after the deal
-    with open_table(settings, bots, narration=narration, show_hands=lambda seat: True,
-                    keys=keys, jsonl=sys.stdout if args.jsonl else None, screen=screen) as table:
+    with open_table(
+        settings,
+        bots,
+        narration=narration,
+        show_hands=lambda seat: True,
+        keys=keys,
+        jsonl=sys.stdout if args.jsonl else None,
+        screen=screen,
+    ) as table:
         table.view.narrate(_("listening with {listener}").format(listener=reason))  # until the first announcement
         table.run()
     if screen.is_live:  # the live screen hid the line printed before it

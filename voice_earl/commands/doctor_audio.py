@@ -57,9 +57,7 @@ def check_portaudio() -> CheckResult:
     except OSError as error:  # sounddevice raises OSError when libportaudio is missing
         return CheckResult("PortAudio", Status.FAIL, f"not found ({error})", APT_AUDIO)
     except ImportError:
-        return CheckResult(
-            "PortAudio", Status.FAIL, "sounddevice is not installed", "pip install sounddevice"
-        )
+        return CheckResult("PortAudio", Status.FAIL, "sounddevice is not installed", "pip install sounddevice")
     return CheckResult("PortAudio", Status.OK, str(sounddevice.get_portaudio_version()[1]).split(",")[0])
 
 
@@ -78,9 +76,7 @@ def query_audio_devices() -> AudioDevices:
         for info in sounddevice.query_devices()
     )
     default_in, default_out = (int(index) for index in sounddevice.default.device)
-    return AudioDevices(
-        devices, default_in if default_in >= 0 else None, default_out if default_out >= 0 else None
-    )
+    return AudioDevices(devices, default_in if default_in >= 0 else None, default_out if default_out >= 0 else None)
 
 
 def _describe(devices: Sequence[Device], default: int | None) -> str:
@@ -138,9 +134,7 @@ def check_output_devices(audio: AudioDevices | None) -> CheckResult:
             "no speaker found: the narrator's lines are shown as text only",
             "plug in speakers or headphones, or check the sound settings",
         )
-    return CheckResult(
-        name, Status.OK, f"{len(outputs)} found (* default): {_describe(outputs, audio.default_output)}"
-    )
+    return CheckResult(name, Status.OK, f"{len(outputs)} found (* default): {_describe(outputs, audio.default_output)}")
 
 
 # ---- microphone level ------------------------------------------------------------------------
@@ -170,9 +164,7 @@ def check_level(level: Level) -> CheckResult:
     name = "microphone level"
     detail = f"peak {level.peak_dbfs:.1f} dBFS, RMS {level.rms_dbfs:.1f} dBFS"
     if level.peak_dbfs == -math.inf:
-        return CheckResult(
-            name, Status.WARN, "silence: not a single sample above zero", "unmute the microphone"
-        )
+        return CheckResult(name, Status.WARN, "silence: not a single sample above zero", "unmute the microphone")
     if level.peak_dbfs < TOO_QUIET_PEAK_DBFS:
         return CheckResult(
             name,
@@ -181,9 +173,7 @@ def check_level(level: Level) -> CheckResult:
             "speak up or move closer, raise the input gain (alsamixer or the sound settings)",
         )
     if level.peak_dbfs > CLIPPING_PEAK_DBFS:
-        return CheckResult(
-            name, Status.WARN, f"clipping: {detail}", "lower the input gain or move back a little"
-        )
+        return CheckResult(name, Status.WARN, f"clipping: {detail}", "lower the input gain or move back a little")
     return CheckResult(name, Status.OK, detail)
 
 
@@ -207,9 +197,7 @@ def mic_test_blocker(results: Iterable[CheckResult]) -> CheckResult | None:
     blocked = any(r.name in ("PortAudio", "input devices") and r.status is Status.FAIL for r in results)
     if not blocked:
         return None
-    return CheckResult(
-        "microphone level", Status.WARN, "not run: no input device to record from", "see above"
-    )
+    return CheckResult("microphone level", Status.WARN, "not run: no input device to record from", "see above")
 
 
 def check_microphone(device: int | str | None, seconds: float = MIC_TEST_SECONDS) -> CheckResult:
@@ -223,7 +211,5 @@ def check_microphone(device: int | str | None, seconds: float = MIC_TEST_SECONDS
             "check input_device (voice-earl config show)",
         )
     if samples.size == 0:
-        return CheckResult(
-            "microphone level", Status.FAIL, "no audio arrived", "check the microphone is connected"
-        )
+        return CheckResult("microphone level", Status.FAIL, "no audio arrived", "check the microphone is connected")
     return check_level(level_dbfs(samples))

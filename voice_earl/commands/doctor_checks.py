@@ -60,10 +60,7 @@ def summary(results: Sequence[CheckResult]) -> str:
     failed = [result.name for result in results if result.status is Status.FAIL]
     if not failed:
         return "Ready to play by voice."
-    return (
-        f"The game cannot run by voice here ({', '.join(failed)} failed). "
-        f"Silent mode still works: {SILENT_MODE}"
-    )
+    return f"The game cannot run by voice here ({', '.join(failed)} failed). Silent mode still works: {SILENT_MODE}"
 
 
 def guarded(name: str, check: Callable[[], CheckResult | list[CheckResult]]) -> list[CheckResult]:

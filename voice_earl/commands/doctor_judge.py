@@ -35,5 +35,9 @@ def check_judge(explicit: Path | None = None) -> CheckResult:
     versions = f"ctranslate2 {package_version('ctranslate2') or '?'}, tokenizers {package_version('tokenizers') or '?'}"
     kind = "the official whisper tiny.en conversion" if official else "a whisper model (not the pinned tiny.en)"
     detail = f"whisper judge: {kind} at {found.path} ({found.source}); {versions}"
-    return CheckResult(name, Status.OK if official else Status.WARN, detail,
-                       "" if official else f"voice-earl models fetch {JUDGE_MODEL} gets the tuned one")
+    return CheckResult(
+        name,
+        Status.OK if official else Status.WARN,
+        detail,
+        "" if official else f"voice-earl models fetch {JUDGE_MODEL} gets the tuned one",
+    )

@@ -84,9 +84,7 @@ def probe_vosk(explicit: Path | None) -> RecognizerProbe:
         fix = "voice-earl models fetch (or: voice-earl config set model PATH)"
         return RecognizerProbe(False, CheckResult(name, Status.WARN, "importable, but no model found", fix))
     layout = models.check_model_layout(found.path)
-    detail = (
-        f"{package_version('vosk') or '?'}, model {found.path.name} from {found.source} ({layout.graph_kind})"
-    )
+    detail = f"{package_version('vosk') or '?'}, model {found.path.name} from {found.source} ({layout.graph_kind})"
     if not layout.supports_grammar:
         fix = "a small model (voice-earl models fetch) can be limited to the formulas and hears them better"
         return RecognizerProbe(True, CheckResult(name, Status.WARN, detail, fix))
@@ -160,9 +158,7 @@ def _model_row(model: InstalledModel) -> CheckResult:
     name = f"model {model.path.name}"
     if model.problems:
         fix = "remove it, or reinstall it (voice-earl models fetch)"
-        return CheckResult(
-            name, Status.WARN, f"{model.path} ({model.source}): {'; '.join(model.problems)}", fix
-        )
+        return CheckResult(name, Status.WARN, f"{model.path} ({model.source}): {'; '.join(model.problems)}", fix)
     parts = [f"{model.path} ({model.source})", f"{model.size_bytes / 1e6:.1f} MB"]
     if model.sha256 is not None:
         parts.append(f"am/final.mdl sha256 {model.sha256[:16]}")

@@ -71,6 +71,4 @@ def _guarded_probe(name: str, probe: Callable[[], RecognizerProbe]) -> Recognize
         return probe()
     except Exception as error:  # a check must never stop the report
         log.exception("doctor check %s crashed", name)
-        return RecognizerProbe(
-            False, CheckResult(name, Status.WARN, f"could not check: {error}", "run with -v")
-        )
+        return RecognizerProbe(False, CheckResult(name, Status.WARN, f"could not check: {error}", "run with -v"))

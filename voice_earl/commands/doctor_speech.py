@@ -90,9 +90,7 @@ def check_tts(probe: TtsProbe, espeak: str | None, system: str = platform.system
     apt_fix = "sudo apt-get install espeak-ng libespeak-ng1"
     if probe.error is not None:
         fix = apt_fix if system == "Linux" else "pip install pyttsx3 and check the system's speech settings"
-        return CheckResult(
-            name, Status.WARN, f"the narrator cannot speak ({probe.error}); {espeak_text}", fix
-        )
+        return CheckResult(name, Status.WARN, f"the narrator cannot speak ({probe.error}); {espeak_text}", fix)
     if espeak is None and system == "Linux":
         return CheckResult(name, Status.WARN, f"pyttsx3 works; {espeak_text}", apt_fix)
     return CheckResult(name, Status.OK, f"pyttsx3 works; {espeak_text}")
@@ -103,17 +101,13 @@ def has_voice(voices: Iterable[Voice], wanted: str) -> bool:
     from voice_earl.table.speech import normalize_voice
 
     base = normalize_voice(wanted).partition("+")[0]
-    return any(
-        normalize_voice(voice.id) == base or voice.name.casefold() == wanted.casefold() for voice in voices
-    )
+    return any(normalize_voice(voice.id) == base or voice.name.casefold() == wanted.casefold() for voice in voices)
 
 
 def check_voices(probe: TtsProbe, settings: Settings) -> CheckResult:
     name = "narrator voices"
     if probe.error is not None:
-        return CheckResult(
-            name, Status.WARN, "no voices: text to speech does not work", "see 'text to speech'"
-        )
+        return CheckResult(name, Status.WARN, "no voices: text to speech does not work", "see 'text to speech'")
     found = {language: any(voice.speaks(language) for voice in probe.voices) for language in LANGUAGES}
     detail = f"{len(probe.voices)} voices; " + ", ".join(
         f"{language} {'yes' if ok else 'no'}" for language, ok in found.items()
@@ -130,8 +124,6 @@ def check_voices(probe: TtsProbe, settings: Settings) -> CheckResult:
             fix = "set narrator.voice to a variant 'espeak-ng --voices=variant' lists, or unset it"
             return CheckResult(name, Status.WARN, f"narrator.voice {wanted!r}: {dropped}; {detail}", fix)
     if not found[settings.language]:
-        fix = (
-            f"install a {LANGUAGES[settings.language]} voice (espeak-ng-data, or the system's voice settings)"
-        )
+        fix = f"install a {LANGUAGES[settings.language]} voice (espeak-ng-data, or the system's voice settings)"
         return CheckResult(name, Status.WARN, f"no voice for language {settings.language}; {detail}", fix)
     return CheckResult(name, Status.OK, detail)

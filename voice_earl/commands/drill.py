@@ -30,11 +30,13 @@ EXAMPLES = """examples:
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--rounds", type=whole_number(0, 10_000), default=10,
-                        help="how many prompts (0: until you quit)")
+    parser.add_argument(
+        "--rounds", type=whole_number(0, 10_000), default=10, help="how many prompts (0: until you quit)"
+    )
     parser.add_argument("--typed", action="store_true", help="type the lines instead of saying them")
-    parser.add_argument("--chant", type=path_text, default=None,
-                        help="earl (default), snip-snap-snorum, or a .toml file")
+    parser.add_argument(
+        "--chant", type=path_text, default=None, help="earl (default), snip-snap-snorum, or a .toml file"
+    )
     parser.add_argument("--strictness", choices=[s.value for s in Strictness], default=None)
     parser.add_argument("--seed", type=SEED, default=None)
     parser.add_argument("--recognizer", choices=("auto", "vosk", "pocketsphinx"), default=None)

@@ -27,7 +27,6 @@ if TYPE_CHECKING:
     from voice_earl.words.verdicts import LineGrade, Strictness
 
 
-
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("files", nargs="*", type=file_path, metavar="FILE.wav", help="recordings, one formula each")
     parser.add_argument(
@@ -41,8 +40,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--position", type=whole_number(1, 4), help="the position due (1 = the lead)")
     parser.add_argument("--rank", help="the rank due (at a lead: the only rank open)")
     parser.add_argument("--ranks", metavar="R,R,...", help="at a lead: the ranks the player may lead (default all)")
-    parser.add_argument("--chant", type=path_text, default="earl",
-                        help="chant set: earl, snip-snap-snorum or a .toml file")
+    parser.add_argument(
+        "--chant", type=path_text, default="earl", help="chant set: earl, snip-snap-snorum or a .toml file"
+    )
     parser.add_argument("--recognizer", default="auto", choices=("auto", "vosk", "pocketsphinx"))
     parser.add_argument("--model", type=file_path, metavar="PATH", help="the vosk model directory")
     add_judge_options(parser)
@@ -53,8 +53,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
         choices=("context", "fixed"),
         help="context: this turn's phrases (default); fixed: every line for every rank",
     )
-    parser.add_argument("--knock", action="store_true",
-                        help="a knock on the table passes, at positions 2-4, as in play and practice")
+    parser.add_argument(
+        "--knock", action="store_true", help="a knock on the table passes, at positions 2-4, as in play and practice"
+    )
     parser.add_argument("--json", action="store_true", help="one JSON object per line")
 
 
@@ -82,8 +83,14 @@ def run(args: argparse.Namespace) -> int:
     else:
         context = _context(args.position, args.rank, args.ranks, chant)
         jobs = [_Job(str(path), context) for path in args.files]
-    chain = open_listener(args.recognizer, args.model, judge_model=args.judge_model, judge=not args.no_judge,
-                          knock=args.knock, verifier=args.judge_verifier)
+    chain = open_listener(
+        args.recognizer,
+        args.model,
+        judge_model=args.judge_model,
+        judge=not args.no_judge,
+        knock=args.knock,
+        verifier=args.judge_verifier,
+    )
     print(f"voice-earl hear: using {chain.description}", file=sys.stderr)
     listener = chain.listener
     recognizer = listener.recognizer

@@ -141,8 +141,12 @@ def _list_unfinished(console: Console, store: Store) -> None:
         return
     table = Table(title="Unfinished series", box=box.SIMPLE_HEAD)
     for column in ("ID", "Started", "Kind", "Players", "Resume with"):
-        table.add_column(column, justify="right" if column == "ID" else "left",
-                         no_wrap=column != "Players", min_width=12 if column == "Players" else None)
+        table.add_column(
+            column,
+            justify="right" if column == "ID" else "left",
+            no_wrap=column != "Players",
+            min_width=12 if column == "Players" else None,
+        )
     for summary in summaries:
         table.add_row(
             str(summary.id),
@@ -239,8 +243,16 @@ def _show(console: Console, store: Store, series_id: int) -> None:
         f" {_count(summary.events, 'event')}"
     )
     if summary.damage is not None or stopped is not None or settings is None:
-        what = "; ".join(filter(None, (summary.damage, None if settings is not None else "its settings cannot be read",
-                                       None if stopped is None else f"its {stopped}, so what follows stops there")))
+        what = "; ".join(
+            filter(
+                None,
+                (
+                    summary.damage,
+                    None if settings is not None else "its settings cannot be read",
+                    None if stopped is None else f"its {stopped}, so what follows stops there",
+                ),
+            )
+        )
         console.print(f"Damaged: {what}.", soft_wrap=True)
     players = list(summary.players)
     console.print("Players: " + (", ".join(f"{seat} {name}" for seat, name in enumerate(players)) or "-"))
@@ -288,8 +300,11 @@ def _export(store: Store, series_id: int, out: Path | None) -> int:
         print(f"wrote {_count(len(events), 'event')} of series {series_id} to {out}")
     if stopped is None:
         return 0
-    print(f"voice-earl history: series {series_id} is damaged: its {stopped}; the {_count(len(events), 'event')}"
-          " before it were exported", file=sys.stderr)
+    print(
+        f"voice-earl history: series {series_id} is damaged: its {stopped}; the {_count(len(events), 'event')}"
+        " before it were exported",
+        file=sys.stderr,
+    )
     return 1
 
 
@@ -316,8 +331,11 @@ def settings_in_words(record: dict[str, Any], players: Sequence[str]) -> str:
         named = [_seat_name(players, seat) for seat, bot in enumerate(bots) if bot is True]
         strategy = record.get("strategy")
         words.append("bots " + ", ".join(named) + (f" playing {strategy!r}" if strategy else ""))
-    words += [text for key, text in (("silent", "Silent Earl"), ("open_hands", "open hands"),
-                                     ("forfeit_kitty", "Forfeit Earl")) if rules.get(key) is True]
+    words += [
+        text
+        for key, text in (("silent", "Silent Earl"), ("open_hands", "open hands"), ("forfeit_kitty", "Forfeit Earl"))
+        if rules.get(key) is True
+    ]
     words += [f"{key} {record[key]}" for key in ("strictness", "language") if record.get(key)]
     return ", ".join(words)
 

@@ -51,8 +51,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
             "otherwise its computed checksum is shown for you to compare."
         ),
     )
-    fetch.add_argument("name", nargs="?", type=path_text, default=_DEFAULT_NAME,
-                       help=f"model name (default {_DEFAULT_NAME})")
+    fetch.add_argument(
+        "name", nargs="?", type=path_text, default=_DEFAULT_NAME, help=f"model name (default {_DEFAULT_NAME})"
+    )
     fetch.add_argument("--url", help="download from this address instead of the official one")
     fetch.add_argument("--sha256", metavar="HEX", help="the archive's expected SHA-256 checksum")
     _add_install_options(fetch)

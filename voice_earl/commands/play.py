@@ -40,25 +40,41 @@ last announcement again."""
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--players", nargs="+", metavar="NAME", help="names in seat order, clockwise")
-    parser.add_argument("--deck", choices=[d.value for d in DeckMode], default=None,
-                        help="physical (default): you deal a real pack and the laptop referees; "
-                             "virtual: the laptop deals on screen")
+    parser.add_argument(
+        "--deck",
+        choices=[d.value for d in DeckMode],
+        default=None,
+        help="physical (default): you deal a real pack and the laptop referees; virtual: the laptop deals on screen",
+    )
     add_resume_option(parser, "play")
     add_rules_options(parser)
     add_voice_options(parser)
     phones = parser.add_argument_group("phones")
-    phones.add_argument("--phones", action="store_true",
-                        help="serve each player's hand and buttons to their own phone over the local network "
-                             "(best with --deck virtual); the addresses are shown as QR codes")
-    phones.add_argument("--phone-mics", action="store_true",
-                        help="the phones are microphones too: a player holds Hold to speak on their phone while "
-                             "saying their line (implies --phones; the pages are served over HTTPS, with a "
-                             "self-signed certificate kept in the data directory)")
-    phones.add_argument("--host", default=None,
-                        help="address the phones' server listens on (default: the laptop's address on the "
-                             "local network, or 127.0.0.1 when there is none)")
-    phones.add_argument("--port", type=_port, default=None,
-                        help="its port (default 8765, or the one a resumed series used; 0 picks a free one)")
+    phones.add_argument(
+        "--phones",
+        action="store_true",
+        help="serve each player's hand and buttons to their own phone over the local network "
+        "(best with --deck virtual); the addresses are shown as QR codes",
+    )
+    phones.add_argument(
+        "--phone-mics",
+        action="store_true",
+        help="the phones are microphones too: a player holds Hold to speak on their phone while "
+        "saying their line (implies --phones; the pages are served over HTTPS, with a "
+        "self-signed certificate kept in the data directory)",
+    )
+    phones.add_argument(
+        "--host",
+        default=None,
+        help="address the phones' server listens on (default: the laptop's address on the "
+        "local network, or 127.0.0.1 when there is none)",
+    )
+    phones.add_argument(
+        "--port",
+        type=_port,
+        default=None,
+        help="its port (default 8765, or the one a resumed series used; 0 picks a free one)",
+    )
 
 
 def _port(text: str) -> int:
@@ -73,8 +89,10 @@ def _port(text: str) -> int:
 def run(args: argparse.Namespace) -> int:
     if args.phone_mics:
         if args.silent:
-            raise UsageError("--phone-mics listens to the players' phones, and Silent Earl listens to nobody: "
-                             "leave out --silent or --phone-mics")
+            raise UsageError(
+                "--phone-mics listens to the players' phones, and Silent Earl listens to nobody: "
+                "leave out --silent or --phone-mics"
+            )
         args.phones = True
     if (args.host is not None or args.port is not None) and not (args.phones or args.resume is not None):
         raise UsageError("--host and --port are for the phones' server: add --phones")

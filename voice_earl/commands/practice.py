@@ -29,12 +29,15 @@ EXAMPLES = """examples:
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--bots", type=whole_number(1, 12), default=None,
-                        help=f"how many bots (default {DEFAULT_BOTS})")
-    parser.add_argument("--name", type=player_name, default=None,
-                        help=f"your name at the table (default {DEFAULT_NAME})")
-    parser.add_argument("--strategy", choices=sorted(STRATEGIES), default=None,
-                        help=f"how the bots play (default {DEFAULT_STRATEGY})")
+    parser.add_argument(
+        "--bots", type=whole_number(1, 12), default=None, help=f"how many bots (default {DEFAULT_BOTS})"
+    )
+    parser.add_argument(
+        "--name", type=player_name, default=None, help=f"your name at the table (default {DEFAULT_NAME})"
+    )
+    parser.add_argument(
+        "--strategy", choices=sorted(STRATEGIES), default=None, help=f"how the bots play (default {DEFAULT_STRATEGY})"
+    )
     add_resume_option(parser, "practice")
     add_rules_options(parser)
     add_voice_options(parser)

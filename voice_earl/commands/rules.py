@@ -32,12 +32,21 @@ LANGUAGES = ("en", "nl", "it")
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--lang", choices=LANGUAGES, default="en",
-                        help="en (default), nl or it; the Dutch and Italian texts are the parlour rules")
-    parser.add_argument("--profile", choices=("hoyle", "parlour"), default=None,
-                        help="whose rules: hoyle (the default profile) or parlour (default with --lang nl|it)")
-    parser.add_argument("--rulings", action="store_true",
-                        help="the rulings where the texts leave a point open (English)")
+    parser.add_argument(
+        "--lang",
+        choices=LANGUAGES,
+        default="en",
+        help="en (default), nl or it; the Dutch and Italian texts are the parlour rules",
+    )
+    parser.add_argument(
+        "--profile",
+        choices=("hoyle", "parlour"),
+        default=None,
+        help="whose rules: hoyle (the default profile) or parlour (default with --lang nl|it)",
+    )
+    parser.add_argument(
+        "--rulings", action="store_true", help="the rulings where the texts leave a point open (English)"
+    )
 
 
 def run(args: argparse.Namespace) -> int:

@@ -27,10 +27,15 @@ def _strategies(text: str) -> tuple[str, ...]:
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--players", type=whole_number(1, 100), default=4,
-                        help="number of bots (hoyle 3-6, parlour 2-13)")
-    parser.add_argument("--deals", type=whole_number(1, MAX_SIMULATED_DEALS), default=None,
-                        help="deals in the series (default: the profile's)")
+    parser.add_argument(
+        "--players", type=whole_number(1, 100), default=4, help="number of bots (hoyle 3-6, parlour 2-13)"
+    )
+    parser.add_argument(
+        "--deals",
+        type=whole_number(1, MAX_SIMULATED_DEALS),
+        default=None,
+        help="deals in the series (default: the profile's)",
+    )
     parser.add_argument("--seed", type=SEED, default=1, help="the same seed gives the same game")
     parser.add_argument("--profile", choices=sorted(PROFILES), default="hoyle")
     parser.add_argument(

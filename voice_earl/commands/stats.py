@@ -29,10 +29,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--by", choices=("day", "session"), default="day", help="group the trend per day or per session"
     )
-    parser.add_argument("--top", type=whole_number(0, 10_000), default=10, metavar="N",
-                        help="how many slips to list (default 10)")
-    parser.add_argument("--plot", type=_picture_file, metavar="FILE.png",
-                        help="also draw the charts into a picture (PNG unless the name says .svg, .pdf ...)")
+    parser.add_argument(
+        "--top", type=whole_number(0, 10_000), default=10, metavar="N", help="how many slips to list (default 10)"
+    )
+    parser.add_argument(
+        "--plot",
+        type=_picture_file,
+        metavar="FILE.png",
+        help="also draw the charts into a picture (PNG unless the name says .svg, .pdf ...)",
+    )
 
 
 def _picture_file(text: str) -> Path:

@@ -45,7 +45,12 @@ SHOWN_UNFINISHED = 2  # a new series names this many unfinished ones, then count
 
 def add_resume_option(parser: argparse.ArgumentParser, kind: str) -> None:
     parser.add_argument(
-        "--resume", nargs="?", const=NEWEST, default=None, type=SERIES_ID, metavar="ID",
+        "--resume",
+        nargs="?",
+        const=NEWEST,
+        default=None,
+        type=SERIES_ID,
+        metavar="ID",
         help=f"go on with the last unfinished {kind} series, or series ID (see `voice-earl history --unfinished`)",
     )
 
@@ -69,12 +74,20 @@ def _note_unfinished(store: Store) -> None:
 
     unfinished = [s for s in store.unfinished_series() if s.mode in TABLE_MODES and s.damage is None]
     for summary in unfinished[:SHOWN_UNFINISHED]:
-        text = _("Series {series} ({players}, started {date}) is unfinished: `{command}` goes on with it,"
-                 " `{abandon}` gives it up.")
-        print(text.format(series=summary.id, players=", ".join(summary.players),
-                          date=f"{summary.started_at.astimezone():%Y-%m-%d}",
-                          command=resume_command(summary.mode, summary.id),
-                          abandon=command(f"history abandon {summary.id}")), file=sys.stderr)
+        text = _(
+            "Series {series} ({players}, started {date}) is unfinished: `{command}` goes on with it,"
+            " `{abandon}` gives it up."
+        )
+        print(
+            text.format(
+                series=summary.id,
+                players=", ".join(summary.players),
+                date=f"{summary.started_at.astimezone():%Y-%m-%d}",
+                command=resume_command(summary.mode, summary.id),
+                abandon=command(f"history abandon {summary.id}"),
+            ),
+            file=sys.stderr,
+        )
     if len(unfinished) > SHOWN_UNFINISHED:
         more = _("{count} more unfinished series: voice-earl history --unfinished")
         print(more.format(count=len(unfinished) - SHOWN_UNFINISHED), file=sys.stderr)
@@ -104,8 +117,10 @@ def resume(args: argparse.Namespace, mode: Mode) -> int:
         if now != setup:
             remember_settings(store, saved.id, now)
         resuming = _("Resuming series {series}: {players}, {moves} moves in.")
-        print(resuming.format(series=saved.id, players=", ".join(setup.table.names), moves=len(saved.moves)),
-              file=sys.stderr)
+        print(
+            resuming.format(series=saved.id, players=", ".join(setup.table.names), moves=len(saved.moves)),
+            file=sys.stderr,
+        )
         return run_table_mode(args, store, now, saved)
 
 

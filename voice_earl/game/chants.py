@@ -66,7 +66,7 @@ class ChantSet:
 
 
 def _with_article(template: str, rank: Rank) -> str:
-    """"a {rank}" becomes "an {rank}" before a rank that starts with a vowel sound."""
+    """ "a {rank}" becomes "an {rank}" before a rank that starts with a vowel sound."""
     if not rank.word.startswith(_VOWEL_SOUND):
         return template
     return _A_BEFORE_RANK.sub(r"\1n {rank}", template)

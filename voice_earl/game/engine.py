@@ -208,9 +208,7 @@ class Deal(DealState):
 
     def _lead(self, action: Lead) -> tuple[Event, ...]:
         if self.rank is not None:
-            raise LeadDuringQuartet(
-                f"the {self.rank.plural.lower()} are still open: play a {self.rank.word} or pass"
-            )
+            raise LeadDuringQuartet(f"the {self.rank.plural.lower()} are still open: play a {self.rank.word} or pass")
         rank = action.rank
         index = RANK_INDEX[rank]
         if self.out[index] == 4:

@@ -90,8 +90,13 @@ def _move_record(event: Event) -> Record:
     if isinstance(event, Passed):
         return {"event": "pass", "deal": event.deal, "player": event.player}
     if isinstance(event, Forfeited):
-        return {"event": "forfeit", "deal": event.deal, "player": event.player, "card": _card(event.card),
-                "rank": event.rank.value}
+        return {
+            "event": "forfeit",
+            "deal": event.deal,
+            "player": event.player,
+            "card": _card(event.card),
+            "rank": event.rank.value,
+        }
     if isinstance(event, Penalised):
         return {"event": "penalty", "deal": event.deal, "player": event.player, "reason": event.reason}
     if isinstance(event, Misplayed):
@@ -99,8 +104,13 @@ def _move_record(event: Event) -> Record:
     if isinstance(event, QuartetCompleted):
         return {"event": "quartet", "deal": event.deal, "player": event.player, "rank": event.rank.value}
     if isinstance(event, FullCircle):
-        return {"event": "full_circle", "deal": event.deal, "rank": event.rank.value,
-                "last_player": event.last_player, "relead": event.relead}
+        return {
+            "event": "full_circle",
+            "deal": event.deal,
+            "rank": event.rank.value,
+            "last_player": event.last_player,
+            "relead": event.relead,
+        }
     if isinstance(event, Won):
         return {"event": "win", "deal": event.deal, "player": event.player, "cards_left": list(event.cards_left)}
     if isinstance(event, Settled):

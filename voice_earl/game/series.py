@@ -32,8 +32,9 @@ def competition_places(totals: Sequence[int]) -> tuple[int, ...]:
     return tuple(1 + sum(1 for other in totals if other > mine) for mine in totals)
 
 
-def settle(profile: RulesProfile, winner: int, cards_left: Sequence[int], stacks: Sequence[int],
-           penalties: Sequence[int]) -> tuple[int, ...]:
+def settle(
+    profile: RulesProfile, winner: int, cards_left: Sequence[int], stacks: Sequence[int], penalties: Sequence[int]
+) -> tuple[int, ...]:
     """Payments per seat for one deal (they sum to zero).
 
     Notional (hoyle): 1 unit per card left, totals may go negative. Counters (parlour):

@@ -256,8 +256,9 @@ class Store:
                     self._db.execute("REINDEX series_status")
                 self._close(series_id, status)
             except sqlite3.DatabaseError as again:
-                raise VoiceEarlError(f"cannot close series {series_id}: the database {self.path} is damaged"
-                                     f" ({again})") from None
+                raise VoiceEarlError(
+                    f"cannot close series {series_id}: the database {self.path} is damaged ({again})"
+                ) from None
 
     def _close(self, series_id: int, status: SeriesStatus) -> None:
         with self._transaction():

@@ -102,8 +102,10 @@ def connect_read_only(path: Path) -> sqlite3.Connection:
     if not path.exists():
         return _empty_in_memory()
     if _is_empty(path):
-        raise VoiceEarlError(f"the database {path} is empty (0 bytes): it holds no series; the next"
-                             " `voice-earl play` moves it aside and begins a new one")
+        raise VoiceEarlError(
+            f"the database {path} is empty (0 bytes): it holds no series; the next"
+            " `voice-earl play` moves it aside and begins a new one"
+        )
     uri = "file:" + urllib.parse.quote(str(path.resolve()))
     for mode in ("mode=ro", "immutable=1"):
         connection: sqlite3.Connection | None = None
@@ -151,8 +153,10 @@ def _check_ours(connection: sqlite3.Connection, path: Path) -> None:
         why = f"it has no {', '.join(sorted(OUR_TABLES - tables))} table"
     else:
         return
-    raise NotOurs(f"the file {path} is not a voice-earl database ({why}); it was left as it is. Move it"
-                  " elsewhere, or keep voice-earl's files in another folder with VOICE_EARL_DATA_DIR")
+    raise NotOurs(
+        f"the file {path} is not a voice-earl database ({why}); it was left as it is. Move it"
+        " elsewhere, or keep voice-earl's files in another folder with VOICE_EARL_DATA_DIR"
+    )
 
 
 # quick_check's words for a value that breaks its column's constraint: damage inside one row, which the
@@ -251,8 +255,10 @@ def _damaged_reading(path: Path, error: sqlite3.DatabaseError) -> VoiceEarlError
     try:
         moved = _move_aside(path)
     except OSError as failed:
-        return VoiceEarlError(f"the database {path} is damaged ({error}); it could not be moved aside"
-                              f" ({failed.strerror or failed}), and is left as it is")
+        return VoiceEarlError(
+            f"the database {path} is damaged ({error}); it could not be moved aside"
+            f" ({failed.strerror or failed}), and is left as it is"
+        )
     return StoreCorrupt(
         f"the database {path} is damaged ({error}); it was moved to {moved} and a new one will be"
         " started the next time you run voice-earl",

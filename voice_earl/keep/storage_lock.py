@@ -61,4 +61,3 @@ def _describe_holder(note: str) -> str:
     fields = dict(zip(words[::2], words[1::2], strict=False))
     who = f"another voice-earl (pid {fields['pid']})" if "pid" in fields else "another voice-earl"
     return f"{who} playing series {fields['series']}" if "series" in fields else who
-

@@ -222,16 +222,22 @@ class Journal:
         command = resume_command(self.mode, self.series_id)
         missing = len(actions_of(records[kept:]))
         if kept < len(stored):  # an undo that could not be saved: resuming brings the move back
-            text = _("voice-earl: series {series} is not saved completely ({problem}): it still holds moves that"
-                     " were taken back, and {count} moves made since are missing; resume with {command} and take"
-                     " them back again")
+            text = _(
+                "voice-earl: series {series} is not saved completely ({problem}): it still holds moves that"
+                " were taken back, and {count} moves made since are missing; resume with {command} and take"
+                " them back again"
+            )
             return text.format(series=self.series_id, problem=problem, count=missing, command=command)
         if kept == len(records):
-            text = _("voice-earl: series {series} is not closed, since its saved log cannot be shown to be the game"
-                     " played ({problem}); it is kept as it is: {command}")
+            text = _(
+                "voice-earl: series {series} is not closed, since its saved log cannot be shown to be the game"
+                " played ({problem}); it is kept as it is: {command}"
+            )
             return text.format(series=self.series_id, problem=problem, command=command)
-        text = _("voice-earl: series {series} is not saved completely ({problem}): {count} moves are missing; it"
-                 " resumes from the last move saved: {command}")
+        text = _(
+            "voice-earl: series {series} is not saved completely ({problem}): {count} moves are missing; it"
+            " resumes from the last move saved: {command}"
+        )
         return text.format(series=self.series_id, problem=problem, count=missing, command=command)
 
     def _utterance(self, event: FormulaGraded) -> None:

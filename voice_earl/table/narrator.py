@@ -87,7 +87,9 @@ def turn(player: str, rank: Rank | None, position: int) -> Announcement:
     """Whose turn and what is due: a lead (``rank`` None, position 1) or the nth card of ``rank``."""
     if rank is None or position == 1:
         return Announcement(
-            Kind.TURN, _("{player}, your lead").format(player=player), _("{player} to lead").format(player=player),
+            Kind.TURN,
+            _("{player}, your lead").format(player=player),
+            _("{player} to lead").format(player=player),
             Verbosity.NORMAL,
         )
     if position not in (2, 3, 4):
@@ -149,16 +151,16 @@ def wrong_line(player: str, expected: str, heard: str = "", takes_back: bool = F
     text = _("{player}, the line is: {line}.").format(player=player, line=expected)
     heard_part = _('heard "{heard}"').format(heard=heard) if heard else _("wrong line")
     line = _('{player}: {heard} - the line is "{line}"').format(player=player, heard=heard_part, line=expected)
-    return Announcement(Kind.WRONG, _with_penalty(text, takes_back), _with_card_back(line, takes_back),
-                        Verbosity.QUIET)
+    return Announcement(Kind.WRONG, _with_penalty(text, takes_back), _with_card_back(line, takes_back), Verbosity.QUIET)
 
 
 def unclear(player: str, expected: str, takes_back: bool = False) -> Announcement:
     """Nothing recognizable was heard."""
     text = _("Sorry {player}, I didn't catch that. Say: {line}.").format(player=player, line=expected)
     line = _('{player}: not heard clearly - say "{line}"').format(player=player, line=expected)
-    return Announcement(Kind.UNCLEAR, _with_penalty(text, takes_back), _with_card_back(line, takes_back),
-                        Verbosity.QUIET)
+    return Announcement(
+        Kind.UNCLEAR, _with_penalty(text, takes_back), _with_card_back(line, takes_back), Verbosity.QUIET
+    )
 
 
 def _with_penalty(text: str, takes_back: bool) -> str:
@@ -257,8 +259,18 @@ def _spoken_number(value: int) -> str:
 
 
 def _ordinal(place: int) -> str:
-    words = (_("first"), _("second"), _("third"), _("fourth"), _("fifth"), _("sixth"), _("seventh"), _("eighth"),
-             _("ninth"), _("tenth"))
+    words = (
+        _("first"),
+        _("second"),
+        _("third"),
+        _("fourth"),
+        _("fifth"),
+        _("sixth"),
+        _("seventh"),
+        _("eighth"),
+        _("ninth"),
+        _("tenth"),
+    )
     return words[place - 1] if place <= len(words) else _("number {place}").format(place=place)
 
 
@@ -389,9 +401,7 @@ class Narrator:
                 self._give_up_speaking(str(error))
             except Exception as error:  # the game goes on with printed lines, whatever went wrong
                 log.exception("narrator failed to speak %r", item.announcement.text)
-                self._give_up_speaking(
-                    _("speech failed ({error})").format(error=f"{type(error).__name__}: {error}")
-                )
+                self._give_up_speaking(_("speech failed ({error})").format(error=f"{type(error).__name__}: {error}"))
             finally:
                 with self._idle:
                     self._pending -= 1

@@ -76,8 +76,9 @@ def human_input(
     return source, keys, True
 
 
-def _phones_listen(problem: VoiceEarlError, stack: contextlib.ExitStack[bool | None]) -> tuple[
-        InputSource, KeyHelp, bool]:
+def _phones_listen(
+    problem: VoiceEarlError, stack: contextlib.ExitStack[bool | None]
+) -> tuple[InputSource, KeyHelp, bool]:
     """The laptop cannot listen, but the phones can: the laptop takes keys, and the game is not silent."""
     print(f"voice-earl: {problem}", file=sys.stderr)
     print("voice-earl: " + _("the players speak into their phones; the laptop takes keys"), file=sys.stderr)
@@ -144,15 +145,19 @@ def _couple_to_table(source: InputSource, table: Table, barge_in: bool) -> None:
             source.barge_in = narrator.interrupt
 
 
-def _seat_inputs(settings: TableSettings, strategy: str | None, human: InputSource,
-                 reciter: BotRecital) -> Mapping[int, InputSource]:
+def _seat_inputs(
+    settings: TableSettings, strategy: str | None, human: InputSource, reciter: BotRecital
+) -> Mapping[int, InputSource]:
     """Who makes each seat's moves: the humans' input, or a bot of the series' strategy."""
     from voice_earl.game.bots import strategy_by_name
     from voice_earl.table.turns import BotSource
 
     return {
-        seat: (BotSource(strategy_by_name(strategy or "most"), f"bots:{settings.seed}", recite=reciter)
-               if s.kind is SeatKind.BOT else human)
+        seat: (
+            BotSource(strategy_by_name(strategy or "most"), f"bots:{settings.seed}", recite=reciter)
+            if s.kind is SeatKind.BOT
+            else human
+        )
         for seat, s in enumerate(settings.seats)
     }
 
@@ -169,10 +174,12 @@ def _before_the_first_deal(table: Table, settings: TableSettings, hands_seen: bo
 def _warn_hands_unseen(table: Table) -> None:
     """A virtual deck whose hands nobody sees: say so, and how to play it."""
     table.narrator.say(say.notice(_("Nobody can see their own cards: see the screen."), line=""))
-    table.screen.print_line(_(
-        "Nobody can see their own cards: this screen shows no hands. For private hands play with --phones; "
-        "or show every hand here with --open-hands, or deal a real pack with --deck physical."
-    ))
+    table.screen.print_line(
+        _(
+            "Nobody can see their own cards: this screen shows no hands. For private hands play with --phones; "
+            "or show every hand here with --open-hands, or deal a real pack with --deck physical."
+        )
+    )
 
 
 def offer_silent(problem: str) -> bool:
@@ -182,8 +189,10 @@ def offer_silent(problem: str) -> bool:
     problem = problem.replace(f", {SILENT_MODE_HINT}", "")  # the question offers it, with no command to type
     print(f"voice-earl: {problem}", file=sys.stderr)
     if not sys.stdin.isatty():
-        print("voice-earl: " + _("playing Silent Earl instead (one command per line: play, pass, lead Q, undo, quit)"),
-              file=sys.stderr)
+        print(
+            "voice-earl: " + _("playing Silent Earl instead (one command per line: play, pass, lead Q, undo, quit)"),
+            file=sys.stderr,
+        )
         return True
     return ask_yes(_("Play Silent Earl instead, with the keyboard? [Y/n] "))
 
@@ -207,8 +216,13 @@ def open_store(keep_audio: bool = False) -> Store:
         return Store.open(keep_audio=keep_audio)
 
 
-def open_phones(args: argparse.Namespace, store: Store, series_id: int | None, settings: TableSettings,
-                stack: contextlib.ExitStack[bool | None]) -> PhonesAtTable | None:
+def open_phones(
+    args: argparse.Namespace,
+    store: Store,
+    series_id: int | None,
+    settings: TableSettings,
+    stack: contextlib.ExitStack[bool | None],
+) -> PhonesAtTable | None:
     """With ``--phones`` (or resuming a series that had them): the players' phones, served while the game runs.
 
     A resumed series' phones record that is damaged is refused, not guessed at: ``--phones`` gives the
@@ -223,16 +237,21 @@ def open_phones(args: argparse.Namespace, store: Store, series_id: int | None, s
         except DamagedPhones as error:
             if not wanted:
                 resume = f"{resume_command(Mode.PLAY, series_id)} --phones"
-                raise VoiceEarlError(_("{problem}; it was left as it is. `{command}` serves the phones at new"
-                                       " addresses").format(problem=error, command=resume)) from None
+                raise VoiceEarlError(
+                    _("{problem}; it was left as it is. `{command}` serves the phones at new addresses").format(
+                        problem=error, command=resume
+                    )
+                ) from None
             _complain("voice-earl: " + _("{problem}: the phones get new addresses").format(problem=error))
     if not wanted and kept is None:
         return None
     try:
         from voice_earl.table.phones.at_table import phones_at_table
     except ImportError as error:
-        raise UsageError(f"--phones needs the phones extra ({error.name or error} is missing): "
-                         "pip install 'voice-earl[phones]', or run scripts/setup.sh") from None
+        raise UsageError(
+            f"--phones needs the phones extra ({error.name or error} is missing): "
+            "pip install 'voice-earl[phones]', or run scripts/setup.sh"
+        ) from None
     return stack.enter_context(phones_at_table(args, store, series_id, settings, kept))
 
 
@@ -285,9 +304,17 @@ def run_table_mode(args: argparse.Namespace, store: Store, setup: SeriesSetup, s
 
         hold = getattr(spoken, "wait_to_go_on", None)  # after a deal, the keys or the voice go on
         try:
-            with open_table(settings, inputs, narration=narrator_options(args), show_hands=show_hands, keys=keys,
-                            hold=hold, moves=moves, extra_listeners=journal,
-                            saved=lambda: all(map(_all_saved, journal_box))) as table:
+            with open_table(
+                settings,
+                inputs,
+                narration=narrator_options(args),
+                show_hands=show_hands,
+                keys=keys,
+                hold=hold,
+                moves=moves,
+                extra_listeners=journal,
+                saved=lambda: all(map(_all_saved, journal_box)),
+            ) as table:
                 table_box.append(table)
                 _couple_to_table(spoken, table, bool(getattr(args, "barge_in", False)))
                 reciter.narrator = table.narrator
@@ -318,9 +345,12 @@ def _go_silent(store: Store, setup: SeriesSetup, saved: SavedSeries | None) -> S
         return dataclasses.replace(setup, table=silent)
     switched = with_silent(saved, setup)
     if switched is None:
-        raise VoiceEarlError(_("Silent Earl would change the rules series {series} has been played by (a bungled"
-                               " chant was forfeited): resume it by voice (voice-earl doctor checks the microphone)")
-                             .format(series=saved.id))
+        raise VoiceEarlError(
+            _(
+                "Silent Earl would change the rules series {series} has been played by (a bungled"
+                " chant was forfeited): resume it by voice (voice-earl doctor checks the microphone)"
+            ).format(series=saved.id)
+        )
     remember_settings(store, saved.id, switched)
     return switched
 

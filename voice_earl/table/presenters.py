@@ -126,7 +126,8 @@ class Narration:
                 text += " " + _("{player} leads a new rank.").format(player=names[event.last_player])
             else:  # the turn comes round again to a player who passed: say why
                 text += " " + _("Look at your cards again: the {ranks} go round once more.").format(
-                    ranks=rank_plural(event.rank))
+                    ranks=rank_plural(event.rank)
+                )
             return [say.notice(text, min_verbosity=Verbosity.QUIET)]
         if isinstance(event, Penalised):
             return [say.notice(_("{player} pays a counter into the kitty.").format(player=names[event.player]))]

@@ -76,8 +76,11 @@ def holds_none(player: str, rank: Rank, lead: bool, how: str, to_player: bool = 
     """A rank played or led that the player does not hold; ``how``: how to pass instead."""
     ranks = rank_plural(rank).lower()
     if lead:
-        text = _("You hold no {ranks}: lead a rank you hold") if to_player else _(
-            "{player} holds no {ranks}: lead a rank you hold")
+        text = (
+            _("You hold no {ranks}: lead a rank you hold")
+            if to_player
+            else _("{player} holds no {ranks}: lead a rank you hold")
+        )
     else:
         text = _("You hold no {ranks}: {how}") if to_player else _("{player} holds no {ranks}: {how}")
     return text.format(player=player, ranks=ranks, how=how)

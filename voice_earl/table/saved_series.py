@@ -208,8 +208,7 @@ def load_saved(store: Store, series_id: int) -> SavedSeries:
 def moves_from_records(records: Sequence[Mapping[str, Any]]) -> list[Move]:
     """The moves of a journalled series, with what was heard for each."""
     return [
-        Move(action, {k: records[i][k] for k in HEARD_FIELDS if k in records[i]})
-        for i, action in actions_of(records)
+        Move(action, {k: records[i][k] for k in HEARD_FIELDS if k in records[i]}) for i, action in actions_of(records)
     ]
 
 

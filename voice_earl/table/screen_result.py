@@ -35,8 +35,14 @@ def body(result: DealResult) -> RenderableType:
     table.add_column("", no_wrap=True)
     best = result.rows[0].place if result.rows else 1
     for row in result.rows:
-        table.add_row(f"{row.place}.", row.name, _signed(row.change), str(row.total), _note(row),
-                      style="bold" if row.place == best else None)
+        table.add_row(
+            f"{row.place}.",
+            row.name,
+            _signed(row.change),
+            str(row.total),
+            _note(row),
+            style="bold" if row.place == best else None,
+        )
     parts: list[RenderableType] = []
     if result.detail:
         parts += [Text(result.detail), Text()]

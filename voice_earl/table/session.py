@@ -340,8 +340,10 @@ class TableSession:
         heard = given.heard
         if heard is not None and isinstance(action, Lead | Play):
             ok = heard.grade.verdict is Verdict.CORRECT
-            action = Lead(action.player, action.rank, action.card, ok) if isinstance(action, Lead) else Play(
-                action.player, action.card, ok
+            action = (
+                Lead(action.player, action.rank, action.card, ok)
+                if isinstance(action, Lead)
+                else Play(action.player, action.card, ok)
             )
         fields = heard.log_fields() if heard is not None else {}
         return self._try(request, Move(action, fields), chant_heard=heard)
@@ -370,8 +372,13 @@ class TableSession:
             # The last move ended the deal before: its payments are made and, at a real table, the cards redealt.
             text = _("Nothing to undo: deal {previous} is over and paid, and deal {deal} has just been dealt.")
             previous = self.deal.number - 1
-            self._emit(MoveRefused(self.deal.turn, self.settings.names[self.deal.turn],
-                                   text.format(previous=previous, deal=self.deal.number)))
+            self._emit(
+                MoveRefused(
+                    self.deal.turn,
+                    self.settings.names[self.deal.turn],
+                    text.format(previous=previous, deal=self.deal.number),
+                )
+            )
             return _Outcome.AGAIN
         last, events = self.moves[-1], self._move_events[-1]
         self._rebuild(self.moves[:-1])

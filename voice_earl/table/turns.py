@@ -170,10 +170,25 @@ def parse_command(text: str) -> KeyCommand:
     return KeyCommand(command)
 
 
-_KEYS = {" ": Command.PASS, "\r": Command.PLAY, "\n": Command.PLAY, "u": Command.UNDO, "r": Command.REPEAT,
-         "p": Command.PAUSE, "x": Command.QUIT, "\x1b": Command.QUIT}
-_RANK_KEYS = {"a": Rank.ACE, "0": Rank.TEN, "t": Rank.TEN, "j": Rank.JACK, "q": Rank.QUEEN, "k": Rank.KING,
-              **{str(n): Rank.parse(str(n)) for n in range(2, 10)}}
+_KEYS = {
+    " ": Command.PASS,
+    "\r": Command.PLAY,
+    "\n": Command.PLAY,
+    "u": Command.UNDO,
+    "r": Command.REPEAT,
+    "p": Command.PAUSE,
+    "x": Command.QUIT,
+    "\x1b": Command.QUIT,
+}
+_RANK_KEYS = {
+    "a": Rank.ACE,
+    "0": Rank.TEN,
+    "t": Rank.TEN,
+    "j": Rank.JACK,
+    "q": Rank.QUEEN,
+    "k": Rank.KING,
+    **{str(n): Rank.parse(str(n)) for n in range(2, 10)},
+}
 
 
 def key_command(key: str, at_lead: bool) -> KeyCommand | None:

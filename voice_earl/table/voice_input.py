@@ -56,8 +56,10 @@ VOICE_KEYS = KeyHelp(
     N_("any key, or say “next”: close"),
 )
 KNOCK_KEYS = KeyHelp(
-    N_("speak your line, or knock on the table to pass · u undo · r repeat · p pause · x quit · "
-       "space/enter/rank keys work too"),
+    N_(
+        "speak your line, or knock on the table to pass · u undo · r repeat · p pause · x quit · "
+        "space/enter/rank keys work too"
+    ),
     VOICE_KEYS.next_deal,
     VOICE_KEYS.close,
 )
@@ -190,11 +192,13 @@ class VoiceInput:
                 turn.heard_speech = True
             elif isinstance(event, SpeechSetAside):
                 # On the screen only: table talk is set aside too, and should not set the narrator off.
-                self.show(_("{player}: that was not heard as a line or a pass - say it again").format(
-                    player=request.name))
+                self.show(
+                    _("{player}: that was not heard as a line or a pass - say it again").format(player=request.name)
+                )
 
-        utterance = self.listener.listen(self._turn_chunks(turn, clock, talking_over), request.context,
-                                         on_event=on_event)
+        utterance = self.listener.listen(
+            self._turn_chunks(turn, clock, talking_over), request.context, on_event=on_event
+        )
         return self._turn_input(request, utterance, turn, clock)
 
     def _turn_chunks(self, turn: _Turn, clock: Clock, talking_over: SpeechDetector | None) -> Iterator[AudioChunk]:

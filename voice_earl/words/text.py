@@ -34,15 +34,40 @@ _SPLIT_THERES = re.compile(r"\btheres\b|\bthere s\b")
 _NOT_A_WORD_CHAR = re.compile(r"[^\w\s]|_")
 _HESITATIONS = frozenset({"um", "uh", "uhm", "umm", "erm", "hmm", "mm", "mhm"})
 
-_ONES = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
-         "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen")
+_ONES = (
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+)
 _TENS = ("", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
 
 RANK_BY_WORD: dict[str, Rank] = {rank.word.lower(): rank for rank in RANKS}
 _SINGULAR = {rank.plural.lower(): rank.word.lower() for rank in RANKS}
 # Words a free-running recognizer writes for a rank it heard; trusted only where the rank goes.
-RANK_HOMOPHONES: dict[str, Rank] = {"to": Rank.TWO, "too": Rank.TWO, "for": Rank.FOUR, "fore": Rank.FOUR,
-                                    "ate": Rank.EIGHT}
+RANK_HOMOPHONES: dict[str, Rank] = {
+    "to": Rank.TWO,
+    "too": Rank.TWO,
+    "for": Rank.FOUR,
+    "fore": Rank.FOUR,
+    "ate": Rank.EIGHT,
+}
 
 
 def number_words(number: int) -> str:

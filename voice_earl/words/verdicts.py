@@ -127,6 +127,8 @@ class LineGrade:
 
 def _card_name(position: int) -> str:
     return {1: _("lead"), 2: _("second card"), 3: _("third card"), 4: _("fourth card")}[position]
+
+
 # Shown in place of the rank when a lead's rank was not heard.
 UNKNOWN_RANK = "RANK"
 
@@ -154,9 +156,7 @@ class _Heard:
 @lru_cache(maxsize=32)
 def _wordings(chant: ChantSet) -> tuple[_Wording, ...]:
     return tuple(
-        _Wording(position, text, template_words(text))
-        for position in POSITIONS
-        for text in chant.templates(position)
+        _Wording(position, text, template_words(text)) for position in POSITIONS for text in chant.templates(position)
     )
 
 
@@ -199,7 +199,7 @@ def grade_line(transcript: str, context: ListenContext, strictness: Strictness =
 
 
 def _only_pass_words(said: tuple[str, ...]) -> bool:
-    """"pass", "I pass", "pass, pass": a pass word and small words only."""
+    """ "pass", "I pass", "pass, pass": a pass word and small words only."""
     words = [word for word in said if word not in SMALL_WORDS]
     return bool(words) and all(word in _PASS_SET for word in words)
 
@@ -286,7 +286,7 @@ _CONTEXT_WORDS = 3
 
 
 def _diff_sentence(diff: tuple[DiffOp, ...]) -> str:
-    """"you said 'as good as me', the line ends 'as good as he'" for the first change."""
+    """ "you said 'as good as me', the line ends 'as good as he'" for the first change."""
     for index, op in enumerate(diff):
         if op.kind == "equal":
             continue

@@ -146,12 +146,14 @@ def turn_candidates(context: ListenContext) -> TurnCandidates:
 def _wordings(line: str, alternates: tuple[str, ...]) -> tuple[str, ...]:
     """A line and those of its other wordings that sound different: "as good a" for "as good as" is
     the same to the ear (and judged the same line), so scoring it too would only cost time."""
+
     def words(wording: str) -> list[str]:
         return normalise(wording.replace(SLOT, " ")).split()
 
     main = words(line)
     different = [
-        wording for wording in alternates
+        wording
+        for wording in alternates
         if len(other := words(wording)) != len(main) or sum(a != b for a, b in zip(main, other, strict=True)) > 1
     ]
     return (line, *different)

@@ -18,8 +18,19 @@ from voice_earl.listening.judge.settings import JudgeSettings
 from voice_earl.listening.judge.verifier import Verifier
 from voice_earl.listening.judge.verifier_decision import decide_by_verifier
 
-__all__ = ["Decision", "JudgeResult", "JudgeSettings", "Scored", "Slot", "Transcript", "decide", "fell_away",
-           "heard_where_voice_fell_away", "sure_line", "voice_stopped"]
+__all__ = [
+    "Decision",
+    "JudgeResult",
+    "JudgeSettings",
+    "Scored",
+    "Slot",
+    "Transcript",
+    "decide",
+    "fell_away",
+    "heard_where_voice_fell_away",
+    "sure_line",
+    "voice_stopped",
+]
 
 # Within a second after where a phrase ends, the voice comes back when it is as loud as before it
 # ("pass ... it to the left" goes on after a breath).
@@ -42,8 +53,9 @@ def decide(
     Whisper's free transcript; it is asked for only when it could change the decision (``exact``:
     with the verifier, always, so that its probabilities are exact too)."""
     if settings.verifier or verifier is not None:
-        return decide_by_verifier(scored, slots, settings, transcript, first_pass, due_position, loud_room,
-                                  verifier, exact)
+        return decide_by_verifier(
+            scored, slots, settings, transcript, first_pass, due_position, loud_room, verifier, exact
+        )
     return decide_by_rules(scored, slots, settings, transcript, first_pass, due_position)
 
 
@@ -64,6 +76,7 @@ def heard_where_voice_fell_away(result: JudgeResult, settings: JudgeSettings) ->
     heard it too), and a line must be clearly likelier than in a quiet room (its gain clears
     ``line_gain``): talk ends too ("as good as new"), and a line scored near the floor must wait for
     the whole of it."""
+
     def own_evidence(item: Scored) -> bool:
         if settings.verifier:
             return True

@@ -37,16 +37,21 @@ def decide_by_rules(
     free = transcript()
     said = free.text.strip()
     if best.mean < free.mean - settings.alone_margin:
-        return Decision("", best, "veto not-alone",
-                        f"{said!r} is likelier by {free.mean - best.mean:.1f} > {settings.alone_margin:g}")
+        return Decision(
+            "",
+            best,
+            "veto not-alone",
+            f"{said!r} is likelier by {free.mean - best.mean:.1f} > {settings.alone_margin:g}",
+        )
     sayings = tuple(item.candidate.text for item in scored if item.candidate.kind is best.candidate.kind)
     if goes_on(sayings, free.text):
         return Decision("", best, "veto not-alone", f"{said!r} goes on after it")
     return decided
 
 
-def evidence(item: Scored, settings: JudgeSettings, due_position: int | None = None, slot: Slot | None = None
-             ) -> tuple[str, str]:
+def evidence(
+    item: Scored, settings: JudgeSettings, due_position: int | None = None, slot: Slot | None = None
+) -> tuple[str, str]:
     """Whether a candidate has the evidence to be heard: ("rule floor" or "rule gain", what cleared
     it), or ("", why not). Its mean clears its kind's floor, or (the line due, a pass) its gain over a
     quiet room clears its kind's bar and its mean a lower floor; a line taken on its gain must also
@@ -64,12 +69,16 @@ def evidence(item: Scored, settings: JudgeSettings, due_position: int | None = N
         if mean >= settings.other_line_floor:
             return "rule floor", f"another position's line, mean {mean:.2f} >= {settings.other_line_floor:g}"
         return "", f"rule floor: another position's line, mean {mean:.2f} < {settings.other_line_floor:g}"
-    if kind is Kind.LINE and slot is not None and not slot.due and (
-        slot.place > 0 or slot.over_due < settings.wrong_rank_lead
+    if (
+        kind is Kind.LINE
+        and slot is not None
+        and not slot.due
+        and (slot.place > 0 or slot.over_due < settings.wrong_rank_lead)
     ):  # the words after the slot favour some ranks ("a king as good as he"): the slot says what was said
         lead = slot.over_due if slot.place == 0 else slot.lead
-        return "", (f"veto rank-not-clear: {slot.rank.word} leads the rank due by {lead:.1f} "
-                    f"< {settings.wrong_rank_lead:g}")
+        return "", (
+            f"veto rank-not-clear: {slot.rank.word} leads the rank due by {lead:.1f} < {settings.wrong_rank_lead:g}"
+        )
     floor = {Kind.LINE: settings.line_floor, Kind.PASS: settings.pass_floor, Kind.COMMAND: settings.command_floor}
     if mean >= floor[kind]:
         return "rule floor", f"{kind.value} mean {mean:.2f} >= {floor[kind]:g}"
@@ -81,8 +90,10 @@ def evidence(item: Scored, settings: JudgeSettings, due_position: int | None = N
         return "", f"{below}, gain {item.gain:.2f} (bar {settings.line_gain:g})"
     if kind is Kind.PASS and item.gain >= settings.pass_gain and mean >= settings.pass_gain_floor:
         if mean < settings.pass_unlikely_mean and item.gain < settings.pass_unlikely_gain:
-            return "", (f"veto pass-unlikely: mean {mean:.2f} < {settings.pass_unlikely_mean:g} "
-                        f"needs gain {settings.pass_unlikely_gain:g}, has {item.gain:.2f}")
+            return "", (
+                f"veto pass-unlikely: mean {mean:.2f} < {settings.pass_unlikely_mean:g} "
+                f"needs gain {settings.pass_unlikely_gain:g}, has {item.gain:.2f}"
+            )
         return "rule gain", f"pass gain {item.gain:.2f} >= {settings.pass_gain:g}, mean {mean:.2f}"
     return "", below if kind is Kind.COMMAND else f"{below}, gain {item.gain:.2f} (bar {settings.pass_gain:g})"
 
@@ -111,6 +122,7 @@ def choose(
     line due with a rank due, nearly as good as the best, clears the lower floor and the gain for
     agreement, and no other rank in its line scored better. The first pass's grammar forces talk
     onto a line, so agreement never makes a wrong line or a wrong rank."""
+
     def total(item: Scored) -> float:
         return item.logprob + settings.token_bonus * item.tokens
 
@@ -128,8 +140,12 @@ def choose(
         lead = _rank_due_lead(best, scored, slots)
         if lead is not None and lead < settings.wrong_rank_line_lead:
             # A wrong rank is a penalty: too close to call, the player is asked again.
-            return Decision("", best, "veto rank-due-as-likely",
-                            f"the line with a rank due within {lead:.2f} < {settings.wrong_rank_line_lead:g}")
+            return Decision(
+                "",
+                best,
+                "veto rank-due-as-likely",
+                f"the line with a rank due within {lead:.2f} < {settings.wrong_rank_line_lead:g}",
+            )
     else:
         agreed = next((s for s in scored if s.candidate.phrase == first_pass), None)
         nothing = Decision("", best, "rules: nothing heard", found[best][1])
@@ -147,8 +163,12 @@ def choose(
     slot = slots.get(best.candidate)
     if slot is not None and slot.other_word and slot.margin >= settings.rank_margin:
         # The line was said with a word that is no rank where the rank goes ("eleven"): say so.
-        return Decision(best.candidate.phrase.replace(normalise(slot.spelling), slot.other_word, 1), best,
-                        "rule no-rank", f"{slot.other_word!r} where the rank goes")
+        return Decision(
+            best.candidate.phrase.replace(normalise(slot.spelling), slot.other_word, 1),
+            best,
+            "rule no-rank",
+            f"{slot.other_word!r} where the rank goes",
+        )
     return Decision(best.candidate.phrase, best, rule, detail)
 
 
@@ -205,8 +225,14 @@ def _at_position_due(line: Candidate, due_position: int | None) -> bool:
     return due_position is None or line.position == due_position
 
 
-def _unless_liaison(best: Scored, scored: Sequence[Scored], slots: Mapping[Candidate, Slot], first_pass: str,
-                    total: Callable[[Scored], float], margin: float) -> Scored:
+def _unless_liaison(
+    best: Scored,
+    scored: Sequence[Scored],
+    slots: Mapping[Candidate, Slot],
+    first_pass: str,
+    total: Callable[[Scored], float],
+    margin: float,
+) -> Scored:
     """The line the first pass heard with "a" and one rank, rather than the best, the same line with
     "an" and another rank, when nearly as likely: "a nine" sounds like "an ine" ("an eight")."""
     slot = slots.get(best.candidate)
@@ -221,8 +247,9 @@ def _unless_liaison(best: Scored, scored: Sequence[Scored], slots: Mapping[Candi
     return said
 
 
-def _outscored(line: Scored, scored: Sequence[Scored], slots: Mapping[Candidate, Slot],
-               total: Callable[[Scored], float]) -> bool:
+def _outscored(
+    line: Scored, scored: Sequence[Scored], slots: Mapping[Candidate, Slot], total: Callable[[Scored], float]
+) -> bool:
     """Whether the same line with another rank scored better (the same rank after "a" or "an" is
     the same rank)."""
     rank = slots[line.candidate].rank

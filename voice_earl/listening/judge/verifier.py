@@ -33,17 +33,49 @@ MODEL_FILE = Path(__file__).resolve().parents[2] / "data" / "verifier.json"
 
 
 # The features of each model, in the order of its numbers. A feature a model does not use is left out.
-LINE_FEATURES = ("mean", "gain", "lead", "agree", "wrong", "rankless", "rankless_gain", "slot_lead", "slot_margin",
-                 "loud", "drop", "back", "seconds_per_token")
-SHORT_FEATURES = ("mean", "gain", "lead", "agree", "stop", "free_margin", "goes_on", "command", "loud", "drop",
-                  "back", "seconds")
+LINE_FEATURES = (
+    "mean",
+    "gain",
+    "lead",
+    "agree",
+    "wrong",
+    "rankless",
+    "rankless_gain",
+    "slot_lead",
+    "slot_margin",
+    "loud",
+    "drop",
+    "back",
+    "seconds_per_token",
+)
+SHORT_FEATURES = (
+    "mean",
+    "gain",
+    "lead",
+    "agree",
+    "stop",
+    "free_margin",
+    "goes_on",
+    "command",
+    "loud",
+    "drop",
+    "back",
+    "seconds",
+)
 # Where a feature's value is cut off: beyond these it says nothing more (and an infinite one is finite).
 # A lead of more than one unit per token over every other candidate is no more evidence that it was
 # said: in talk, one unlikely line may lead others even less likely.
 CLIP = {
-    "gain": (-4.0, 6.0), "lead": (-2.0, 1.0), "slot_lead": (0.0, 10.0), "slot_margin": (-10.0, 10.0),
-    "stop": (-10.0, 0.0), "free_margin": (-6.0, 6.0), "drop": (0.0, 30.0), "back": (-30.0, 10.0),
-    "seconds_per_token": (0.0, 1.0), "seconds": (0.0, 3.0),
+    "gain": (-4.0, 6.0),
+    "lead": (-2.0, 1.0),
+    "slot_lead": (0.0, 10.0),
+    "slot_margin": (-10.0, 10.0),
+    "stop": (-10.0, 0.0),
+    "free_margin": (-6.0, 6.0),
+    "drop": (0.0, 30.0),
+    "back": (-30.0, 10.0),
+    "seconds_per_token": (0.0, 1.0),
+    "seconds": (0.0, 3.0),
 }
 # A voice after which no audio came yet: counted as neither back nor away.
 NO_AUDIO_AFTER_DB = -10.0
@@ -177,8 +209,13 @@ class Model:
         return self.intercept - sum(c * m / s for c, m, s in zip(self.coef, self.mean, self.scale, strict=True))
 
     def to_json(self) -> dict[str, object]:
-        return {"features": list(self.features), "mean": list(self.mean), "scale": list(self.scale),
-                "coef": list(self.coef), "intercept": self.intercept}
+        return {
+            "features": list(self.features),
+            "mean": list(self.mean),
+            "scale": list(self.scale),
+            "coef": list(self.coef),
+            "intercept": self.intercept,
+        }
 
     @classmethod
     def from_json(cls, data: Mapping[str, object]) -> Model:
@@ -215,6 +252,9 @@ def free_ranges() -> dict[str, tuple[float, float]]:
 @functools.cache
 def load_verifier(path: Path = MODEL_FILE) -> Verifier:
     data = json.loads(path.read_text(encoding="utf-8"))
-    return Verifier(Model.from_json(data["line"]), Model.from_json(data["short"]),
-                    {str(k): float(v) for k, v in data["operating_points"].items()},
-                    f"{data['trained_on']} ({data['trained_at']})")
+    return Verifier(
+        Model.from_json(data["line"]),
+        Model.from_json(data["short"]),
+        {str(k): float(v) for k, v in data["operating_points"].items()},
+        f"{data['trained_on']} ({data['trained_at']})",
+    )

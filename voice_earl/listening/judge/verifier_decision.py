@@ -48,8 +48,11 @@ def decide_by_verifier(
     if winner.probability < decided.point:
         return decided
     if not loud_room and winner.item.gain < settings.quiet_gain:
-        return replace(decided, rule="veto weak-in-quiet",
-                       detail=f"likelier than in a silent room by {winner.item.gain:.1f} < {settings.quiet_gain:g}")
+        return replace(
+            decided,
+            rule="veto weak-in-quiet",
+            detail=f"likelier than in a silent room by {winner.item.gain:.1f} < {settings.quiet_gain:g}",
+        )
     if winner.item.candidate.kind is not Kind.LINE:
         alone = _said_alone(winner.item, scored, settings, transcript)
         if alone:
@@ -57,32 +60,42 @@ def decide_by_verifier(
     slot = slots.get(winner.item.candidate)
     if slot is not None and not slot.due and (slot.place > 0 or slot.over_due < settings.wrong_rank_lead):
         lead = slot.over_due if slot.place == 0 else slot.lead
-        return replace(decided, rule="veto rank-not-clear",
-                       detail=f"{slot.rank.word} leads the rank due by {lead:.1f} < {settings.wrong_rank_lead:g}")
+        return replace(
+            decided,
+            rule="veto rank-not-clear",
+            detail=f"{slot.rank.word} leads the rank due by {lead:.1f} < {settings.wrong_rank_lead:g}",
+        )
     phrase = winner.item.candidate.phrase
     if slot is not None and slot.other_word and slot.margin >= settings.rank_margin:
         # The line was said with a word that is no rank where the rank goes ("eleven"): say so.
-        return replace(decided, phrase=phrase.replace(normalise(slot.spelling), slot.other_word, 1),
-                       rule="rule no-rank", detail=f"{slot.other_word!r} where the rank goes")
+        return replace(
+            decided,
+            phrase=phrase.replace(normalise(slot.spelling), slot.other_word, 1),
+            rule="rule no-rank",
+            detail=f"{slot.other_word!r} where the rank goes",
+        )
     return replace(decided, phrase=phrase)
 
 
-def _said_alone(item: Scored, scored: Sequence[Scored], settings: JudgeSettings,
-                transcript: Callable[[], Transcript]) -> str:
+def _said_alone(
+    item: Scored, scored: Sequence[Scored], settings: JudgeSettings, transcript: Callable[[], Transcript]
+) -> str:
     """Why a pass or a command was not said alone ("" when it was): a word followed it (its full stop is
     unlikely), or Whisper, free to write anything, writes a sentence that starts with it ("Pass me the
     crisps")."""
     if item.last_logprob < settings.stop_floor:
         return f"its full stop {item.last_logprob:.1f} < {settings.stop_floor:g}"
     free = transcript()
-    if goes_on(tuple(other.candidate.text for other in scored if other.candidate.kind is item.candidate.kind),
-               free.text):
+    if goes_on(
+        tuple(other.candidate.text for other in scored if other.candidate.kind is item.candidate.kind), free.text
+    ):
         return f"{free.text.strip()!r} goes on after it"
     return ""
 
 
-def weigh(look: Look, verifier: Verifier, transcript: Callable[[], Transcript],
-          point: Callable[[Heard], float] | None = None) -> list[Weighed]:
+def weigh(
+    look: Look, verifier: Verifier, transcript: Callable[[], Transcript], point: Callable[[Heard], float] | None = None
+) -> list[Weighed]:
     """Every candidate with the verifier's probability. The free transcript (a decoder run) is asked
     for only when it could change the decision at these operating points (``point``; None: always):
     when something could be heard and, whatever it says, another candidate could come first or the
@@ -102,12 +115,14 @@ def weigh(look: Look, verifier: Verifier, transcript: Callable[[], Transcript],
         return [Weighed(item, heard, high if nothing else low) for item, heard, _, low, high in found]
     free = transcript()
     heard_free = (free.text, free.mean)
-    return [Weighed(item, heard, model.probability(features(item, look, heard_free)))
-            for item, heard, model, _, _ in found]
+    return [
+        Weighed(item, heard, model.probability(features(item, look, heard_free))) for item, heard, model, _, _ in found
+    ]
 
 
-def _transcript_counts(found: Sequence[tuple[Scored, Heard, Model, float, float]],
-                       point: Callable[[Heard], float]) -> bool:
+def _transcript_counts(
+    found: Sequence[tuple[Scored, Heard, Model, float, float]], point: Callable[[Heard], float]
+) -> bool:
     """Whether the free transcript could change the decision: whether anything is heard, and which
     candidate (each candidate's probability lies between its low and its high)."""
     if all(low == high for *_, low, high in found):

@@ -9,7 +9,6 @@ room, where the voice falls away after each is measured. :func:`~voice_earl.list
 then decides. What each rule does and why is in docs/listening.md.
 """
 
-
 from __future__ import annotations
 
 import logging
@@ -115,16 +114,25 @@ class WhisperJudge:
         stopped = voice_stopped(result.scored, self.settings)
         ended = heard_where_voice_fell_away(result, self.settings)
         if not result.heard and stopped is not None:
-            again = self._judge(samples[: round((stopped.end_s + VOICE_SPAN_S) * SAMPLE_RATE)], skip, context,
-                                first_pass)
+            again = self._judge(
+                samples[: round((stopped.end_s + VOICE_SPAN_S) * SAMPLE_RATE)], skip, context, first_pass
+            )
             if again.phrase == stopped.candidate.phrase:
                 said = stopped.candidate.text.strip()
-                result, ended = replace(again, why=f"second look, up to where the voice fell away after {said!r}: "
-                                                   f"{again.why}"), True
+                result, ended = (
+                    replace(again, why=f"second look, up to where the voice fell away after {said!r}: {again.why}"),
+                    True,
+                )
         result = replace(result, compute_s=time.perf_counter() - started, voice_stopped=ended)
         best = result.best
-        logger.debug("judge: %r (best %r, mean %.2f) in %.0f ms: %s",
-                     result.phrase, best.candidate.text, best.mean, result.compute_s * 1000, result.why)
+        logger.debug(
+            "judge: %r (best %r, mean %.2f) in %.0f ms: %s",
+            result.phrase,
+            best.candidate.text,
+            best.mean,
+            result.compute_s * 1000,
+            result.why,
+        )
         return result
 
     def stopped_after(self, result: JudgeResult, samples: Pcm16) -> bool | None:
@@ -182,8 +190,18 @@ class WhisperJudge:
             return free[0]
 
         decision = decide(scored, slots, self.settings, transcript, heard, context.position, loud)
-        return JudgeResult(decision.phrase, decision.best, time.perf_counter() - started, tuple(scored), slots, heard,
-                           context.position, free[0] if free else None, loud_room=loud, why=decision.why)
+        return JudgeResult(
+            decision.phrase,
+            decision.best,
+            time.perf_counter() - started,
+            tuple(scored),
+            slots,
+            heard,
+            context.position,
+            free[0] if free else None,
+            loud_room=loud,
+            why=decision.why,
+        )
 
     def _encode(self, samples: Pcm16) -> tuple[Any, int]:
         seconds = len(samples) / SAMPLE_RATE
@@ -203,8 +221,14 @@ class WhisperJudge:
         prompt = [*self._start, self._no_timestamps]
         # A penalty on repeats: left free on noise, Whisper loops ("past lead past lead ..."), and a
         # loop is likely enough to outscore the pass it began as.
-        (result,) = self._model.generate(self._batch(encoded, 1), [prompt], beam_size=1, max_length=FREE_TOKENS,
-                                         repetition_penalty=1.5, return_scores=True)
+        (result,) = self._model.generate(
+            self._batch(encoded, 1),
+            [prompt],
+            beam_size=1,
+            max_length=FREE_TOKENS,
+            repetition_penalty=1.5,
+            return_scores=True,
+        )
         return Transcript(str(self._tokenizer.decode(result.sequences_ids[0])), float(result.scores[0]))
 
     def _batch(self, encoded: Any, size: int) -> Any:
@@ -264,8 +288,10 @@ class WhisperJudge:
         loud room)."""
         texts = [c.text for c in candidates]
         skip_s = skip / SAMPLE_RATE
-        aligned = [(logprobs, end_s + skip_s, start_s + skip_s)
-                   for logprobs, end_s, start_s in self._align(encoded, frames, texts)]
+        aligned = [
+            (logprobs, end_s + skip_s, start_s + skip_s)
+            for logprobs, end_s, start_s in self._align(encoded, frames, texts)
+        ]
         quiet = self._quiet_scores(texts)
         # Only a loud room has talk that goes on after the speaker stops.
         levels = Levels(samples) if loud else None
@@ -274,8 +300,19 @@ class WhisperJudge:
             drop = back = None
             if levels is not None and (fall := voice_fall(levels, end_s, FALL_SEARCH_S)) is not None:
                 end_s, drop, back = fall.at_s, fall.drop_db, fall.back_db
-            scored.append(Scored(c, float(logprobs.sum()), len(logprobs), quiet[c.text], float(logprobs[-1]),
-                                 voice_drop_db=drop, end_s=end_s, voice_back_db=back, start_s=start_s))
+            scored.append(
+                Scored(
+                    c,
+                    float(logprobs.sum()),
+                    len(logprobs),
+                    quiet[c.text],
+                    float(logprobs[-1]),
+                    voice_drop_db=drop,
+                    end_s=end_s,
+                    voice_back_db=back,
+                    start_s=start_s,
+                )
+            )
         return scored
 
     def _align(self, encoded: Any, frames: int, texts: Sequence[str]) -> list[tuple[np.ndarray, float, float]]:
@@ -363,9 +400,18 @@ class _RankTokens:
         runner_up = order[1][1][0] if len(order) > 1 else float("-inf")
         top_due = max((best[rank][0] for rank in due_ranks if rank in best), default=float("-inf"))
         return [
-            Slot(before, spelling, logprob, normalise(other), other_logprob - logprob, rank, place,
-                 logprob - (runner_up if place == 0 else top), not due_ranks or rank in due_ranks,
-                 logprob - top_due)
+            Slot(
+                before,
+                spelling,
+                logprob,
+                normalise(other),
+                other_logprob - logprob,
+                rank,
+                place,
+                logprob - (runner_up if place == 0 else top),
+                not due_ranks or rank in due_ranks,
+                logprob - top_due,
+            )
             for place, (rank, (logprob, spelling, before)) in enumerate(order)
         ]
 

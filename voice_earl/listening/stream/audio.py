@@ -121,8 +121,10 @@ def _wav_layout(path: Path, descriptor: int, size: int) -> _WavLayout:
     if tag == _EXTENSIBLE and len(fmt) >= 26:
         tag = struct.unpack("<H", fmt[24:26])[0]
     if channels < 1 or not MIN_WAV_RATE <= rate <= MAX_WAV_RATE or bits not in (8, 16, 24, 32, 64):
-        raise AudioFileError(f"{path}: unsupported WAV layout ({channels} channels, {rate} Hz, {bits}-bit); "
-                             f"give {MIN_WAV_RATE:,} to {MAX_WAV_RATE:,} Hz, 8 to 64-bit")
+        raise AudioFileError(
+            f"{path}: unsupported WAV layout ({channels} channels, {rate} Hz, {bits}-bit); "
+            f"give {MIN_WAV_RATE:,} to {MAX_WAV_RATE:,} Hz, 8 to 64-bit"
+        )
     width = bits // 8
     if not (tag == _PCM or (tag == _IEEE_FLOAT and width in (4, 8))):
         raise AudioFileError(f"{path}: unsupported WAV encoding (format {tag}); use PCM or float WAV")

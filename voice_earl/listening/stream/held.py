@@ -62,8 +62,9 @@ class HeldSpeech:
         if len(loud_frames(samples)) == 0:
             if self._fed:
                 self.listener.recognizer.reset()
-            return Utterance("", None, None, seconds + time.perf_counter() - released, False, seconds,
-                             self._first_pass_s)
+            return Utterance(
+                "", None, None, seconds + time.perf_counter() - released, False, seconds, self._first_pass_s
+            )
         self.hear(pcm)
         finishing = time.perf_counter()
         first_pass = self.listener.recognizer.finish()
@@ -72,13 +73,31 @@ class HeldSpeech:
         judge = self.listener.judge
         if judge is None or not judge.understands(self.context):
             after = time.perf_counter() - released
-            return Utterance(first_pass, start, end, seconds + after, False, seconds, self._first_pass_s,
-                             first_pass_s=self._first_pass_s)
+            return Utterance(
+                first_pass,
+                start,
+                end,
+                seconds + after,
+                False,
+                seconds,
+                self._first_pass_s,
+                first_pass_s=self._first_pass_s,
+            )
         result = judge.judge(samples, self.context, first_pass)
         after = time.perf_counter() - released
-        return Utterance(result.phrase, start, end, seconds + after, False, seconds,
-                         self._first_pass_s + result.compute_s, first_pass_s=self._first_pass_s,
-                         judge_s=result.compute_s, judge_started=seconds, judge_result=result)
+        return Utterance(
+            result.phrase,
+            start,
+            end,
+            seconds + after,
+            False,
+            seconds,
+            self._first_pass_s + result.compute_s,
+            first_pass_s=self._first_pass_s,
+            judge_s=result.compute_s,
+            judge_started=seconds,
+            judge_result=result,
+        )
 
 
 def hear_held(listener: Listener, samples: Pcm16, context: ListenContext) -> Utterance:

@@ -57,8 +57,19 @@ PEAK_HOPS = slice(0, 4)  # the rap itself: its first 20 ms
 FALL_HOPS = slice(8, 16)  # 40-80 ms after the onset
 GONE_HOPS = slice(16, 24)  # 80-120 ms: a knock has gone back to the room by now
 FEATURES = (
-    "rise_db", "shape_60", "shape_300", "shape_800", "shape_2000", "shape_4000",
-    "step_db", "later_db", "tail_db", "width", "flatness", "ring_db", "voicing",
+    "rise_db",
+    "shape_60",
+    "shape_300",
+    "shape_800",
+    "shape_2000",
+    "shape_4000",
+    "step_db",
+    "later_db",
+    "tail_db",
+    "width",
+    "flatness",
+    "ring_db",
+    "voicing",
     *(f"decay_{band}_{span}" for span in ("20", "40", "80") for band in (60, 300, 800, 2000, 4000)),
 )
 DECAY_HOPS = (slice(4, 8), slice(8, 16), slice(16, 24))  # 20-40, 40-80 and 80-120 ms after the onset
@@ -110,17 +121,29 @@ class KnockModel:
         return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
 
     def to_json(self) -> dict[str, Any]:
-        return {"features": list(FEATURES), "base": self.base, "trees": [list(t) for t in self.trees],
-                "threshold": self.threshold, "pair_threshold": self.pair_threshold, "trained_on": self.trained_on,
-                "trained": self.trained or date.today().isoformat()}
+        return {
+            "features": list(FEATURES),
+            "base": self.base,
+            "trees": [list(t) for t in self.trees],
+            "threshold": self.threshold,
+            "pair_threshold": self.pair_threshold,
+            "trained_on": self.trained_on,
+            "trained": self.trained or date.today().isoformat(),
+        }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> KnockModel:
         if tuple(data["features"]) != FEATURES:
             raise ValueError(f"the knock model's features {data['features']} are not {list(FEATURES)}")
         trees = tuple(tree_of(t) for t in data["trees"])
-        return cls(float(data["base"]), trees, float(data["threshold"]), float(data["pair_threshold"]),
-                   str(data.get("trained_on", "")), str(data.get("trained", "")))
+        return cls(
+            float(data["base"]),
+            trees,
+            float(data["threshold"]),
+            float(data["pair_threshold"]),
+            str(data.get("trained_on", "")),
+            str(data.get("trained", "")),
+        )
 
 
 def tree_of(values: list[float]) -> Tree:
@@ -164,8 +187,13 @@ def voicing(samples: npt.NDArray[np.float64]) -> float:
     return float(max(0.0, correlation[low:high].max() / correlation[0]))
 
 
-def event_features(hops: npt.NDArray[np.float64], room: npt.NDArray[np.float64], before: float,
-                   flatness: float, samples: npt.NDArray[np.float64]) -> tuple[float, ...]:
+def event_features(
+    hops: npt.NDArray[np.float64],
+    room: npt.NDArray[np.float64],
+    before: float,
+    flatness: float,
+    samples: npt.NDArray[np.float64],
+) -> tuple[float, ...]:
     """The features of one candidate. ``hops``: its band energies, one row per hop from the onset;
     ``room``: the room's band energies before it (the median); ``before``: the hop before the onset
     over the room (see :func:`over_room`); ``flatness``: the spectral flatness of its first hop;
@@ -190,8 +218,11 @@ def event_features(hops: npt.NDArray[np.float64], room: npt.NDArray[np.float64],
         flatness,
         _db(float(treble[FALL_HOPS].mean())) - _db(float(treble[PEAK_HOPS].mean())),
         voicing(samples[PEAK_HOPS.stop * HOP :]),
-        *(max(_db(float(v)) - _db(float(p)), -40.0)  # how far each band has fallen from its own peak
-          for span in DECAY_HOPS for v, p in zip(over[span].mean(axis=0), over[PEAK_HOPS].max(axis=0), strict=True)),
+        *(
+            max(_db(float(v)) - _db(float(p)), -40.0)  # how far each band has fallen from its own peak
+            for span in DECAY_HOPS
+            for v, p in zip(over[span].mean(axis=0), over[PEAK_HOPS].max(axis=0), strict=True)
+        ),
     )
 
 
@@ -255,8 +286,9 @@ class KnockDetector:
                 heard = found
         return heard
 
-    def _hop(self, bands: npt.NDArray[np.float64], spectrum: npt.NDArray[np.float64],
-             samples: npt.NDArray[np.float64]) -> Candidate | None:
+    def _hop(
+        self, bands: npt.NDArray[np.float64], spectrum: npt.NDArray[np.float64], samples: npt.NDArray[np.float64]
+    ) -> Candidate | None:
         self._hops_done += 1
         if self._event is not None:
             self._event.append(bands)

@@ -53,8 +53,9 @@ class PhonesAtTable:
         return hub
 
 
-def listen_host(args: argparse.Namespace, kept: PhoneTokens | None = None,
-                series_id: int | None = None) -> tuple[str, str]:
+def listen_host(
+    args: argparse.Namespace, kept: PhoneTokens | None = None, series_id: int | None = None
+) -> tuple[str, str]:
     """Where to listen, and a line that says why there: ``--host``, else where the series was served
     before, else the laptop's address on the local network."""
     if args.host:
@@ -64,8 +65,10 @@ def listen_host(args: argparse.Namespace, kept: PhoneTokens | None = None,
         return kept.host, text.format(host=kept.host, series=series_id)
     found = lan_address()
     if found is None:
-        return LOOPBACK, _("phones: no local network found, so listening on {host} only, where no phone can "
-                           "reach it: join a Wi-Fi network or give --host").format(host=LOOPBACK)
+        return LOOPBACK, _(
+            "phones: no local network found, so listening on {host} only, where no phone can "
+            "reach it: join a Wi-Fi network or give --host"
+        ).format(host=LOOPBACK)
     return found, _("phones: listening on {host}, the laptop's address on the local network").format(host=found)
 
 
@@ -100,15 +103,20 @@ def wants_mics(args: argparse.Namespace) -> bool:
     """--phone-mics (given, or kept with the series), but never in Silent Earl, which listens to nobody."""
     wanted = bool(getattr(args, "phone_mics", False))
     if wanted and getattr(args, "silent", False):
-        print("voice-earl: " + _("Silent Earl listens to nobody: the phones are not microphones in this game."),
-              file=sys.stderr)
+        print(
+            "voice-earl: " + _("Silent Earl listens to nobody: the phones are not microphones in this game."),
+            file=sys.stderr,
+        )
         return False
     return wanted
 
 
 @contextlib.contextmanager
 def phones_at_table(
-    args: argparse.Namespace, store: Store, series_id: int | None, settings: TableSettings,
+    args: argparse.Namespace,
+    store: Store,
+    series_id: int | None,
+    settings: TableSettings,
     kept: PhoneTokens | None = None,
 ) -> Iterator[PhonesAtTable]:
     """Start the server, show each player their code, and stop the server when the game ends.

@@ -39,8 +39,10 @@ from aiohttp.http_exceptions import HttpProcessingError
 log = logging.getLogger(__name__)
 http_log = logging.getLogger("voice_earl.table.phones.http")  # aiohttp's words about each connection
 
-REFUSAL = (b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 2\r\nContent-Type: text/plain\r\n"
-           b"Content-Length: 20\r\nConnection: close\r\n\r\nToo many connections")
+REFUSAL = (
+    b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 2\r\nContent-Type: text/plain\r\n"
+    b"Content-Length: 20\r\nConnection: close\r\n\r\nToo many connections"
+)
 DESCRIPTORS_PER_CONNECTION = 4  # the connections in all use at most a quarter of the descriptors
 _UNLIMITED_TARGET = 65_536  # the soft limit asked for when the hard limit is unlimited
 
@@ -211,8 +213,12 @@ class Doors:
         now = time.monotonic()
         if now - self._last_note >= 10.0:  # one line now and then, not one per connection
             self._last_note = now
-            log.warning("phones' server full (%d connections): refused one from %s (%d refused so far)",
-                        self._count, door.client, self.refused)
+            log.warning(
+                "phones' server full (%d connections): refused one from %s (%d refused so far)",
+                self._count,
+                door.client,
+                self.refused,
+            )
         return False
 
 
@@ -233,7 +239,9 @@ class GuardedSite(web.SockSite):
         assert server is not None  # the runner is set up
         loop = asyncio.get_running_loop()
         self._server = await loop.create_server(
-            lambda: Door(self._doors, server), sock=self._listening, ssl=self._tls,
+            lambda: Door(self._doors, server),
+            sock=self._listening,
+            ssl=self._tls,
             ssl_handshake_timeout=self._doors.limits.header_timeout if self._tls is not None else None,
         )
 

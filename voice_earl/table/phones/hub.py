@@ -83,8 +83,9 @@ class PhoneHub:
         """What just happened, as a short line for every phone (never a card still in a hand)."""
         if isinstance(event, Undone):
             seat = self.session.settings.names.index(event.name) if self.session is not None else None
-            return News(_("Taken back: {player}'s last move.").format(player=event.name), seat,
-                        _("Taken back: your last move."))
+            return News(
+                _("Taken back: {player}'s last move.").format(player=event.name), seat, _("Taken back: your last move.")
+            )
         if isinstance(event, RulesApplied):
             news = [found for e in event.events if (found := self._rules_news(e)).text]
             return news[-1] if news else News()
@@ -131,8 +132,15 @@ class Phones:
 
 @contextlib.contextmanager
 def serve_phones(
-    names: Sequence[str], seats: Collection[int], tokens: PhoneTokens, host: str, port: int,
-    limits: Limits = DEFAULT_LIMITS, *, mics: MicLimits | None = None, certificate: SiteCertificate | None = None,
+    names: Sequence[str],
+    seats: Collection[int],
+    tokens: PhoneTokens,
+    host: str,
+    port: int,
+    limits: Limits = DEFAULT_LIMITS,
+    *,
+    mics: MicLimits | None = None,
+    certificate: SiteCertificate | None = None,
 ) -> Iterator[Phones]:
     """Serve the phones of ``seats`` on ``host``:``port`` while the block runs; with ``mics`` the
     phones are microphones too, and with ``certificate`` the pages are served over HTTPS."""

@@ -55,8 +55,9 @@ def code_screen(server: PhoneServer, seat: int, number: int, count: int) -> Grou
     name = server.names[seat]
     url = server.url(seat)
     title = Text(_("{player}, scan this").format(player=name), style="bold")
-    step = Text(_("phone {number} of {count} · any key for the next player").format(number=number, count=count),
-                style="dim")
+    step = Text(
+        _("phone {number} of {count} · any key for the next player").format(number=number, count=count), style="dim"
+    )
     code: Text | Table = qr.terminal_code(url)
     notes = certificate_lines(server)
     if notes:  # beside the code: below it, they would not fit on 24 lines

@@ -191,8 +191,14 @@ def verdict_message(turn: str, heard: Heard) -> dict[str, Any]:
     """The answer to a released hold: the verdict, what was heard, why (for anything not taken)
     and the line due, as the table screen shows them."""
     grade = heard.grade
-    return {"type": "heard", "turn": turn, "verdict": grade.verdict.value, "heard": grade.heard,
-            "why": grade.feedback(), "line": grade.expected}
+    return {
+        "type": "heard",
+        "turn": turn,
+        "verdict": grade.verdict.value,
+        "heard": grade.heard,
+        "why": grade.feedback(),
+        "line": grade.expected,
+    }
 
 
 @dataclass

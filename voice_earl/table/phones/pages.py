@@ -17,8 +17,13 @@ from string import Template
 from voice_earl.game.cards import RANKS
 from voice_earl.i18n import _, current_language, rank_plural
 
-ASSETS = {"phone.css": "text/css", "phone.js": "text/javascript",
-          "mic.css": "text/css", "mic.js": "text/javascript", "mic-worklet.js": "text/javascript"}
+ASSETS = {
+    "phone.css": "text/css",
+    "phone.js": "text/javascript",
+    "mic.css": "text/css",
+    "mic.js": "text/javascript",
+    "mic-worklet.js": "text/javascript",
+}
 
 
 @functools.cache
@@ -91,8 +96,10 @@ def mic_labels() -> dict[str, str]:
         "asking": _("Allow the microphone to speak into this phone."),
         "ready": _("The microphone is on: hold the button while you speak."),
         "no_turn": _("Nothing to say yet: wait for the game."),
-        "refused": _("The microphone was refused: the buttons still work. To speak into this phone, allow the "
-                     "microphone in the browser's settings for this page."),
+        "refused": _(
+            "The microphone was refused: the buttons still work. To speak into this phone, allow the "
+            "microphone in the browser's settings for this page."
+        ),
         "missing": _("This phone has no microphone the page can use: the buttons still work."),
         "insecure": _("This browser gives the page no microphone here: the buttons still work."),
         "unsupported": _("This browser cannot record on this page: the buttons still work."),
@@ -102,8 +109,10 @@ def mic_labels() -> dict[str, str]:
 
 def certificate_warning() -> str:
     """What each player sees the first time, with --phone-mics, in one sentence."""
-    return _("The first time, each phone's browser warns that the connection is not private: tap Advanced, then "
-             "Proceed; the game runs only on this laptop.")
+    return _(
+        "The first time, each phone's browser warns that the connection is not private: tap Advanced, then "
+        "Proceed; the game runs only on this laptop."
+    )
 
 
 def fingerprint_line(fingerprint: str) -> str:
@@ -125,8 +134,10 @@ def phone_page(base: str, player: str, mics: bool = False) -> str:
     mic = ""
     if mics:
         words["mic"] = mic_labels()
-        mic = f'<link rel="stylesheet" href="{html.escape(base)}/mic.css">\n' \
-              f'<script src="{html.escape(base)}/mic.js" defer></script>'
+        mic = (
+            f'<link rel="stylesheet" href="{html.escape(base)}/mic.css">\n'
+            f'<script src="{html.escape(base)}/mic.js" defer></script>'
+        )
     return Template(_read("phone.html")).substitute(
         lang=html.escape(current_language()),
         title=html.escape(player),

@@ -56,7 +56,7 @@ _LAST_WORDS_S = 1.0  # how long the last state may take to reach the phones befo
 _SECURITY_HEADERS = {
     "Cache-Control": "no-store",
     "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
-                               "img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    "img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
     "Referrer-Policy": "no-referrer",
     "X-Content-Type-Options": "nosniff",
     "X-Frame-Options": "DENY",
@@ -212,8 +212,9 @@ class PhoneServer:
     def __exit__(self, *exc_info: object) -> None:
         self.stop()
 
-    def _serve(self, loop: asyncio.AbstractEventLoop, sock: socket.socket,
-               ready: queue.SimpleQueue[BaseException | None]) -> None:
+    def _serve(
+        self, loop: asyncio.AbstractEventLoop, sock: socket.socket, ready: queue.SimpleQueue[BaseException | None]
+    ) -> None:
         asyncio.set_event_loop(loop)
         quiet_loop(loop)
         try:
@@ -231,8 +232,11 @@ class PhoneServer:
             loop.close()
 
     async def _setup(self, sock: socket.socket) -> None:
-        app = web.Application(client_max_size=MAX_REQUEST_BYTES, middlewares=[self._guard],
-                              handler_args={"max_line_size": 1024, "max_field_size": 4096, "max_headers": 64})
+        app = web.Application(
+            client_max_size=MAX_REQUEST_BYTES,
+            middlewares=[self._guard],
+            handler_args={"max_line_size": 1024, "max_field_size": 4096, "max_headers": 64},
+        )
         app.router.add_get("/p/{token}", self._player)
         app.router.add_get("/p/{token}/{name}", self._player)
         app.router.add_get("/j/{token}", self._join)
@@ -241,8 +245,9 @@ class PhoneServer:
         limits = self.limits
         doors = make_doors(limits.connections_per_address, limits.connections_in_all, limits.header_timeout)
         app.on_response_prepare.append(doors.on_response)
-        self._runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=1.0,
-                                     **handler_settings(doors.limits))
+        self._runner = web.AppRunner(
+            app, access_log=None, handle_signals=False, shutdown_timeout=1.0, **handler_settings(doors.limits)
+        )
         await self._runner.setup()
         tls = self.certificate.context() if self.certificate is not None else None
         await GuardedSite(self._runner, sock, doors, ssl_context=tls).start()
@@ -282,8 +287,9 @@ class PhoneServer:
             connection.wake.set()
 
     @web.middleware
-    async def _guard(self, request: web.Request,
-                     handler: Callable[[web.Request], Awaitable[web.StreamResponse]]) -> web.StreamResponse:
+    async def _guard(
+        self, request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
+    ) -> web.StreamResponse:
         if not self._allow(request.remote or "?"):
             return web.Response(status=429, text="Too Many Requests")
         try:
@@ -440,8 +446,9 @@ def _bind(host: str, port: int) -> socket.socket:
     except OSError as error:
         sock.close()
         if error.errno == errno.EADDRINUSE:
-            raise UsageError(f"port {port} is in use on {host}: choose another with --port (0 picks a free one)"
-                             ) from None
+            raise UsageError(
+                f"port {port} is in use on {host}: choose another with --port (0 picks a free one)"
+            ) from None
         if error.errno == errno.EADDRNOTAVAIL:
             raise UsageError(f"--host {host}: not an address of this laptop") from None
         if error.errno == errno.EACCES:

@@ -58,8 +58,9 @@ def certificate_for(host: str, folder: Path | None = None) -> SiteCertificate:
     try:
         return _kept(cert_path, key_path, host) or _made(cert_path, key_path, host)
     except OSError as error:
-        raise UsageError(f"--phone-mics: cannot keep the phones' certificate in {folder} ({error.strerror or error})"
-                         ) from None
+        raise UsageError(
+            f"--phone-mics: cannot keep the phones' certificate in {folder} ({error.strerror or error})"
+        ) from None
 
 
 def _kept(cert_path: Path, key_path: Path, host: str) -> SiteCertificate | None:
@@ -82,8 +83,9 @@ def _made(cert_path: Path, key_path: Path, host: str) -> SiteCertificate:
     key = _kept_key(key_path)
     if key is None:
         key = ec.generate_private_key(ec.SECP256R1())
-        pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                serialization.NoEncryption())
+        pem = key.private_bytes(
+            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+        )
         _write(key_path, pem, private=True)
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, f"voice-earl on {host}"[:64])])
     now = datetime.datetime.now(datetime.timezone.utc)
@@ -95,8 +97,10 @@ def _made(cert_path: Path, key_path: Path, host: str) -> SiteCertificate:
         .serial_number(x509.random_serial_number())
         .not_valid_before(now - datetime.timedelta(hours=1))  # a phone's clock a little behind
         .not_valid_after(now + datetime.timedelta(days=VALID_DAYS))
-        .add_extension(x509.SubjectAlternativeName([_general_name(n) for n in dict.fromkeys((host, *ALWAYS_COVERED))]),
-                       critical=False)
+        .add_extension(
+            x509.SubjectAlternativeName([_general_name(n) for n in dict.fromkeys((host, *ALWAYS_COVERED))]),
+            critical=False,
+        )
         .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
         .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
         .sign(key, hashes.SHA256())

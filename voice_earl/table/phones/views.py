@@ -112,8 +112,9 @@ def sorted_hand(cards: Sequence[Card]) -> tuple[str, ...]:
     return tuple(str(card) for card in sorted(cards, key=hand_order))
 
 
-def snapshot(session: TableSession, turn_id: str | None, last: News, stopped: bool = False,
-             resume: str | None = None) -> TableState:
+def snapshot(
+    session: TableSession, turn_id: str | None, last: News, stopped: bool = False, resume: str | None = None
+) -> TableState:
     """The table now. Call it only on the game's thread (the session's owner). ``stopped``: the
     session was stopped before the end; ``resume``: the command that goes on with it."""
     series = session.series
@@ -131,8 +132,16 @@ def snapshot(session: TableSession, turn_id: str | None, last: News, stopped: bo
         hint = say.turn(settings.names[due.player], due.rank, due.position).line
         rank = due.rank.value if due.rank is not None else None
         legal = deal.legal_actions()
-        turn = TurnState(turn_id, due.player, due.position, rank, session.formula_line(due), hint,
-                         _say(settings.chant, due, legal), _kinds(legal))
+        turn = TurnState(
+            turn_id,
+            due.player,
+            due.position,
+            rank,
+            session.formula_line(due),
+            hint,
+            _say(settings.chant, due, legal),
+            _kinds(legal),
+        )
     planned = series.planned_deals if series.profile.scoring is not Scoring.COUNTERS else None
     return TableState(
         phase=_phase(session, stopped),
@@ -209,8 +218,13 @@ def player_view(state: TableState, seat: int) -> dict[str, Any]:
         "dealer": state.players[state.dealer].name if state.dealer is not None else None,
         "virtual": state.virtual,
         "hand": hand,
-        "turn": None if turn is None else {
-            "id": turn.id, "player": state.players[turn.seat].name, "seat": turn.seat, "yours": mine,
+        "turn": None
+        if turn is None
+        else {
+            "id": turn.id,
+            "player": state.players[turn.seat].name,
+            "seat": turn.seat,
+            "yours": mine,
         },
         "due": None if turn is None else {"rank": turn.rank, "position": turn.position},
         "line": None if turn is None else turn.line,
@@ -244,8 +258,10 @@ def _result(result: DealResult, seat: int) -> dict[str, Any]:
         "deal": result.deal,
         "winner": result.winner,
         "yours": result.winner_seat == seat,  # the phone says "you won"
-        "payments": [{"name": name, "amount": amount, "yours": payer == seat}
-                     for payer, (name, amount) in enumerate(result.payments)],
+        "payments": [
+            {"name": name, "amount": amount, "yours": payer == seat}
+            for payer, (name, amount) in enumerate(result.payments)
+        ],
     }
 
 
