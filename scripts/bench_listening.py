@@ -64,7 +64,6 @@ from voice_earl.bench.corpus import (
     framed,
     human_trials,
     noise_stream,
-    room_talk,
     room_trials,
     synthetic_trials,
     trial_speech,
@@ -74,6 +73,7 @@ from voice_earl.bench.corpus import (
 from voice_earl.bench.held import at_the_phone, hear_held_trial
 from voice_earl.bench.outcomes import HEADER, Outcome, row, show_errors
 from voice_earl.bench.recordings import recorded_trials
+from voice_earl.bench.rooms import room_talk
 from voice_earl.bench.settings import chosen_settings
 from voice_earl.keep.config import KNOCK_BY_DEFAULT
 from voice_earl.listening.stream.audio import SAMPLE_RATE, pcm_chunks, read_wav

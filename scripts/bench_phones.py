@@ -147,7 +147,7 @@ def main() -> int:
 
     baseline = rss_mb()  # the table without phones: the phones' modules are not imported yet
     from voice_earl.table.phones.hub import serve_phones
-    from voice_earl.table.phones.server import Limits
+    from voice_earl.table.phones.limits import Limits
     from voice_earl.table.phones.tokens import PhoneTokens
 
     settings = TableSettings(

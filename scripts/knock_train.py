@@ -44,13 +44,13 @@ from voice_earl.bench.corpus import (
     framed,
     human_trials,
     noise_stream,
-    room_talk,
     room_trials,
     synthetic_trials,
     trial_speech,
     typical_power,
 )
 from voice_earl.bench.knocks import KNOCK, NEGATIVE_KINDS, knock_trials, missing
+from voice_earl.bench.rooms import room_talk
 from voice_earl.listening.stream.knock import (
     FEATURES,
     PAIR_S,

@@ -69,7 +69,7 @@ def main() -> int:
     from voice_earl.game.rules import HOYLE, DeckMode
     from voice_earl.table.phones.hub import serve_phones
     from voice_earl.table.phones.join import code_screen
-    from voice_earl.table.phones.server import Limits
+    from voice_earl.table.phones.limits import Limits
     from voice_earl.table.phones.tokens import PhoneTokens
     from voice_earl.table.session import TableSession
     from voice_earl.table.session_events import Seat, TableSettings

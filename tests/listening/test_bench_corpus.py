@@ -7,20 +7,15 @@ from collections import Counter
 from support.listening_audio import espeak_finds_variant, needs_espeak
 
 from voice_earl.bench.corpus import (
-    BABBLE,
-    BABBLE_VOICES,
-    CAFE,
-    CAFE_VOICES,
     CHATTER,
     CONDITIONS,
     EVERY_LINE_RANKLESS,
-    PARTY,
-    PARTY_VOICES,
     TUNING_CONDITIONS,
     Expect,
     synthetic_trials,
     voices,
 )
+from voice_earl.bench.rooms import BABBLE, BABBLE_VOICES, CAFE, CAFE_VOICES, PARTY, PARTY_VOICES
 from voice_earl.game.cards import RANKS
 from voice_earl.game.chants import EARL
 

@@ -16,7 +16,8 @@ import numpy as np
 import pytest
 from support.listening_audio import needs_espeak, needs_festival, padded, speak, speak_kdl
 
-from voice_earl.bench.corpus import CHATTER, HUMAN_DIRS, degrade, framed, moved_the_game, room_talk, typical_power
+from voice_earl.bench.corpus import CHATTER, HUMAN_DIRS, degrade, framed, moved_the_game, typical_power
+from voice_earl.bench.rooms import room_talk
 from voice_earl.game.cards import RANKS, Rank
 from voice_earl.listening.judge.candidates import Kind
 from voice_earl.listening.judge.decision import JudgeResult

@@ -116,7 +116,8 @@ def test_knocks_in_the_benchmarks_babble_are_heard_and_little_else_passes() -> N
     """The held-out knocks and negatives mixed into the benchmark's babble at 12 dB as it mixes speech."""
     from pathlib import Path
 
-    from voice_earl.bench.corpus import degrade, noise_stream, room_talk
+    from voice_earl.bench.corpus import degrade, noise_stream
+    from voice_earl.bench.rooms import room_talk
 
     room = room_talk("babble 12 dB", Path.home() / ".cache" / "voice-earl" / "bench-listening")
     rng = noise_stream(1, "babble 12 dB")

@@ -18,7 +18,8 @@ import numpy as np
 import pytest
 from support.listening_audio import needs_espeak, padded, speak
 
-from voice_earl.bench.corpus import degrade, framed, room_talk
+from voice_earl.bench.corpus import degrade, framed
+from voice_earl.bench.rooms import room_talk
 from voice_earl.game.cards import Rank
 from voice_earl.listening.judge.decision import JudgeResult
 from voice_earl.listening.judge.whisper import WhisperJudge

@@ -20,9 +20,9 @@ import aiohttp
 
 from voice_earl.game.rules import HOYLE, DeckMode, RulesProfile
 from voice_earl.table.phones.hub import Phones, serve_phones
+from voice_earl.table.phones.limits import DEFAULT_LIMITS, Limits
 from voice_earl.table.phones.mic_gate import HeldHearing
 from voice_earl.table.phones.mics import MicLimits
-from voice_earl.table.phones.server import DEFAULT_LIMITS, Limits
 from voice_earl.table.phones.tls import SiteCertificate
 from voice_earl.table.phones.tokens import PhoneTokens
 from voice_earl.table.session import TableSession

@@ -22,7 +22,7 @@ import pytest
 from support.phones_table import FAST, PhoneTable, phone_table
 
 from voice_earl.table.phones.doors import connection_limits
-from voice_earl.table.phones.server import Limits
+from voice_earl.table.phones.limits import Limits
 
 HALF_SENT = b"GET /p/x HTTP/1.1\r\nHost: x\r\n"
 

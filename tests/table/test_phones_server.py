@@ -32,7 +32,8 @@ from voice_earl.game.cards import Rank
 from voice_earl.i18n import a_rank
 from voice_earl.table.narrator import Narrator
 from voice_earl.table.phones.hub import serve_phones
-from voice_earl.table.phones.server import Limits, PhoneServer
+from voice_earl.table.phones.limits import Limits
+from voice_earl.table.phones.server import PhoneServer
 from voice_earl.table.phones.tokens import PhoneTokens
 from voice_earl.table.phones.wire import CLOSE_ENDED, CLOSE_STOPPED
 from voice_earl.table.presenters import Narration, ScreenView

@@ -41,12 +41,12 @@ from voice_earl.bench.corpus import (
     framed,
     human_trials,
     noise_stream,
-    room_talk,
     room_trials,
     synthetic_trials,
     trial_speech,
     typical_power,
 )
+from voice_earl.bench.rooms import room_talk
 from voice_earl.game.cards import Rank
 from voice_earl.listening.judge.candidates import Candidate, Kind
 from voice_earl.listening.judge.decision import JudgeResult, Scored, Slot, Transcript

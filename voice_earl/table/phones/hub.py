@@ -17,9 +17,10 @@ from voice_earl.game.events import Event, Led, Passed, Played, QuartetCompleted,
 from voice_earl.i18n import _, rank_name, rank_plural
 from voice_earl.table import narrator as say
 from voice_earl.table.phones.gate import TurnGate, WithPhones
+from voice_earl.table.phones.limits import DEFAULT_LIMITS, Limits
 from voice_earl.table.phones.mic_gate import HeldHearing, MicGate, WithPhoneMics
 from voice_earl.table.phones.mics import MicLimits, PhoneMics
-from voice_earl.table.phones.server import DEFAULT_LIMITS, Limits, PhoneServer
+from voice_earl.table.phones.server import PhoneServer
 from voice_earl.table.phones.tokens import PhoneTokens
 from voice_earl.table.phones.views import News, snapshot
 from voice_earl.table.session import TableSession

@@ -32,8 +32,8 @@ from aiohttp import web
 from voice_earl.i18n import _
 from voice_earl.listening.stream.audio import BYTES_PER_SAMPLE, SAMPLE_RATE
 from voice_earl.table.phones.gate import TapAnswer
+from voice_earl.table.phones.limits import Bucket
 from voice_earl.table.phones.mic_gate import Answer, MicGate, unheard
-from voice_earl.table.phones.server import Bucket
 
 log = logging.getLogger(__name__)
 

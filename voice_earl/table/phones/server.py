@@ -24,7 +24,6 @@ import logging
 import queue
 import socket
 import threading
-import time
 from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass, field
@@ -37,6 +36,7 @@ from voice_earl.i18n import _
 from voice_earl.table.phones import pages, qr, wire
 from voice_earl.table.phones.doors import GuardedSite, handler_settings, make_doors, quiet_loop
 from voice_earl.table.phones.gate import TapAnswer, TurnGate
+from voice_earl.table.phones.limits import DEFAULT_LIMITS, Bucket, Limits
 from voice_earl.table.phones.network import url_host
 from voice_earl.table.phones.tokens import PhoneTokens
 from voice_earl.table.phones.views import Phase, TableState, player_view, waiting
@@ -61,41 +61,6 @@ _SECURITY_HEADERS = {
     "X-Content-Type-Options": "nosniff",
     "X-Frame-Options": "DENY",
 }
-
-
-@dataclass(frozen=True)
-class Limits:
-    """How fast clients may go: requests per client address, taps per connection (each with a burst)."""
-
-    requests_per_second: float = 20.0
-    request_burst: float = 60.0
-    taps_per_second: float = 4.0  # a person taps far more slowly
-    tap_burst: float = 8.0
-    connections_per_address: int = 32  # a phone's browser opens about 8 (see doors.py)
-    connections_in_all: int = 256  # at most (see doors.py): well under the usual 1,024 descriptors
-    header_timeout: float = 10.0  # seconds a connection may take to send a whole request, or stay idle
-
-
-DEFAULT_LIMITS = Limits()
-
-
-class Bucket:
-    """A token bucket: ``rate`` actions a second, ``burst`` at once."""
-
-    def __init__(self, rate: float, burst: float) -> None:
-        self.rate = rate
-        self.burst = burst
-        self.tokens = burst
-        self.at = time.monotonic()
-
-    def allow(self, cost: float = 1.0) -> bool:
-        now = time.monotonic()
-        self.tokens = min(self.burst, self.tokens + (now - self.at) * self.rate)
-        self.at = now
-        if self.tokens < cost:
-            return False
-        self.tokens -= cost
-        return True
 
 
 @dataclass(eq=False)
