@@ -112,6 +112,7 @@ class Phone:
         self.ws = ws
         self.raw: list[str] = []
         self.state: dict[str, Any] = {}
+        self.told = False  # an answer to a hold came that is not "listening"
 
     async def receive(self, timeout: float = 5.0) -> dict[str, Any]:
         # aiohttp's own receive timeout starts again after every ping it answers, and the server pings
