@@ -12,28 +12,9 @@ from typing import Any
 
 import aiohttp
 import pytest
+from support.game_commands import silent_three
 
-PLAY = [
-    sys.executable,
-    "-m",
-    "voice_earl",
-    "play",
-    "--players",
-    "Ann",
-    "Ben",
-    "Cy",
-    "--deck",
-    "virtual",
-    "--phones",
-    "--silent",
-    "--no-voice",
-    "--host",
-    "127.0.0.1",
-    "--port",
-    "0",
-    "--seed",
-    "3",
-]
+PLAY = silent_three("--phones", "--host", "127.0.0.1", "--port", "0", "--seed", "3")
 RESUME = [sys.executable, "-m", "voice_earl", "play", "--resume", "--silent", "--no-voice", "--host", "127.0.0.1"]
 
 
@@ -108,21 +89,7 @@ def test_a_scripted_game_prints_addresses_serves_views_and_resumes_on_them() -> 
     ],
 )
 def test_bad_phone_options_give_one_clear_line(extra: list[str], message: str) -> None:
-    argv = [
-        sys.executable,
-        "-m",
-        "voice_earl",
-        "play",
-        "--players",
-        "Ann",
-        "Ben",
-        "Cy",
-        "--deck",
-        "virtual",
-        "--silent",
-        "--no-voice",
-        *extra,
-    ]
+    argv = silent_three(*extra)
     done = subprocess.run(argv, input="quit\n", capture_output=True, text=True, timeout=30)
     assert done.returncode == 2, done.stderr
     assert message in done.stderr

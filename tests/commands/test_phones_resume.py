@@ -10,26 +10,12 @@ import subprocess
 import sys
 
 import pytest
+from support.game_commands import silent_three
 
 from voice_earl.commands.cli import main
 from voice_earl.keep.storage_file import database_path
 
-PLAY = [
-    sys.executable,
-    "-m",
-    "voice_earl",
-    "play",
-    "--players",
-    "Ann",
-    "Ben",
-    "Cy",
-    "--deck",
-    "virtual",
-    "--silent",
-    "--no-voice",
-    "--seed",
-    "3",
-]
+PLAY = silent_three("--seed", "3")
 RESUME = [sys.executable, "-m", "voice_earl", "play", "--resume", "--silent", "--no-voice"]
 A, B, C, J = (letter * 22 for letter in "abcj")  # tokens of the right shape
 GOOD = json.dumps({"players": [A, B, C], "join": J, "port": None}, separators=(",", ":"))

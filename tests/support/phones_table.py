@@ -149,11 +149,13 @@ class Phone:
         await self.ws.send_str(json.dumps(message))
 
 
-async def closing(ws: aiohttp.ClientWebSocketResponse, timeout: float = 5.0) -> aiohttp.WSMessage:
+async def closing(
+    ws: aiohttp.ClientWebSocketResponse, timeout: float = 5.0, seen: Callable[[dict[str, Any]], None] = lambda _: None
+) -> aiohttp.WSMessage:
     """The first message that is no text: the close. States the game sent before the server closed the
-    socket come first on a busy machine."""
+    socket come first on a busy machine; ``seen`` is given each text message before it."""
     while (message := await asyncio.wait_for(ws.receive(), timeout)).type is aiohttp.WSMsgType.TEXT:
-        pass
+        seen(json.loads(message.data))
     return message
 
 

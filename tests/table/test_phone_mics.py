@@ -252,13 +252,15 @@ def test_holds_faster_than_a_person_are_refused_until_the_phone_waits_a_moment()
 
 async def _until_closed(phone: Phone) -> tuple[dict[str, Any] | None, aiohttp.WSMessage]:
     """The first answer to a hold that is not "listening", and the message that ended the socket."""
-    answered = None
-    while (message := await asyncio.wait_for(phone.ws.receive(), 30)).type is aiohttp.WSMsgType.TEXT:
-        parsed = json.loads(message.data)
-        if answered is None and parsed["type"] not in ("state", "listening"):
-            answered = parsed
+    answers: list[dict[str, Any]] = []
+
+    def seen(message: dict[str, Any]) -> None:
+        if message["type"] not in ("state", "listening"):
+            answers.append(message)
             phone.told = True
-    return answered, message
+
+    closed = await closing(phone.ws, 30, seen)
+    return (answers[0] if answers else None), closed
 
 
 def test_a_phone_that_sends_too_much_is_cut_off_and_the_game_goes_on(voices: Voices) -> None:

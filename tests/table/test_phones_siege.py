@@ -24,32 +24,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.game_commands import silent_three
 from support.phones_table import choose
 
 HALF_SENT = b"GET /p/x HTTP/1.1\r\nHost: x\r\n"  # and then nothing more
 SIEGE = 1100
 LOOPBACK = "127.0.0.1"
-PLAY = [
-    sys.executable,
-    "-m",
-    "voice_earl",
-    "play",
-    "--players",
-    "Ann",
-    "Ben",
-    "Cy",
-    "--deck",
-    "virtual",
-    "--phones",
-    "--silent",
-    "--no-voice",
-    "--host",
-    LOOPBACK,
-    "--port",
-    "0",
-    "--seed",
-    "3",
-]
+PLAY = silent_three("--phones", "--host", LOOPBACK, "--port", "0", "--seed", "3")
 MALFORMED = {
     "a 2,000-byte path": b"GET /" + b"a" * 2000 + b" HTTP/1.1\r\nHost: x\r\n\r\n",
     "a byte that is not ASCII in the path": b"GET /p/\xff HTTP/1.1\r\nHost: x\r\n\r\n",

@@ -24,12 +24,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from voice_earl.listening.judge.candidates import Candidate, Heard, Kind, heard_as
+from voice_earl.listening.judge.settings import VERIFIER_FILE
 from voice_earl.words.text import normalise
 
 if TYPE_CHECKING:
     from voice_earl.listening.judge.scores import Scored, Slot
 
-MODEL_FILE = Path(__file__).resolve().parents[2] / "data" / "verifier.json"
+MODEL_FILE = VERIFIER_FILE  # the same file holds the operating points the settings read
 
 
 # The features of each model, in the order of its numbers. A feature a model does not use is left out.
