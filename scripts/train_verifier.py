@@ -41,7 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from voice_earl.bench.corpus import VOICES, Expect
-from voice_earl.bench.golden_corpus import CORPUS, Case, read_corpus
+from voice_earl.bench.golden_file import CORPUS, Case, read_corpus
 from voice_earl.bench.golden_replay import (
     POINTS,
     REPORT,

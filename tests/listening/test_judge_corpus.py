@@ -15,7 +15,7 @@ from dataclasses import replace
 import pytest
 
 from voice_earl.bench.corpus import TUNING_CONDITIONS, VOICES, Expect
-from voice_earl.bench.golden_corpus import CORPUS, Case, read_corpus
+from voice_earl.bench.golden_file import CORPUS, Case, read_corpus
 from voice_earl.bench.golden_replay import Tally, replay, tally
 from voice_earl.listening.judge.decision import Decision, JudgeSettings
 

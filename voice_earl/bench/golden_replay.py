@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from voice_earl.bench.corpus import TUNING_CONDITIONS, VOICES, Expect, moved_the_game
-from voice_earl.bench.golden_corpus import CORPUS, Case, read_corpus
+from voice_earl.bench.golden_file import CORPUS, Case, read_corpus
 from voice_earl.bench.outcomes import grouped_by_reason
 from voice_earl.bench.settings import chosen_settings
 from voice_earl.listening.judge.decision import Decision, JudgeSettings, Transcript, decide
