@@ -10,6 +10,7 @@ laptop hears, so a change to a rule or a setting shows here too, as a count that
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 
 import pytest
 
@@ -56,6 +57,16 @@ def test_the_shipped_decision_hears_held_speech_as_it_did_when_it_shipped(
     assert counted(decided, condition) == HELD_SHIPPED[condition]
 
 
+def test_a_hold_is_not_asked_to_be_said_alone(cases: list[Case]) -> None:
+    """What the laptop hears must be said alone (talk goes on around a pass); a hold is marked by
+    the speaker, and what Whisper writes around a short word held close up is the room at its edges:
+    the same scores judged as the laptop's hear fewer passes."""
+    as_held = counted(replay(cases, JudgeSettings()), "babble 6 dB")
+    as_heard = counted(replay([replace(case, held=False) for case in cases], JudgeSettings()), "babble 6 dB")
+    assert as_held["passes"] > as_heard["passes"]
+    assert as_held["lines"] == as_heard["lines"] and as_held["wrong"] == as_heard["wrong"] == 0
+
+
 def test_held_close_up_a_loud_room_costs_far_less_than_at_the_laptop(decided: list[tuple[Case, Decision]]) -> None:
     """The reason phones are microphones: in babble at 6 dB (16 dB at the phone) the tune voices'
     lines and passes are heard nearly as often as in a quiet room, and talk held to a phone hardly
@@ -69,6 +80,7 @@ def test_held_close_up_a_loud_room_costs_far_less_than_at_the_laptop(decided: li
 # real recordings and the room alone ("harm": said, and heard as something else that moves the game).
 HELD_SHIPPED = {
     "clean": {"lines": 185, "wrong": 0, "passes": 54, "commands": 12, "talk": 0, "harm": 1},
-    "babble 6 dB": {"lines": 182, "wrong": 0, "passes": 50, "commands": 8, "talk": 1, "harm": 0},
-    "cafe 6 dB": {"lines": 184, "wrong": 0, "passes": 51, "commands": 9, "talk": 0, "harm": 0},
+    # A hold need not be said alone: 50 and 51 passes, 8 and 9 commands, 1 and 0 talk, 0 and 0 harm when it had to be.
+    "babble 6 dB": {"lines": 182, "wrong": 0, "passes": 52, "commands": 8, "talk": 1, "harm": 1},
+    "cafe 6 dB": {"lines": 184, "wrong": 0, "passes": 53, "commands": 10, "talk": 1, "harm": 0},
 }

@@ -338,8 +338,8 @@ class WatchedJudge:
     def understands(self, context: ListenContext) -> bool:
         return self.inner.understands(context)
 
-    def judge(self, samples: Pcm16, context: ListenContext, first_pass: str = "") -> JudgeResult:
-        return self.inner.judge(samples, context, first_pass)
+    def judge(self, samples: Pcm16, context: ListenContext, first_pass: str = "", held: bool = False) -> JudgeResult:
+        return self.inner.judge(samples, context, first_pass, held)
 
     def stopped_after(self, result: JudgeResult, samples: Pcm16) -> bool | None:
         answer = self.inner.stopped_after(result, samples)
@@ -372,8 +372,8 @@ class HeardOnceJudge(WatchedJudge):
         super().__init__(judge)
         self.first_line = ""
 
-    def judge(self, samples: Pcm16, context: ListenContext, first_pass: str = "") -> JudgeResult:
-        result = self.inner.judge(samples, context, first_pass)
+    def judge(self, samples: Pcm16, context: ListenContext, first_pass: str = "", held: bool = False) -> JudgeResult:
+        result = self.inner.judge(samples, context, first_pass, held)
         if result.heard and result.phrase == self.first_line:
             return replace(result, phrase="", voice_stopped=False)
         if result.best.candidate.kind is Kind.LINE:
@@ -502,9 +502,9 @@ class SlowJudge:
     def understands(self, context: ListenContext) -> bool:
         return self.inner.understands(context)
 
-    def judge(self, samples: Pcm16, context: ListenContext, first_pass: str = "") -> JudgeResult:
+    def judge(self, samples: Pcm16, context: ListenContext, first_pass: str = "", held: bool = False) -> JudgeResult:
         time.sleep(self.delay_s)
-        return self.inner.judge(samples, context, first_pass)
+        return self.inner.judge(samples, context, first_pass, held)
 
     def stopped_after(self, result: JudgeResult, samples: Pcm16) -> bool | None:
         return self.inner.stopped_after(result, samples)

@@ -79,6 +79,17 @@ def test_every_verdict_says_which_rule_decided() -> None:
     )
 
 
+def test_a_held_pass_need_not_be_said_alone_but_still_needs_its_full_stop() -> None:
+    """A phone's Hold to speak marks the speaker's words: what Whisper writes around them is the room."""
+    alone = replace(SETTINGS, alone_margin=1.5, sure_floor=0.0, stop_floor=-4.0)
+    babble = Transcript(" Pass me!", -1.0)
+    said = [scored(PASS, -2.0, 2)]
+    assert decide(said, {}, alone, lambda: babble).why == "veto not-alone: 'Pass me!' goes on after it"
+    assert decide(said, {}, alone, lambda: babble, held=True).phrase == "pass"
+    cut = [Scored(PASS, -4.0, 2, last_logprob=-5.0)]  # "pass it to the left": the stop after "pass" is unlikely
+    assert decide(cut, {}, alone, lambda: babble, held=True).phrase == ""
+
+
 def test_the_best_candidate_is_heard_when_it_clears_its_floor() -> None:
     options = [scored(LINE, -1.0, 8), scored(PASS, -6.0, 2), scored(UNDO, -7.0, 2)]
     assert choose(options, {}, SETTINGS).phrase == "there is a queen as good as he"

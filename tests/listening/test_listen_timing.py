@@ -63,10 +63,10 @@ class PacedJudge:
     def understands(self, context: ListenContext) -> bool:
         return self.inner.understands(context)
 
-    def judge(self, samples: Pcm16, context: ListenContext, first_pass: str = "") -> JudgeResult:
-        key = (hashlib.sha1(samples.tobytes()).hexdigest(), repr(context), first_pass)
+    def judge(self, samples: Pcm16, context: ListenContext, first_pass: str = "", held: bool = False) -> JudgeResult:
+        key = (hashlib.sha1(samples.tobytes()).hexdigest(), repr(context), first_pass, held)
         if key not in self.answers:
-            self.answers[key] = self.inner.judge(samples, context, first_pass)
+            self.answers[key] = self.inner.judge(samples, context, first_pass, held)
         if self.sleep:
             time.sleep(self.look_s)
         result = replace(self.answers[key], compute_s=self.look_s)

@@ -189,7 +189,7 @@ def main() -> int:
         missing = [c for c in every if c not in complete]
         print(f"not written: not yet judged in {', '.join(missing)}")
         return 0
-    count = write_corpus(complete, out)
+    count = write_corpus(complete, out, held=args.held)
     print(f"{out}: {count} trials, {out.stat().st_size / 1e6:.2f} MB")
     return 0
 

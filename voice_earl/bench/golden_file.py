@@ -34,6 +34,7 @@ class Case:
     text: str
     context: Any  # ListenContext
     result: JudgeResult  # the judge's scores (its phrase is not kept: a decision replays them)
+    held: bool = False  # held to a phone (Hold to speak): the whole of the hold, marked by the speaker
 
     @property
     def trial(self) -> Trial:
@@ -102,7 +103,7 @@ def _optional(value: float | None) -> float:
     return float("nan") if value is None else value
 
 
-def write_corpus(results: dict[str, list[tuple[Trial, JudgeResult]]], path: Path) -> int:
+def write_corpus(results: dict[str, list[tuple[Trial, JudgeResult]]], path: Path, held: bool = False) -> int:
     """The kept results as one compressed file of columns: a row per trial, and a row per candidate."""
     trial_rows = [(condition, trial, result) for condition, kept in results.items() for trial, result in kept]
     rows = [
@@ -151,6 +152,7 @@ def write_corpus(results: dict[str, list[tuple[Trial, JudgeResult]]], path: Path
     columns["slot_place"] = np.array([s.place if s else -1 for _, _, s in rows], dtype=np.int8)
     columns["slot_due"] = np.array([bool(s and s.due) for _, _, s in rows], dtype=bool)
     path.parent.mkdir(parents=True, exist_ok=True)
+    columns["held"] = np.array(held)  # every trial held to a phone, or none
     np.savez_compressed(path, **columns)  # type: ignore[arg-type]
     return len(trial_rows)
 
@@ -177,10 +179,11 @@ def read_corpus(path: Path = CORPUS) -> list[Case]:
                 "slot_rank",
             )
         }
+        held = bool(data["held"]) if "held" in data.files else False
         numbers: dict[str, list[Any]] = {
             name: _unfixed(data[name]) if name in FIXED else data[name].tolist()
             for name in data.files
-            if not name.endswith("__values") and name not in strings
+            if not name.endswith("__values") and name not in strings and name != "held"
         }
     by_trial: list[list[tuple[Scored, Slot | None]]] = [[] for _ in strings["condition"]]
     candidate_of = functools.cache(
@@ -283,6 +286,7 @@ def read_corpus(path: Path = CORPUS) -> list[Case]:
                 strings["text"][number],
                 commands_context(position, ranks),
                 result,
+                held,
             )
         )
     return cases

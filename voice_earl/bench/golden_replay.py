@@ -78,6 +78,7 @@ def replay(
                     result.loud_room,
                     verifier,
                     exact,
+                    case.held,
                 ),
             )
         )

@@ -47,16 +47,18 @@ def decide(
     loud_room: bool = False,
     verifier: Verifier | None = None,
     exact: bool = False,
+    held: bool = False,
 ) -> Decision:
     """The phrase heard ("" for none of these), the candidate that decided, and why: by the rules, or
     with ``settings.verifier`` (or a ``verifier`` given) by the trained verifier. ``transcript`` gives
     Whisper's free transcript; it is asked for only when it could change the decision (``exact``:
-    with the verifier, always, so that its probabilities are exact too)."""
+    with the verifier, always, so that its probabilities are exact too). ``held``: a whole held
+    utterance, which the rules do not ask to be said alone."""
     if settings.verifier or verifier is not None:
         return decide_by_verifier(
             scored, slots, settings, transcript, first_pass, due_position, loud_room, verifier, exact
         )
-    return decide_by_rules(scored, slots, settings, transcript, first_pass, due_position)
+    return decide_by_rules(scored, slots, settings, transcript, first_pass, due_position, held)
 
 
 def fell_away(item: Scored, settings: JudgeSettings) -> bool:

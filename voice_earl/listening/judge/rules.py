@@ -25,14 +25,19 @@ def decide_by_rules(
     transcript: Callable[[], Transcript],
     first_pass: str = "",
     due_position: int | None = None,
+    held: bool = False,
 ) -> Decision:
     """:func:`choose`, and then a short phrase (a pass, a command) only when said alone: nearly as
     likely as what Whisper writes when free to write anything, and not the start of it ("Pass it
     to the left"), unless it scored so well that talk around it cannot have been part of it.
-    ``transcript`` gives the free transcript; it is asked for only then."""
+    ``transcript`` gives the free transcript; it is asked for only then.
+
+    A ``held`` utterance (a phone's Hold to speak) need not be said alone: the speaker marked where
+    their words begin and end, and what Whisper writes around a short word held close up is the
+    room's babble at the edges of the hold ("Pass me!", "I pass it."), not the speaker going on."""
     decided = choose(scored, slots, settings, first_pass, due_position)
     best = decided.best
-    if not decided.phrase or best.candidate.kind is Kind.LINE or best.mean >= settings.sure_floor:
+    if not decided.phrase or best.candidate.kind is Kind.LINE or best.mean >= settings.sure_floor or held:
         return decided
     free = transcript()
     said = free.text.strip()

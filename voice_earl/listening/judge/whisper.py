@@ -96,7 +96,7 @@ class WhisperJudge:
         chant = context.chant
         return all(text.isascii() for text in (*chant.lines, *(a for group in chant.alternates for a in group)))
 
-    def judge(self, samples: Pcm16, context: ListenContext, first_pass: str = "") -> JudgeResult:
+    def judge(self, samples: Pcm16, context: ListenContext, first_pass: str = "", held: bool = False) -> JudgeResult:
         """Which of the turn's candidates ``samples`` (16 kHz int16, one utterance) holds, if any.
 
         ``first_pass``: what the first pass heard; when it is one of the candidates, the judge
@@ -107,15 +107,18 @@ class WhisperJudge:
         around the table after it no longer counts against it. Only that phrase is taken from the
         second look. A phrase heard on the judge's own evidence where the voice fell away
         (:func:`heard_where_voice_fell_away`) is marked ``voice_stopped``: the speaker has finished,
-        whatever the room goes on saying."""
+        whatever the room goes on saying.
+
+        ``held``: the whole of a held utterance (a phone's Hold to speak): the speaker marked it as
+        theirs, so a pass or a command need not be said alone (:func:`decide_by_rules`)."""
         started = time.perf_counter()
         skip = self._voice_start(samples)
-        result = self._judge(samples, skip, context, first_pass)
+        result = self._judge(samples, skip, context, first_pass, held)
         stopped = voice_stopped(result.scored, self.settings)
         ended = heard_where_voice_fell_away(result, self.settings)
         if not result.heard and stopped is not None:
             again = self._judge(
-                samples[: round((stopped.end_s + VOICE_SPAN_S) * SAMPLE_RATE)], skip, context, first_pass
+                samples[: round((stopped.end_s + VOICE_SPAN_S) * SAMPLE_RATE)], skip, context, first_pass, held
             )
             if again.phrase == stopped.candidate.phrase:
                 said = stopped.candidate.text.strip()
@@ -169,7 +172,9 @@ class WhisperJudge:
         start = speech_start_s(samples) if room_is_loud(samples) else None
         return 0 if start is None else max(0, round((start - VOICE_LEAD_S) * SAMPLE_RATE))
 
-    def _judge(self, samples: Pcm16, skip: int, context: ListenContext, first_pass: str) -> JudgeResult:
+    def _judge(
+        self, samples: Pcm16, skip: int, context: ListenContext, first_pass: str, held: bool = False
+    ) -> JudgeResult:
         """The judge on ``samples`` from sample ``skip`` on (where a phrase ends is told from the
         start of ``samples``)."""
         started = time.perf_counter()
@@ -189,7 +194,7 @@ class WhisperJudge:
                 free.append(self._transcribe(encoded))
             return free[0]
 
-        decision = decide(scored, slots, self.settings, transcript, heard, context.position, loud)
+        decision = decide(scored, slots, self.settings, transcript, heard, context.position, loud, held=held)
         return JudgeResult(
             decision.phrase,
             decision.best,

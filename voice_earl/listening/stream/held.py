@@ -83,7 +83,7 @@ class HeldSpeech:
                 self._first_pass_s,
                 first_pass_s=self._first_pass_s,
             )
-        result = judge.judge(samples, self.context, first_pass)
+        result = judge.judge(samples, self.context, first_pass, held=True)
         after = time.perf_counter() - released
         return Utterance(
             result.phrase,

@@ -32,7 +32,9 @@ class Judge(Protocol):
     def understands(self, context: ListenContext) -> bool:
         """Whether the judge can weigh this turn's phrases (an English model: English chants)."""
 
-    def judge(self, samples: Pcm16, context: ListenContext, first_pass: str = "") -> JudgeResult: ...
+    def judge(self, samples: Pcm16, context: ListenContext, first_pass: str = "", held: bool = False) -> JudgeResult:
+        """Which of the turn's phrases ``samples`` holds; ``held``: a whole held utterance (a phone's
+        Hold to speak), which the speaker marked as theirs."""
 
     def stopped_after(self, result: JudgeResult, samples: Pcm16) -> bool | None:
         """Whether the audio since ``result`` was judged shows that the speaker stopped where its
