@@ -31,8 +31,8 @@ def test_a_phone_shows_its_hand_and_passes_in_real_chromium(browser: Browser, tm
             table, lambda s: s["seat"] == 1 and s["due"]["rank"] is not None and choose(s) == ("pass", None)
         )
         expect(page.locator("#whose")).to_have_text("Your turn")
-        # Ben holds none of the rank: he is told to say pass, and Pass is the one button that works.
-        expect(page.locator("#line")).to_have_text("Say: pass")
+        # Ben holds none of the rank: he is told to say "I pass", and Pass is the one button that works.
+        expect(page.locator("#line")).to_have_text("Say: I pass")
         expect(page.locator("#pass")).to_be_enabled()
         expect(page.locator("#play")).to_be_disabled()
         assert "primary" in (page.locator("#pass").get_attribute("class") or "")

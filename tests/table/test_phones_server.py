@@ -394,7 +394,7 @@ def test_the_player_on_turn_is_told_what_to_say_and_what_they_may_tap_and_nobody
         wait_for(table, lambda s: s["moves"] > must_pass["moves"])
         holds = keys_until(table, lambda s: s["due"]["rank"] is not None and choose(s) == ("play", None))
         lead = keys_until(table, lambda s: s["due"]["rank"] is None)
-    assert (must_pass["say"], must_pass["legal"]) == ("pass", ["pass"])
+    assert (must_pass["say"], must_pass["legal"]) == ("I pass", ["pass"])
     assert must_pass["line"].startswith("There's")  # the line due at this place, as before, for scripts
     assert (holds["say"], holds["legal"]) == (holds["line"], ["play"])
     assert lead["legal"] == ["lead"] and lead["say"] == "There's as good as ____ can be"

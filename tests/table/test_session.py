@@ -281,8 +281,8 @@ def test_silence_input_is_reminded_once() -> None:
     [
         ("keys", "press space to pass"),
         ("lines", "type pass"),
-        ("voice", "say pass"),
-        ("knock", "say pass, or knock on the table"),
+        ("voice", "say “I pass”"),
+        ("knock", "say “I pass”, or knock on the table"),
     ],
 )
 def test_holding_none_of_the_open_rank_says_how_this_player_passes(source: str, how: str) -> None:

@@ -123,7 +123,7 @@ _POLL_S = 0.02  # how often a waiting source looks at its interrupt
 KEY_HELP = N_("space pass · enter play · A 2-9 0/T J Q K lead that rank · u undo · r repeat · p pause · x quit")
 LINE_HELP = N_("commands: play, pass, lead RANK (e.g. lead Q), undo, repeat, pause, quit")
 QUIT_QUESTION = N_("Quit? the series is saved (y/n)")
-SAY_PASS = N_("say pass")  # how a player who holds none of the open rank passes (sources may say otherwise)
+SAY_PASS = N_("say “I pass”")  # how a player who holds none of the open rank passes (sources may say otherwise)
 TAP_PASS = N_("tap Pass")  # the same, to a player who tapped on their phone
 
 

@@ -63,7 +63,7 @@ KNOCK_KEYS = KeyHelp(
     VOICE_KEYS.next_deal,
     VOICE_KEYS.close,
 )
-SAY_PASS_OR_KNOCK = N_("say pass, or knock on the table")
+SAY_PASS_OR_KNOCK = N_("say “I pass”, or knock on the table")
 # After a deal, once the narrator has finished: how long the deal-over view stays before the next deal.
 GO_ON_PAUSE_S = 2.5
 

@@ -22,7 +22,7 @@ from voice_earl.table import narrator as say
 from voice_earl.table.presenters import hand_order
 from voice_earl.table.session import TableSession
 from voice_earl.table.session_events import SeatKind
-from voice_earl.words.context import PASS_WORDS
+from voice_earl.words.context import PASS_SAYING
 
 BLANK = "____"  # the rank in a lead's line, until the player chooses it
 
@@ -53,7 +53,7 @@ class TurnState:
     rank: str | None  # None at a lead
     line: str  # the formula due ("RANK" for the rank at a lead)
     hint: str  # "Ben: Queens, card 2 of 4"
-    say: str = ""  # what the player on turn says: the line, "pass" when they hold none, a lead's line with a blank
+    say: str = ""  # what the player on turn says: the line, "I pass" when they hold none, a lead's line with a blank
     legal: tuple[str, ...] = ()  # what the player on turn may tap: "lead", or "play" and/or "pass"
 
 
@@ -173,11 +173,11 @@ def _phase(session: TableSession, stopped: bool) -> Phase:
 
 
 def _say(chant: ChantSet, due: FormulaDue, legal: Sequence[Action]) -> str:
-    """What the player on turn says: the line due; "pass" when passing is all they may do; at a
+    """What the player on turn says: the line due; "I pass" when passing is all they may do; at a
     lead, the line with a blank for the rank, or with the rank when they hold only one."""
     if due.rank is not None:
         must_pass = all(isinstance(action, Pass) for action in legal)
-        return PASS_WORDS[0] if must_pass else chant.line(due.position, due.rank)
+        return PASS_SAYING if must_pass else chant.line(due.position, due.rank)
     ranks = {action.rank for action in legal if isinstance(action, Lead)}
     if len(ranks) == 1 and all(isinstance(action, Lead) and action.card is not None for action in legal):
         return chant.line(1, ranks.pop())
