@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from voice_earl.bench.corpus import commands_context, degrade, moved_the_game, noise_stream
-from voice_earl.bench.knocks import KNOCK, NEGATIVE_KINDS, KnockTrial, knock_trials
+from voice_earl.bench.knocks import KNOCK, NEGATIVE_KINDS, KnockTrial, knock_trials, mixing_power
 from voice_earl.game.cards import RANKS
 from voice_earl.listening.recognizer import KnockHeard
 from voice_earl.listening.stream.audio import Pcm16, pcm_chunks
@@ -94,18 +94,23 @@ def knock_rows(
     rooms: dict[str, Pcm16],
     seed: int,
     show_errors: bool = False,
+    mix: str = "body",
 ) -> None:
     """Print the knock rows: each listener in each condition."""
     chosen = trials(split, seed)
     print(
         f"\nknocks: {sum(t.kind == KNOCK for t in chosen)} knocks and {sum(t.kind != KNOCK for t in chosen)} other "
-        f"sounds of the {split} split (voice_earl/bench/knocks.py), at positions 2-4\n"
+        f"sounds of the {split} split (voice_earl/bench/knocks.py), at positions 2-4, the room mixed by "
+        f"the sound's {mix}\n"
     )
     print(KNOCK_HEADER)
     print("-" * len(KNOCK_HEADER))
     for condition in conditions:
         rng = noise_stream(seed, condition)
-        audio = [degrade(t.audio.astype(np.float64), condition, rooms[condition], rng) for t in chosen]
+        audio = [
+            degrade(t.audio.astype(np.float64), condition, rooms[condition], rng, power=mixing_power(t.audio, mix))
+            for t in chosen
+        ]
         for name, listener in listeners:
             outcomes = [hear_knock(listener, t, a, seed) for t, a in zip(chosen, audio, strict=True)]
             print(knock_row(name, condition, outcomes), flush=True)
