@@ -1,8 +1,9 @@
 """The listening benchmark's knock rows (``bench_listening.py``): knocks on the table through the real listener.
 
 Each recording of voice_earl/bench/knocks.py's split, knocks once or twice and the sounds that must not
-pass, is mixed into each condition's room as the benchmark mixes speech and heard by the listener at
-positions 2-4, where a knock passes. A knock is heard when the listener's verdict is a pass; a
+pass, is mixed into each condition's room relative to the sound's own power (against its body, or with
+``--knock-mix loud`` its samples above a fixed level, as speech: see voice_earl/bench/knocks.py) and heard
+by the listener at positions 2-4, where a knock passes. A knock is heard when the listener's verdict is a pass; a
 negative passed for a knock when the knock detector ended the listen with a pass (the columns by kind,
 and "by knock"), and "any way" counts the negatives that moved the game however they were heard (the
 first pass alone forces talk and laughter onto a line or a pass, as it does table talk). The time runs
