@@ -214,7 +214,7 @@ def bench(args: argparse.Namespace) -> int:
         from knock_bench import knock_rows
 
         chosen = [(name, LISTENERS[name]) for name, _ in made if name in LISTENERS]
-        knock_rows(chosen, args.split, conditions, rooms, args.seed, args.show_errors)
+        knock_rows(chosen, args.split, conditions, rooms, args.seed, args.show_errors, args.knock_mix)
     print(f"\npeak RSS of the whole run: {peak_rss_mb():.0f} MB")
     return 0
 
@@ -294,6 +294,9 @@ def main() -> int:
         f"{'on' if KNOCK_BY_DEFAULT else 'off'})",
     )
     parser.add_argument("--knocks-only", action="store_true", help="only the knock rows (with --knock implied)")
+    parser.add_argument(
+        "--knock-mix", choices=("body", "loud"), default="body", help="how a room is mixed against a knock (knocks.py)"
+    )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
         "--set",

@@ -1,8 +1,9 @@
 """The listening benchmark's knock rows (``bench_listening.py``): knocks on the table through the real listener.
 
 Each recording of voice_earl/bench/knocks.py's split, knocks once or twice and the sounds that must not
-pass, is mixed into each condition's room as the benchmark mixes speech and heard by the listener at
-positions 2-4, where a knock passes. A knock is heard when the listener's verdict is a pass; a
+pass, is mixed into each condition's room relative to the sound's own power (against its body, or with
+``--knock-mix loud`` its samples above a fixed level, as speech: see voice_earl/bench/knocks.py) and heard
+by the listener at positions 2-4, where a knock passes. A knock is heard when the listener's verdict is a pass; a
 negative passed for a knock when the knock detector ended the listen with a pass (the columns by kind,
 and "by knock"), and "any way" counts the negatives that moved the game however they were heard (the
 first pass alone forces talk and laughter onto a line or a pass, as it does table talk). The time runs
@@ -18,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from voice_earl.bench.corpus import commands_context, degrade, moved_the_game, noise_stream
-from voice_earl.bench.knocks import KNOCK, NEGATIVE_KINDS, KnockTrial, knock_trials
+from voice_earl.bench.knocks import KNOCK, NEGATIVE_KINDS, KnockTrial, knock_trials, mixing_power
 from voice_earl.game.cards import RANKS
 from voice_earl.listening.recognizer import KnockHeard
 from voice_earl.listening.stream.audio import Pcm16, pcm_chunks
@@ -94,18 +95,23 @@ def knock_rows(
     rooms: dict[str, Pcm16],
     seed: int,
     show_errors: bool = False,
+    mix: str = "body",
 ) -> None:
     """Print the knock rows: each listener in each condition."""
     chosen = trials(split, seed)
     print(
         f"\nknocks: {sum(t.kind == KNOCK for t in chosen)} knocks and {sum(t.kind != KNOCK for t in chosen)} other "
-        f"sounds of the {split} split (voice_earl/bench/knocks.py), at positions 2-4\n"
+        f"sounds of the {split} split (voice_earl/bench/knocks.py), at positions 2-4, the room mixed by "
+        f"the sound's {mix}\n"
     )
     print(KNOCK_HEADER)
     print("-" * len(KNOCK_HEADER))
     for condition in conditions:
         rng = noise_stream(seed, condition)
-        audio = [degrade(t.audio.astype(np.float64), condition, rooms[condition], rng) for t in chosen]
+        audio = [
+            degrade(t.audio.astype(np.float64), condition, rooms[condition], rng, power=mixing_power(t.audio, mix))
+            for t in chosen
+        ]
         for name, listener in listeners:
             outcomes = [hear_knock(listener, t, a, seed) for t, a in zip(chosen, audio, strict=True)]
             print(knock_row(name, condition, outcomes), flush=True)

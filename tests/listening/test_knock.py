@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from support.listening_audio import needs_espeak, padded, speak
 
-from voice_earl.bench.knocks import KNOCK, NEGATIVE_KINDS, Recording, load, missing, place, recordings
+from voice_earl.bench.knocks import KNOCK, NEGATIVE_KINDS, Recording, load, missing, mixing_power, place, recordings
 from voice_earl.game.cards import Rank
 from voice_earl.listening.recognizer import KnockHeard, ListenEvent
 from voice_earl.listening.stream.audio import SAMPLE_RATE, AudioChunk, Pcm16, pcm_chunks
@@ -29,7 +29,9 @@ needs_recordings = pytest.mark.skipif(
 )
 SECOND = ListenContext(2, (Rank.QUEEN,))
 LEAD = ListenContext(1, (Rank.QUEEN, Rank.SEVEN))
-MIN_HEARD_IN_BABBLE = 4  # of the 9 held-out knocks, once each at 12 dB: measured 5 (half, as the benchmark has it)
+MIN_HEARD_IN_BABBLE = (
+    5  # of the 9 held-out knocks, once each at 12 dB: measured 6 (single raps, mixed as the benchmark does)
+)
 
 
 def heldout(kind: str) -> list[Recording]:
@@ -67,33 +69,81 @@ def test_a_quiet_room_and_a_steady_hum_hold_no_knock() -> None:
 
 @needs_recordings
 def test_most_real_knocks_on_wood_are_heard_in_a_quiet_room_where_they_are() -> None:
-    """Measured: 6 of the 9 held-out knocks heard within 30 ms of their rap (LMMS's pitched wood block, one
-    of Minetest's footsteps, heard only in its tail, and one cajon slap are missed)."""
+    """Each held-out knock at four levels. Measured: 29 of the 36 heard within 30 ms of their rap; LMMS's
+    pitched wood block is never heard, Minetest's footstep on wood half the time."""
     heard = []
     for recording in heldout(KNOCK):
-        samples, raps = placed(recording)
-        at = knock_heard(samples)
-        if at is not None and abs(at - raps[0]) <= 0.03:
-            heard.append(recording.name)
-    assert len(heard) >= 6, heard
-    assert "sounds/woodthunk.wav" in heard  # XBoard's knock on wood
+        for seed in range(4):
+            samples, raps = placed(recording, seed)
+            at = knock_heard(samples)
+            if at is not None and abs(at - raps[0]) <= 0.03:
+                heard.append(recording.name)
+    assert len(heard) >= 22, heard
+    assert heard.count("sounds/woodthunk.wav") >= 3  # XBoard's knock on wood
+
+
+@needs_recordings
+def test_a_sound_that_rose_just_before_a_rap_does_not_hide_it() -> None:
+    """A laugh that begins 50 ms before a knuckle's rap: the rap is still a candidate of its own, where
+    one window from the laugh's onset used to swallow it."""
+    laugh = load(heldout("laughter")[0].path).astype(np.float64)
+    samples, raps = placed(next(r for r in heldout(KNOCK) if r.name.endswith("CajonSlaps-Hardest.wav")))
+    start = int((raps[0] - 0.05) * SAMPLE_RATE)
+    mixed = samples.astype(np.float64)
+    scale = 0.5 * float(np.abs(samples).max()) / float(np.abs(laugh).max())
+    part = laugh[: len(mixed) - start] * scale
+    mixed[start : start + len(part)] += part
+    found = candidates_in(np.asarray(np.clip(mixed, -32768, 32767), dtype=np.int16), judge=False)
+    assert any(abs(c.at - (raps[0] - 0.05)) <= 0.03 for c in found)  # the laugh's own onset
+    assert any(abs(c.at - raps[0]) <= 0.03 for c in found)  # and the rap's
+
+
+@needs_recordings
+def test_a_raps_treble_rises_and_falls_within_milliseconds_and_a_voices_does_not() -> None:
+    """On 1 ms frames: the cajon slap's treble peaks within a few ms of its onset and has fallen 15 dB
+    within a few more; hedgewars' laughs, which rise out of the room too, take far longer."""
+    attack, decay = FEATURES.index("treble_attack_ms"), FEATURES.index("treble_decay_ms")
+    samples, raps = placed(next(r for r in heldout(KNOCK) if r.name.endswith("CajonSlaps-Hardest.wav")))
+    rap = next(c for c in candidates_in(samples, judge=False) if abs(c.at - raps[0]) <= 0.03)
+    assert rap.features[attack] <= 5 and rap.features[decay] <= 30
+    slow = 0
+    for recording in heldout("laughter")[:8]:
+        first = candidates_in(placed(recording)[0], judge=False)[0]
+        slow += first.features[attack] > 5 or first.features[decay] > 30
+    assert slow >= 6
 
 
 @needs_recordings
 @pytest.mark.parametrize("kind", ["cards", "glass"])
 def test_cards_and_glasses_never_pass_for_a_knock(kind: str) -> None:
-    passed = [r.name for r in heldout(kind) if knock_heard(placed(r)[0]) is not None]
+    passed = [r.name for r in heldout(kind) for seed in range(4) if knock_heard(placed(r, seed)[0]) is not None]
     assert passed == []
 
 
 @needs_recordings
 @pytest.mark.parametrize("kind", ["chair", "laughter", "clapping"])
 def test_chairs_laughter_and_clapping_seldom_pass_for_a_knock(kind: str) -> None:
-    """The detector's weak spots, why knocks are off by default: in a quiet room tuxpaint's giggle, one of
-    hedgewars' laughs and the kit's finger snap pass for one, as a door shut does in some rooms
-    (docs/listening.md, A knock on the table). Measured: 2 of 9 laughs, 1 of 4 claps and snaps, no chair here."""
-    passed = [r.name for r in heldout(kind) if knock_heard(placed(r)[0]) is not None]
-    assert len(passed) <= {"chair": 0, "laughter": 2, "clapping": 1}[kind], passed
+    """The detector's weak spots, why knocks are off by default: in a quiet room two of hedgewars' laughs
+    and the kit's finger snap pass for one (docs/listening.md, A knock on the table). Each at four levels,
+    measured: 7 of 32 laughs, 1 of 16 claps and snaps, no chair of 12."""
+    passed = [r.name for r in heldout(kind) for seed in range(4) if knock_heard(placed(r, seed)[0]) is not None]
+    assert len(passed) <= {"chair": 1, "laughter": 10, "clapping": 3}[kind], passed
+
+
+@needs_recordings
+def test_the_room_is_mixed_against_a_rap_alike_however_loud_the_rap_was_placed() -> None:
+    """The same rap 22 dB quieter gets a room 22 dB quieter; measured against the samples above a fixed
+    level, as speech is, the quiet copy's room came out 9 dB louder against it (12.8 dB quieter)."""
+    from voice_earl.bench.corpus import speech_power
+
+    rap = load(next(r for r in heldout(KNOCK) if r.name.endswith("CajonSlaps-Hardest.wav")).path).astype(np.float64)
+    loud, quiet = rap * 0.4 * 32767 / np.abs(rap).max(), rap * 0.032 * 32767 / np.abs(rap).max()
+    body_loud, body_quiet = mixing_power(loud), mixing_power(quiet)
+    assert body_loud is not None and body_quiet is not None
+    assert 10 * np.log10(body_loud / body_quiet) == pytest.approx(22.0, abs=0.3)
+    fixed_loud, fixed_quiet = speech_power(loud), speech_power(quiet)
+    assert fixed_loud is not None and fixed_quiet is not None
+    assert 10 * np.log10(fixed_loud / fixed_quiet) < 19.0
 
 
 @needs_recordings
@@ -124,16 +174,17 @@ def test_knocks_in_the_benchmarks_babble_are_heard_and_little_else_passes() -> N
     heard, knocks = 0, heldout(KNOCK)
     for recording in knocks:
         samples, raps = placed(recording)
-        at = knock_heard(degrade(samples.astype(np.float64), "babble 12 dB", room, rng))
+        at = knock_heard(degrade(samples.astype(np.float64), "babble 12 dB", room, rng, power=mixing_power(samples)))
         heard += at is not None and at >= raps[0] - 0.03
     assert heard >= MIN_HEARD_IN_BABBLE
     passed = []
     for kind in NEGATIVE_KINDS:
         for recording in heldout(kind):
             samples, _ = placed(recording)
-            if knock_heard(degrade(samples.astype(np.float64), "babble 12 dB", room, rng)) is not None:
+            noisy = degrade(samples.astype(np.float64), "babble 12 dB", room, rng, power=mixing_power(samples))
+            if knock_heard(noisy) is not None:
                 passed.append(recording.name)
-    assert passed in ([], ["sounds/giggle.wav"])  # the giggle, as in a quiet room
+    assert passed in ([], ["sounds/giggle.wav"])  # measured: none; the giggle passes in some rooms
 
 
 @pytest.fixture(scope="module")

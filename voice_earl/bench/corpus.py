@@ -345,11 +345,16 @@ def noise_stream(seed: int, condition: str) -> np.random.Generator:
 
 
 def degrade(
-    audio: np.ndarray, condition: str, babble: Pcm16, rng: np.random.Generator, quiet_power: float = 1.0
+    audio: np.ndarray,
+    condition: str,
+    babble: Pcm16,
+    rng: np.random.Generator,
+    quiet_power: float = 1.0,
+    power: float | None = None,
 ) -> Pcm16:
-    """The recording in a condition: noise levels are relative to the speech's own power, or to
-    ``quiet_power`` when nothing in it is loud (the room alone)."""
-    power = speech_power(audio) or quiet_power
+    """The recording in a condition: noise levels are relative to ``power``, else to the speech's own
+    power, or to ``quiet_power`` when nothing in it is loud (the room alone)."""
+    power = power or speech_power(audio) or quiet_power
     if condition.split()[0] in ("white", *ROOM_NAMES):
         snr = float(condition.split()[1])
         if condition.startswith("white"):

@@ -7,12 +7,16 @@ brighter, a glass rings on, a card laid down is soft. :class:`KnockDetector` is 
 as the listener, cut into 5 ms hops. Each sudden rise is a candidate:
 
 1. *onset*: a hop at least ``ONSET_DB`` louder than the room's median over the last 300 ms (each
-   of five bands over the room's own level in it, weighed alike), and ``STEP_DB`` louder than the
-   hop before it;
-2. *features*: ``WINDOW_S`` of audio from there on gives 28 numbers (how far it rose, and where
-   in the spectrum; whether anything after it is as loud; how fast each band falls; how flat its
-   spectrum is; whether its treble rings on; whether a voice's pitch follows), see
-   :func:`event_features`;
+   of five bands over the room's own level in it, weighed alike), or its treble (2-8 kHz) alone
+   ``TREBLE_ONSET_DB`` over the room's treble, and ``STEP_DB`` louder than the last hops. A rap
+   is broadband and reaches far above 4 kHz, where babble has little: in a loud room its treble
+   stands out where the whole spectrum does not. Candidates may overlap, so that a murmur that
+   rose just before a rap does not hide it;
+2. *features*: ``WINDOW_S`` of audio from there on, and the 40 ms before it, give the numbers of
+   :data:`~voice_earl.listening.stream.knock_features.FEATURES` (how far it rose, and where in the
+   spectrum; whether anything after it is as loud; how fast each band falls; how flat its
+   spectrum is; whether a voice's pitch follows; on 1 ms frames, how fast its treble rose and
+   fell), see :mod:`~voice_earl.listening.stream.knock_features`;
 3. *verdict*: boosted trees over them (:class:`KnockModel`, trained by
    ``scripts/knock_train.py`` on real recordings that packages ship, its numbers shipped in
    ``voice_earl/data/knock.json``). A knock is heard when its probability reaches ``threshold``,
@@ -30,7 +34,7 @@ from __future__ import annotations
 import json
 import math
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from functools import cache
 from importlib.resources import files
@@ -41,40 +45,22 @@ import numpy as np
 import numpy.typing as npt
 
 from voice_earl.listening.stream.audio import SAMPLE_RATE, Pcm16
+from voice_earl.listening.stream.knock_features import FEATURES, FLOOR, HOP, PRE_HOPS, db, event_features
 
-HOP = 80  # samples: 5 ms
+__all__ = ["FEATURES", "Candidate", "KnockDetector", "KnockModel", "candidates_in", "event_features", "shipped_model"]
+
 FFT_SIZE = 256  # 16 ms of audio under each hop's spectrum
 BAND_EDGES_HZ = (60, 300, 800, 2000, 4000, 8001)
+TREBLE_BANDS = slice(3, 5)  # 2-8 kHz: where a rap stands out of talk
 HISTORY_HOPS = 60  # the room's level: the median over the last 300 ms
 MIN_HISTORY_HOPS = 20  # ... and over at least 100 ms of it before a rise counts
 ONSET_DB = 6.0
+TREBLE_ONSET_DB = 9.0  # ... or the treble alone this much over the room's treble
 STEP_DB = 3.0
+STEP_HOPS = 3  # ... over the loudest of the last three hops
+REFRACTORY_HOPS = 6  # no new onset within 30 ms of the last: one rap rises over several hops
 WINDOW_S = 0.12  # the audio after an onset that decides (the verdict comes this long after the rap)
 PAIR_S = (0.08, 0.7)  # a second rap this long after the first makes a double knock
-FLOOR = 1e-3  # energies below this (int16 units squared per bin) are silence: no log of zero
-
-PEAK_HOPS = slice(0, 4)  # the rap itself: its first 20 ms
-FALL_HOPS = slice(8, 16)  # 40-80 ms after the onset
-GONE_HOPS = slice(16, 24)  # 80-120 ms: a knock has gone back to the room by now
-FEATURES = (
-    "rise_db",
-    "shape_60",
-    "shape_300",
-    "shape_800",
-    "shape_2000",
-    "shape_4000",
-    "step_db",
-    "later_db",
-    "tail_db",
-    "width",
-    "flatness",
-    "ring_db",
-    "voicing",
-    *(f"decay_{band}_{span}" for span in ("20", "40", "80") for band in (60, 300, 800, 2000, 4000)),
-)
-DECAY_HOPS = (slice(4, 8), slice(8, 16), slice(16, 24))  # 20-40, 40-80 and 80-120 ms after the onset
-VOICED_LAGS = (40, 200)  # samples: a voice's pitch period, 80-400 Hz
-MAX_RISE_DB = 30.0  # a rise beyond this counts as this: in a silent room every sound rises without end
 
 
 @dataclass(frozen=True)
@@ -170,65 +156,23 @@ _FLAT_BINS = _bins(300, 6000)
 _WINDOW = np.hanning(FFT_SIZE)
 
 
-def _db(value: float) -> float:
-    return 10.0 * math.log10(max(value, FLOOR))
-
-
-def voicing(samples: npt.NDArray[np.float64]) -> float:
-    """How periodic the sound after a rap is (0-1): speech, laughter and a creak go on with a voice's
-    pitch; a knock's ring is gone or has no pitch in that range."""
-    centred = samples - samples.mean()
-    size = 1 << (2 * len(centred) - 1).bit_length()
-    spectrum = np.fft.rfft(centred, size)
-    correlation = np.fft.irfft(np.abs(spectrum) ** 2, size)[: len(centred)]
-    if correlation[0] <= FLOOR:
-        return 0.0
-    low, high = VOICED_LAGS
-    return float(max(0.0, correlation[low:high].max() / correlation[0]))
-
-
-def event_features(
-    hops: npt.NDArray[np.float64],
-    room: npt.NDArray[np.float64],
-    before: float,
-    flatness: float,
-    samples: npt.NDArray[np.float64],
-) -> tuple[float, ...]:
-    """The features of one candidate. ``hops``: its band energies, one row per hop from the onset;
-    ``room``: the room's band energies before it (the median); ``before``: the hop before the onset
-    over the room (see :func:`over_room`); ``flatness``: the spectral flatness of its first hop;
-    ``samples``: its audio from the onset on.
-
-    Levels are over the room's own, band by band, so that a knock is measured by what it adds to
-    the room: in babble the treble, which talk hardly has, carries a rap best."""
-    over = hops / np.maximum(room, FLOOR)
-    level = over.mean(axis=1)  # each band weighs alike
-    peak = float(level[PEAK_HOPS].max())
-    peak_db = _db(peak)
-    rises = [_db(float(v)) for v in over[PEAK_HOPS].max(axis=0)]
-    rise = max(rises)
-    treble = hops[:, 3:].sum(axis=1)
-    return (
-        min(rise, MAX_RISE_DB),
-        *(max(r - rise, -MAX_RISE_DB) for r in rises),  # the rap's spectrum: where it rose most, where least
-        min(_db(float(level[0])) - _db(before), MAX_RISE_DB),
-        _db(float(level[PEAK_HOPS.stop :].max())) - peak_db,  # speech goes on as loud (a vowel after a "p")
-        _db(float(level[GONE_HOPS].mean())) - peak_db,
-        float(np.sum(level >= peak / 4)),  # hops within 6 dB of the rap: a rap is short
-        flatness,
-        _db(float(treble[FALL_HOPS].mean())) - _db(float(treble[PEAK_HOPS].mean())),
-        voicing(samples[PEAK_HOPS.stop * HOP :]),
-        *(
-            max(_db(float(v)) - _db(float(p)), -40.0)  # how far each band has fallen from its own peak
-            for span in DECAY_HOPS
-            for v, p in zip(over[span].mean(axis=0), over[PEAK_HOPS].max(axis=0), strict=True)
-        ),
-    )
-
-
 def over_room(bands: npt.NDArray[np.float64], room: npt.NDArray[np.float64]) -> float:
     """A hop's level over the room's, each band weighing alike (1: the room itself)."""
     return float((bands / np.maximum(room, FLOOR)).mean())
+
+
+@dataclass
+class _Event:
+    """A candidate being heard: its window fills hop by hop."""
+
+    hop: int  # the hop it rose in
+    start: float
+    room: npt.NDArray[np.float64]
+    before: float
+    flatness: float
+    pre: npt.NDArray[np.float64]
+    hops: list[npt.NDArray[np.float64]] = field(default_factory=list)
+    samples: list[npt.NDArray[np.float64]] = field(default_factory=list)
 
 
 class KnockDetector:
@@ -244,14 +188,12 @@ class KnockDetector:
         self._hops_done = 0
         self._offset_s = 0.0  # audio skipped (muted), which the hop count does not include
         self._history: deque[npt.NDArray[np.float64]] = deque(maxlen=HISTORY_HOPS)
+        self._held: deque[tuple[int, npt.NDArray[np.float64]]] = deque()  # hops under an open window
+        self._recent: deque[npt.NDArray[np.float64]] = deque(maxlen=PRE_HOPS)  # the audio before a rise
         self._room = np.zeros(len(BAND_EDGES_HZ) - 1)
-        self._last = 1.0  # the last hop over the room
-        self._event: list[npt.NDArray[np.float64]] | None = None
-        self._event_start = 0.0
-        self._event_room = self._room
-        self._event_before = 0.0
-        self._event_flatness = 0.0
-        self._event_samples: list[npt.NDArray[np.float64]] = []
+        self._levels: deque[tuple[float, float]] = deque([(1.0, 1.0)], maxlen=STEP_HOPS)  # the last hops
+        self._since_onset = REFRACTORY_HOPS
+        self._events: list[_Event] = []
         self._window_hops = round(WINDOW_S * SAMPLE_RATE / HOP)
 
     @property
@@ -264,7 +206,9 @@ class KnockDetector:
         self._pending = np.zeros(0)
         self._tail = np.zeros(FFT_SIZE - HOP)
         self._history.clear()
-        self._event = None
+        self._held.clear()
+        self._recent.clear()
+        self._events = []
 
     def feed(self, pcm: bytes | Pcm16) -> Candidate | None:
         """Take more audio; the candidate that makes a knock, once one is heard (else None)."""
@@ -281,48 +225,65 @@ class KnockDetector:
         bands = spectra @ _BANDS.T
         heard = None
         for hop in range(count):
-            found = self._hop(bands[hop], spectra[hop], frames[hop][FFT_SIZE - HOP :])
-            if found is not None and heard is None and self._is_knock(found):
-                heard = found
+            for found in self._hop(bands[hop], spectra[hop], frames[hop][FFT_SIZE - HOP :]):
+                if heard is None and self._is_knock(found):
+                    heard = found
         return heard
 
     def _hop(
         self, bands: npt.NDArray[np.float64], spectrum: npt.NDArray[np.float64], samples: npt.NDArray[np.float64]
-    ) -> Candidate | None:
+    ) -> list[Candidate]:
+        """One hop: the windows it fills, and a new one if it rises out of the room. Windows may overlap,
+        so that a murmur that rose just before a rap does not hide it."""
         self._hops_done += 1
-        if self._event is not None:
-            self._event.append(bands)
-            self._event_samples.append(samples)
-            return self._close_event() if len(self._event) >= self._window_hops else None
-        level = over_room(bands, self._room) if len(self._history) >= MIN_HISTORY_HOPS else 1.0
-        if _db(level) >= ONSET_DB and _db(level) - _db(self._last) >= STEP_DB:
-            self._event = [bands]
-            self._event_samples = [samples]
-            self._event_start = self.audio_s - HOP / SAMPLE_RATE
-            self._event_room = self._room
-            self._event_before = self._last
+        self._since_onset += 1
+        for event in self._events:
+            event.hops.append(bands)
+            event.samples.append(samples)
+        closed = [self._close(e) for e in self._events if len(e.hops) >= self._window_hops]
+        self._events = [e for e in self._events if len(e.hops) < self._window_hops]
+        heard_room = len(self._history) >= MIN_HISTORY_HOPS
+        level = over_room(bands, self._room) if heard_room else 1.0
+        treble = over_room(bands[TREBLE_BANDS], self._room[TREBLE_BANDS]) if heard_room else 1.0
+        last = max(v for v, _ in self._levels)
+        last_treble = max(t for _, t in self._levels)
+        rose = db(level) >= ONSET_DB and db(level) - db(last) >= STEP_DB
+        treble_rose = db(treble) >= TREBLE_ONSET_DB and db(treble) - db(last_treble) >= STEP_DB
+        if (rose or treble_rose) and self._since_onset >= REFRACTORY_HOPS:
+            self._since_onset = 0
             bins = spectrum[_FLAT_BINS] + FLOOR
-            self._event_flatness = float(np.exp(np.mean(np.log(bins))) / np.mean(bins))
-            self._last = level
-            return None
-        self._last = level
-        self._history.append(bands)
-        if self._hops_done % 4 == 0 or len(self._history) <= MIN_HISTORY_HOPS:
+            flatness = float(np.exp(np.mean(np.log(bins))) / np.mean(bins))
+            pre = np.concatenate(list(self._recent)) if self._recent else np.zeros(0)
+            start = self.audio_s - HOP / SAMPLE_RATE
+            event = _Event(self._hops_done, start, self._room, self._levels[-1][0], flatness, pre, [bands], [samples])
+            self._events.append(event)
+        self._levels.append((level, treble))
+        self._recent.append(samples)
+        self._held.append((self._hops_done, bands))
+        # A hop becomes the room's once every window it lies in has closed: a rap does not raise the
+        # room it is measured against.
+        first_open = min((e.hop for e in self._events), default=self._hops_done + 1)
+        while self._held and self._held[0][0] < first_open:
+            self._history.append(self._held.popleft()[1])
+        if self._history and (self._hops_done % 4 == 0 or len(self._history) <= MIN_HISTORY_HOPS):
             self._room = np.median(np.array(self._history), axis=0)
-        return None
+        return closed
 
-    def _close_event(self) -> Candidate:
-        assert self._event is not None
-        hops = np.array(self._event)
-        raw = (hops, self._event_room, self._event_before, self._event_flatness, np.concatenate(self._event_samples))
+    def _close(self, event: _Event) -> Candidate:
+        raw = (
+            np.array(event.hops),
+            event.room,
+            event.before,
+            event.flatness,
+            np.concatenate(event.samples),
+            event.pre,
+        )
         features = event_features(*raw)
         if self.raw is not None:
             self.raw.append(raw)
-        self._event = None
-        self._last = over_room(hops[-1], self._room)
-        self._history.extend(hops)  # a long sound becomes the room
         probability = self.model.probability(features) if self.model is not None else 0.0
-        candidate = Candidate(self._event_start, self.audio_s, features, probability)
+        decided_at = event.start + len(event.hops) * HOP / SAMPLE_RATE
+        candidate = Candidate(event.start, decided_at, features, probability)
         self.candidates.append(candidate)
         return candidate
 
