@@ -13,7 +13,9 @@ reason that decided them.
     .venv/bin/python scripts/judge_replay.py --set verifier=true   # the trained verifier instead of the rules
 
 The figures are on whole recordings judged once, as the corpus keeps them; the listener looks several
-times as the speech goes on (``scripts/bench_listening.py`` measures that, slowly).
+times as the speech goes on (``scripts/bench_listening.py`` measures that, slowly; ``--looks`` replays
+the decision on the listener's own looks, ``tests/data/looks_corpus.npz``, a trial heard as the first
+look taken: :mod:`voice_earl.bench.looks_replay`).
 """
 
 from __future__ import annotations
@@ -196,12 +198,30 @@ def main() -> int:
         "part of the verifier's split (report: those it was neither fitted nor chosen on)",
     )
     parser.add_argument("--show-errors", action="store_true")
+    parser.add_argument(
+        "--looks",
+        action="store_true",
+        help="on the listener's looks (tests/data/looks_corpus.npz): a trial heard as its first look taken",
+    )
     args = parser.parse_args()
+    if args.looks:
+        return replay_looks(chosen_settings(args.set)[1], args.part)
     cases = [case for case in read_corpus(args.corpus) if args.part in (None, part_of(case.group))]
     decided = replay(cases, chosen_settings(args.set)[1])
     print("\n".join(table([(case, d.phrase) for case, d in decided])))
     if args.show_errors:
         show_errors(decided)
+    return 0
+
+
+def replay_looks(settings: JudgeSettings, part: str | None) -> int:
+    from voice_earl.bench.golden_file import LOOKS_CORPUS, read_looks
+    from voice_earl.bench.looks_replay import by_trial, decided_looks, looks_table
+
+    looks, heard = read_looks(LOOKS_CORPUS)
+    trials = [t for t in by_trial(looks, heard) if part in (None, part_of(t.heard.group))]
+    points = settings.point if settings.verifier else None
+    print("\n".join(looks_table(decided_looks(trials, settings), points)))
     return 0
 
 
