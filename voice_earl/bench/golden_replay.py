@@ -23,7 +23,7 @@ from __future__ import annotations
 import argparse
 import functools
 import hashlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -187,7 +187,8 @@ def _mistaken(case: Case, phrase: str) -> bool:
     return bool(t.talk or t.wrong or t.harm) or (case.expect not in (*TALK, *WRONG) and not right(case, phrase))
 
 
-def main() -> int:
+def main(looks: Callable[[JudgeSettings, str | None], int] | None = None) -> int:
+    """``looks``: what replays a decision on the listener's looks (``--looks``; see scripts/judge_replay.py)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--corpus", type=Path, default=CORPUS)
     parser.add_argument("--set", nargs="+", default=[], metavar="NAME=VALUE", help="judge settings to try")
@@ -204,24 +205,13 @@ def main() -> int:
         help="on the listener's looks (tests/data/looks_corpus.npz): a trial heard as its first look taken",
     )
     args = parser.parse_args()
-    if args.looks:
-        return replay_looks(chosen_settings(args.set)[1], args.part)
+    if args.looks and looks is not None:
+        return looks(chosen_settings(args.set)[1], args.part)
     cases = [case for case in read_corpus(args.corpus) if args.part in (None, part_of(case.group))]
     decided = replay(cases, chosen_settings(args.set)[1])
     print("\n".join(table([(case, d.phrase) for case, d in decided])))
     if args.show_errors:
         show_errors(decided)
-    return 0
-
-
-def replay_looks(settings: JudgeSettings, part: str | None) -> int:
-    from voice_earl.bench.golden_file import LOOKS_CORPUS, read_looks
-    from voice_earl.bench.looks_replay import by_trial, decided_looks, looks_table
-
-    looks, heard = read_looks(LOOKS_CORPUS)
-    trials = [t for t in by_trial(looks, heard) if part in (None, part_of(t.heard.group))]
-    points = settings.point if settings.verifier else None
-    print("\n".join(looks_table(decided_looks(trials, settings), points)))
     return 0
 
 

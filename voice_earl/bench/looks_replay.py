@@ -20,8 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from voice_earl.bench.corpus import LEAD_IN_S, TUNING_CONDITIONS, Expect
-from voice_earl.bench.golden_file import Case, HeardTrial, LookCase
-from voice_earl.bench.golden_replay import HEADER, TALK, Tally, replay, right, tally
+from voice_earl.bench.golden_file import LOOKS_CORPUS, Case, HeardTrial, LookCase, read_looks
+from voice_earl.bench.golden_replay import HEADER, TALK, Tally, part_of, replay, right, tally
 from voice_earl.listening.judge.candidates import Heard
 from voice_earl.listening.judge.decision import Decision, JudgeSettings
 from voice_earl.listening.judge.verifier import Verifier
@@ -165,3 +165,12 @@ def summed(trials: Iterable[Takeable], combos: np.ndarray, size: int) -> np.ndar
         first = clears.argmax(axis=1)
         total += np.where(clears.any(axis=1)[:, None], trial.changes[first], 0.0)
     return total
+
+
+def replay_looks(settings: JudgeSettings, part: str | None) -> int:
+    """The table of a decision on the looks corpus (of one part of the verifier's split, if given)."""
+    looks, heard = read_looks(LOOKS_CORPUS)
+    trials = [t for t in by_trial(looks, heard) if part in (None, part_of(t.heard.group))]
+    points = settings.point if settings.verifier else None
+    print("\n".join(looks_table(decided_looks(trials, settings), points)))
+    return 0
