@@ -9,6 +9,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from voice_earl.bench.golden_replay import main
+from voice_earl.bench.looks_replay import replay_looks
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(looks=replay_looks))

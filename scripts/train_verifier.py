@@ -31,6 +31,7 @@ import datetime
 import hashlib
 import json
 import sys
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -41,7 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from voice_earl.bench.corpus import VOICES, Expect
-from voice_earl.bench.golden_file import CORPUS, Case, read_corpus
+from voice_earl.bench.golden_file import CORPUS, LOOKS_CORPUS, Case, HeardTrial, LookCase, read_corpus, read_looks
 from voice_earl.bench.golden_replay import (
     POINTS,
     REPORT,
@@ -54,6 +55,17 @@ from voice_earl.bench.golden_replay import (
     right,
     table,
     tally,
+)
+from voice_earl.bench.looks_replay import GRID as LOOK_GRID
+from voice_earl.bench.looks_replay import (
+    Decided,
+    by_trial,
+    combinations,
+    decided_looks,
+    label,
+    looks_table,
+    summed,
+    takeable,
 )
 from voice_earl.listening.judge.candidates import Heard, Kind, heard_as
 from voice_earl.listening.judge.decision import Decision, JudgeResult, JudgeSettings, Scored
@@ -108,6 +120,32 @@ def rows(cases: Iterable[Case], short: bool) -> Rows:
             xs.append([values[name] for name in names])
             ys.append(said)
     return Rows(np.array(xs), np.array(ys))
+
+
+def look_rows(looks: Iterable[LookCase], short: bool) -> Rows:
+    """The listener's looks as training rows: on talk every contender is what was not said; on a said
+    phrase, a contender that would take something else is too, and the one said is what was said where
+    the look covers it (a look cut before the end of the phrase teaches neither)."""
+    names = SHORT_FEATURES if short else LINE_FEATURES
+    xs, ys = [], []
+    for look in looks:
+        case, result = look.case, look.case.result
+        view = look_of(result)
+        free = (result.free.text, result.free.mean) if result.free else None
+        for item in contenders(result):
+            said = label(look, item.candidate.phrase)
+            if (item.candidate.kind is not Kind.LINE) != short or said is None:
+                continue
+            if said and case.expect == Expect.PASS and normalise(item.candidate.text) != normalise(case.text):
+                continue  # another wording of the pass said (as in rows())
+            values = features(item, view, free)
+            xs.append([values[name] for name in names])
+            ys.append(said)
+    return Rows(np.array(xs).reshape(len(xs), len(names)), np.array(ys, dtype=bool))
+
+
+def joined(*parts: Rows) -> Rows:
+    return Rows(np.concatenate([p.x for p in parts]), np.concatenate([p.y for p in parts]))
 
 
 def fit(data: Rows, names: Sequence[str], strength: float) -> Model:
@@ -196,9 +234,59 @@ def choose_points(found: Found, talk_share: float) -> dict[Heard, float]:
     return {kind: GRID[int(i)] for kind, i in zip(kinds, best, strict=True)}
 
 
+def choose_points_over_looks(
+    looked: Decided, whole: Found, talk_share: float, heard: Sequence[HeardTrial]
+) -> dict[Heard, float]:
+    """Each kind's operating point, every combination of GRID tried: a trial of the listener's looks
+    is heard as its first look that clears its kind's point (so talk moves the game when any of its
+    looks would); a whole recording of the corpus as its one look. The most lines and passes heard
+    (as choose_points weighs them) on both, while on each talk moves the game at most ``talk_share``
+    of the time and wrong lines and ranks are accepted at most 1%."""
+    combos = combinations()
+    worth = np.zeros(len(combos))
+    allowed = np.ones(len(combos), dtype=bool)
+    index = {m: n for n, m in enumerate(MEASURES)}
+    sets = (
+        (
+            [takeable(ds, t.case, measures) for t, ds in looked if t.case is not None],
+            Counter(h.expect for h in heard),
+        ),
+        ([takeable([d], case, measures) for case, d in whole], Counter(case.expect for case, _ in whole)),
+    )
+    for trials, counts in sets:
+        total = summed(trials, combos, len(MEASURES))
+        said = {
+            m: counts.get(e, 0)
+            for m, e in (("line", Expect.CORRECT), ("pass", Expect.PASS), ("command", Expect.COMMAND))
+        }
+        talk_n = sum(counts.get(k, 0) for k in TALK)
+        wrong_n = sum(counts.get(k, 0) for k in WRONG)
+        worth += (
+            total[:, index["line"]] / max(1, said["line"])
+            + total[:, index["pass"]] / max(1, said["pass"])
+            + 0.5 * total[:, index["command"]] / max(1, said["command"])
+            + 0.25 * total[:, index["wrong heard"]] / max(1, wrong_n)
+            - 3 * total[:, index["harm"]] / max(1, sum(said.values()))
+        )
+        allowed &= (total[:, index["talk"]] <= talk_share * talk_n + 1e-9) & (
+            total[:, index["wrong"]] <= 0.01 * wrong_n + 1e-9
+        )
+    if not allowed.any():
+        raise SystemExit("no operating points keep talk and wrong lines under their bars")
+    best = combos[int(np.argmax(np.where(allowed, worth, -np.inf)))]
+    return {kind: LOOK_GRID[int(i)] for kind, i in zip(Heard, best, strict=True)}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--corpus", type=Path, default=CORPUS)
+    parser.add_argument(
+        "--looks",
+        type=Path,
+        default=LOOKS_CORPUS,
+        help="the listener's looks (scripts/judge_corpus.py --looks): trained on too, and the points chosen "
+        "so that a trial moves the game when any of its looks would ('none': the whole recordings alone)",
+    )
     parser.add_argument(
         "--talk",
         type=float,
@@ -212,8 +300,21 @@ def main() -> int:
     cases = read_corpus(args.corpus)
     parts = {part: [c for c in cases if part_of(c.group) == part] for part in (TRAIN, POINTS, REPORT)}
     print(", ".join(f"{part}: {len(found)} trials" for part, found in parts.items()))
-    line = fit(rows(parts[TRAIN], short=False), LINE_FEATURES, args.strength)
-    short = fit(rows(parts[TRAIN], short=True), SHORT_FEATURES, args.strength)
+    looks, heard = read_looks(args.looks) if str(args.looks) != "none" else ([], [])
+    look_parts = {part: [look for look in looks if part_of(look.case.group) == part] for part in (TRAIN, POINTS)}
+    heard_parts = {part: [h for h in heard if part_of(h.group) == part] for part in (TRAIN, POINTS)}
+    if looks:
+        print(
+            ", ".join(
+                f"looks {part}: {len(found)} at {len(heard_parts[part])} trials" for part, found in look_parts.items()
+            )
+        )
+    line = fit(
+        joined(rows(parts[TRAIN], short=False), look_rows(look_parts[TRAIN], short=False)), LINE_FEATURES, args.strength
+    )
+    short = fit(
+        joined(rows(parts[TRAIN], short=True), look_rows(look_parts[TRAIN], short=True)), SHORT_FEATURES, args.strength
+    )
     for name, model in (("lines", line), ("passes and commands", short)):
         print(
             f"  {name}: "
@@ -221,11 +322,26 @@ def main() -> int:
         )
     verifier = Verifier(line, short, {}, "")
     unbarred = replace(JudgeSettings(), line_point=0.0, wrong_point=0.0, pass_point=0.0, command_point=0.0)
-    points = choose_points(replay(parts[POINTS], unbarred, verifier, exact=True), args.talk)
+    whole = replay(parts[POINTS], unbarred, verifier, exact=True)
+    if looks:
+        trials = by_trial(look_parts[POINTS], heard_parts[POINTS])
+        looked = decided_looks(trials, unbarred, verifier, exact=True)
+        points = choose_points_over_looks(looked, whole, args.talk, heard_parts[POINTS])
+    else:
+        points = choose_points(whole, args.talk)
     print("operating points: " + ", ".join(f"{kind.value} {value:.3f}" for kind, value in points.items()))
+    print("\nthe whole recordings of the report voices:")
     print("\n".join(table(heard_at(replay(parts[REPORT], unbarred, verifier, exact=True), points))))
+    if looks:
+        shipped = JudgeSettings()
+        print("\nthe listener's looks at the points voices' trials (a trial: its first look taken), the rules:")
+        print("\n".join(looks_table(decided_looks(trials, shipped), None)))
+        print("... the shipped verifier:")
+        print("\n".join(looks_table(decided_looks(trials, replace(shipped, verifier=True)), shipped.point)))
+        print("... the verifier trained now:")
+        print("\n".join(looks_table(looked, points.__getitem__)))
     if not args.dry_run:
-        write(line, short, points, args, cases)
+        write(line, short, points, args, cases, len(looks))
     return 0
 
 
@@ -235,16 +351,23 @@ def write(
     points: dict[Heard, float],
     args: argparse.Namespace,
     cases: Sequence[Case],
+    looks: int,
 ) -> None:
     digest = hashlib.sha256(args.corpus.read_bytes()).hexdigest()[:12]
+    with_looks = ""
+    if looks:
+        looks_digest = hashlib.sha256(args.looks.read_bytes()).hexdigest()[:12]
+        with_looks = f" and {args.looks.name} (sha256 {looks_digest}, {looks} looks of the listener)"
     voices = {
         part: [f"{VOICES['tune'][n].label}+{VOICES['tune'][n].pitch}" for n in numbers]
         for part, numbers in VOICE_PARTS.items()
     }
     data = {
-        "trained_on": f"{args.corpus.name} (sha256 {digest}, {len(cases)} trials of the tune split); fitted on the "
+        "trained_on": f"{args.corpus.name} (sha256 {digest}, {len(cases)} trials of the tune split){with_looks}; "
+        f"fitted on the "
         f"voices {', '.join(voices[TRAIN])}, operating points chosen on {', '.join(voices[POINTS])} "
-        f"for talk that moves the game at most {100 * args.talk:g}%",
+        f"for talk that moves the game at most {100 * args.talk:g}%"
+        + (" (a trial of the looks: when any of its looks would)" if looks else ""),
         "trained_at": datetime.date.today().isoformat(),
         "operating_points": {kind.value: round(value, 3) for kind, value in points.items()},
         "line": line.to_json(),

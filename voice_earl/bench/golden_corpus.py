@@ -13,6 +13,7 @@ with the trial's true label and its voice.
     .venv/bin/python scripts/judge_corpus.py --write-only   # the file from what is kept
     .venv/bin/python scripts/judge_corpus.py --again        # judge everything again
     .venv/bin/python scripts/judge_corpus.py --held         # the phones' corpus: each trial held to the mouth
+    .venv/bin/python scripts/judge_corpus.py --looks        # the listener's looks (voice_earl/bench/looks.py)
 
 Judging takes about 0.6 s a trial on a 2-core machine (about an hour in all); the results are kept
 per condition under ~/.cache/voice-earl/bench-listening, so a run stopped goes on where it stopped.
@@ -45,7 +46,16 @@ from voice_earl.bench.corpus import (
     trial_speech,
     typical_power,
 )
-from voice_earl.bench.golden_file import CORPUS, HELD_CONDITIONS, HELD_CORPUS, write_corpus
+from voice_earl.bench.golden_file import (
+    CORPUS,
+    HELD_CONDITIONS,
+    HELD_CORPUS,
+    LOOKS_CORPUS,
+    group_of,
+    write_corpus,
+    write_looks,
+)
+from voice_earl.bench.looks import LOOK_CONDITIONS
 from voice_earl.bench.rooms import room_talk
 from voice_earl.listening.judge.decision import JudgeResult
 from voice_earl.listening.stream.audio import pcm_chunks
@@ -175,8 +185,16 @@ def main() -> int:
         action="store_true",
         help=f"the phones' corpus ({HELD_CORPUS.name}): each trial held to the mouth, in {', '.join(HELD_CONDITIONS)}",
     )
+    parser.add_argument(
+        "--looks",
+        action="store_true",
+        help=f"the listener's looks ({LOOKS_CORPUS.name}): every look of the real listener at the trials of "
+        f"the verifier's train and points voices, in {', '.join(LOOK_CONDITIONS)} (voice_earl/bench/looks.py)",
+    )
     parser.add_argument("--out", type=Path, help=f"default: {CORPUS} ({HELD_CORPUS.name} with --held)")
     args = parser.parse_args()
+    if args.looks:
+        return looks_main(args.conditions or LOOK_CONDITIONS, args.write_only, args.out or LOOKS_CORPUS)
     name, every = ("held", HELD_CONDITIONS) if args.held else ("corpus", TUNING_CONDITIONS)
     out = args.out or (HELD_CORPUS if args.held else CORPUS)
     trials = corpus_trials()
@@ -191,6 +209,18 @@ def main() -> int:
         return 0
     count = write_corpus(complete, out, held=args.held)
     print(f"{out}: {count} trials, {out.stat().st_size / 1e6:.2f} MB")
+    return 0
+
+
+def looks_main(conditions: Sequence[str], write_only: bool, out: Path) -> int:
+    from voice_earl.bench.golden_replay import REPORT, part_of
+    from voice_earl.bench.looks import kept_looks, looked
+
+    trials = corpus_trials()
+    if not write_only:
+        looked(trials, conditions, chosen=lambda trial: part_of(group_of(trial)) != REPORT)
+    count = write_looks(dict(kept_looks(LOOK_CONDITIONS)), out)
+    print(f"{out}: {count} looks, {out.stat().st_size / 1e6:.2f} MB")
     return 0
 
 

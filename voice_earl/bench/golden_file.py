@@ -5,10 +5,10 @@ makes them; tests/data/README.md says what each holds)."""
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -17,11 +17,17 @@ from voice_earl.game.cards import Rank
 from voice_earl.listening.judge.candidates import Candidate, Kind
 from voice_earl.listening.judge.decision import JudgeResult, Scored, Slot, Transcript
 
+if TYPE_CHECKING:
+    from voice_earl.bench.looks import Looked
+
 CORPUS = Path(__file__).resolve().parents[2] / "tests" / "data" / "judge_corpus.npz"  # in the repository
 # The same trials as a phone held to the mouth hears them (bench_listening.py --close-mic): each room
 # 10 dB quieter against the voice, each recording cut where the button is held, judged whole once.
 HELD_CORPUS = CORPUS.with_name("held_corpus.npz")
 HELD_CONDITIONS = ("clean", "babble 6 dB", "cafe 6 dB")
+# Every look the real listener asked the judge for, at the train and points voices' trials
+# (voice_earl/bench/looks.py): a row per look, with where it ends against the trial's true end.
+LOOKS_CORPUS = CORPUS.with_name("looks_corpus.npz")
 
 
 @dataclass(frozen=True)
@@ -103,8 +109,14 @@ def _optional(value: float | None) -> float:
     return float("nan") if value is None else value
 
 
-def write_corpus(results: dict[str, list[tuple[Trial, JudgeResult]]], path: Path, held: bool = False) -> int:
-    """The kept results as one compressed file of columns: a row per trial, and a row per candidate."""
+def write_corpus(
+    results: dict[str, list[tuple[Trial, JudgeResult]]],
+    path: Path,
+    held: bool = False,
+    extra: Mapping[str, np.ndarray] | None = None,
+) -> int:
+    """The kept results as one compressed file of columns: a row per trial, and a row per candidate
+    (and the ``extra`` columns as given); ``held``: every trial held to a phone."""
     trial_rows = [(condition, trial, result) for condition, kept in results.items() for trial, result in kept]
     rows = [
         (number, item, result.slots.get(item.candidate))
@@ -151,6 +163,7 @@ def write_corpus(results: dict[str, list[tuple[Trial, JudgeResult]]], path: Path
         columns[f"slot_{name}"] = _fixed([getattr(s, name) if s else np.nan for _, _, s in rows])
     columns["slot_place"] = np.array([s.place if s else -1 for _, _, s in rows], dtype=np.int8)
     columns["slot_due"] = np.array([bool(s and s.due) for _, _, s in rows], dtype=bool)
+    columns.update(extra or {})
     path.parent.mkdir(parents=True, exist_ok=True)
     columns["held"] = np.array(held)  # every trial held to a phone, or none
     np.savez_compressed(path, **columns)  # type: ignore[arg-type]
@@ -294,3 +307,79 @@ def read_corpus(path: Path = CORPUS) -> list[Case]:
 
 def _known(value: float) -> float | None:
     return None if value != value else value  # NaN: not known
+
+
+@dataclass(frozen=True)
+class LookCase:
+    """One look of the listener at a trial: the trial's number, which look it was, and where the audio
+    it looked at ends against the trial's true end of speech (negative: before it)."""
+
+    case: Case
+    trial: int
+    look: int
+    end_after_s: float
+    start_s: float  # where the audio it looked at begins in the trial's recording (the speech: LEAD_IN_S)
+
+
+@dataclass(frozen=True)
+class HeardTrial:
+    """A trial the listener heard in a condition (whether or not it looked at it)."""
+
+    condition: str
+    trial: int
+    group: str
+    expect: str
+
+
+def write_looks(looked: Mapping[str, Mapping[int, Looked]], path: Path) -> int:
+    """The listener's looks as one compressed file (the corpus's columns, a row per look), with each
+    look's trial, its number among the trial's looks and its end against the true end; and every trial
+    heard, looked at or not."""
+    results: dict[str, list[tuple[Trial, JudgeResult]]] = {}
+    numbers: dict[str, list[float]] = {"look_trial": [], "look_number": [], "look_end_after_s": [], "look_start_s": []}
+    heard: list[tuple[str, int, Trial]] = []
+    for condition, kept in looked.items():
+        results[condition] = []
+        for number in sorted(kept):
+            item = kept[number]
+            heard.append((condition, number, item.trial))
+            for look_number, look in enumerate(item.looks):
+                results[condition].append((item.trial, look.result))
+                numbers["look_trial"].append(number)
+                numbers["look_number"].append(look_number)
+                numbers["look_end_after_s"].append(look.end_s - item.true_end_s)
+                numbers["look_start_s"].append(look.start_s)
+    extra: dict[str, np.ndarray] = {
+        "look_trial": np.array(numbers["look_trial"], dtype=np.int32),
+        "look_number": np.array(numbers["look_number"], dtype=np.int16),
+        "look_end_after_s": _fixed(numbers["look_end_after_s"]),
+        "look_start_s": _fixed(numbers["look_start_s"]),
+        "heard_trial": np.array([n for _, n, _ in heard], dtype=np.int32),
+    }
+    for name, values in (
+        ("heard_condition", [c for c, _, _ in heard]),
+        ("heard_group", [group_of(t) for _, _, t in heard]),
+        ("heard_expect", [t.expect for _, _, t in heard]),
+    ):
+        _strings(extra, name, values)
+    return write_corpus(results, path, extra=extra)
+
+
+def read_looks(path: Path = LOOKS_CORPUS) -> tuple[list[LookCase], list[HeardTrial]]:
+    """The listener's looks, and every trial heard (see :func:`write_looks`)."""
+    cases = read_corpus(path)
+    with np.load(path) as data:
+        trial, number = data["look_trial"].tolist(), data["look_number"].tolist()
+        end_after, start = _unfixed(data["look_end_after_s"]), _unfixed(data["look_start_s"])
+        heard = [
+            HeardTrial(condition, int(n), group, expect)
+            for condition, n, group, expect in zip(
+                _read_strings(data, "heard_condition"),
+                data["heard_trial"].tolist(),
+                _read_strings(data, "heard_group"),
+                _read_strings(data, "heard_expect"),
+                strict=True,
+            )
+        ]
+    looks = [LookCase(*row) for row in zip(cases, trial, number, end_after, start, strict=True)]
+    return looks, heard

@@ -13,7 +13,9 @@ reason that decided them.
     .venv/bin/python scripts/judge_replay.py --set verifier=true   # the trained verifier instead of the rules
 
 The figures are on whole recordings judged once, as the corpus keeps them; the listener looks several
-times as the speech goes on (``scripts/bench_listening.py`` measures that, slowly).
+times as the speech goes on (``scripts/bench_listening.py`` measures that, slowly; ``--looks`` replays
+the decision on the listener's own looks, ``tests/data/looks_corpus.npz``, a trial heard as the first
+look taken: :mod:`voice_earl.bench.looks_replay`).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from __future__ import annotations
 import argparse
 import functools
 import hashlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -186,7 +188,8 @@ def _mistaken(case: Case, phrase: str) -> bool:
     return bool(t.talk or t.wrong or t.harm) or (case.expect not in (*TALK, *WRONG) and not right(case, phrase))
 
 
-def main() -> int:
+def main(looks: Callable[[JudgeSettings, str | None], int] | None = None) -> int:
+    """``looks``: what replays a decision on the listener's looks (``--looks``; see scripts/judge_replay.py)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--corpus", type=Path, default=CORPUS)
     parser.add_argument("--set", nargs="+", default=[], metavar="NAME=VALUE", help="judge settings to try")
@@ -197,7 +200,14 @@ def main() -> int:
         "part of the verifier's split (report: those it was neither fitted nor chosen on)",
     )
     parser.add_argument("--show-errors", action="store_true")
+    parser.add_argument(
+        "--looks",
+        action="store_true",
+        help="on the listener's looks (tests/data/looks_corpus.npz): a trial heard as its first look taken",
+    )
     args = parser.parse_args()
+    if args.looks and looks is not None:
+        return looks(chosen_settings(args.set)[1], args.part)
     cases = [case for case in read_corpus(args.corpus) if args.part in (None, part_of(case.group))]
     decided = replay(cases, chosen_settings(args.set)[1])
     print("\n".join(table([(case, d.phrase) for case, d in decided])))

@@ -57,6 +57,7 @@ SHORT_FEATURES = (
     "stop",
     "free_margin",
     "goes_on",
+    "says_it",
     "command",
     "loud",
     "drop",
@@ -142,7 +143,13 @@ def features(item: Scored, look: Look, free: tuple[str, float] | None = None) ->
         values.update(stop=_clip("stop", item.last_logprob), command=float(candidate.kind is Kind.COMMAND))
         if free is not None:
             sayings = tuple(o.candidate.text for o in look.scored if o.candidate.kind is candidate.kind)
-            values.update(goes_on=float(goes_on(sayings, free[0])), free_margin=_clip("free_margin", mean - free[1]))
+            values.update(
+                goes_on=float(goes_on(sayings, free[0])),
+                # Whisper, free to write anything, begins with a wording of it: a look at the first
+                # half second of talk finds "Pass." likely, but writes " as" or " I will".
+                says_it=float(says_it(sayings, free[0])),
+                free_margin=_clip("free_margin", mean - free[1]),
+            )
     return values
 
 
@@ -170,6 +177,18 @@ def goes_on(sayings: tuple[str, ...], transcript: str) -> bool:
             return began
         began, rest = True, rest[len(wording) :]
     return False
+
+
+@functools.lru_cache(maxsize=256)
+def says_it(sayings: tuple[str, ...], transcript: str) -> bool:
+    """Whether ``transcript`` begins with one of ``sayings`` (whatever follows).
+
+    >>> sayings = (" Pass.", " I pass.", " Pass, please.")
+    >>> says_it(sayings, " Pass it on."), says_it(sayings, " I pass."), says_it(sayings, " as"), says_it(sayings, "")
+    (True, True, False, False)
+    """
+    rest = normalise(transcript).split()
+    return any(wording and rest[: len(wording)] == wording for wording in (normalise(s).split() for s in sayings))
 
 
 def _sigmoid(z: float) -> float:
@@ -247,7 +266,7 @@ class Verifier:
 
 def free_ranges() -> dict[str, tuple[float, float]]:
     """The features that need the free transcript, and every value they can take."""
-    return {"free_margin": CLIP["free_margin"], "goes_on": (0.0, 1.0)}
+    return {"free_margin": CLIP["free_margin"], "goes_on": (0.0, 1.0), "says_it": (0.0, 1.0)}
 
 
 @functools.cache
