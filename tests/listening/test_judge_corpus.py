@@ -51,23 +51,12 @@ def test_the_corpus_holds_every_kind_of_trial_in_every_tuning_room(cases: list[C
     assert voices == {f"{voice.label}+{voice.pitch}" for voice in VOICES["tune"]}  # no held-out voice
 
 
-def heard(t: Tally) -> dict[str, int]:
-    return {
-        "lines accepted": t.good.get(Expect.CORRECT, 0),
-        "wrong lines and ranks accepted": t.wrong,
-        "passes heard": t.good.get(Expect.PASS, 0),
-        "commands heard": t.good.get(Expect.COMMAND, 0),
-        "talk that moved the game": t.talk,
-        "said, and heard as something else that moves the game": t.harm,
-    }
-
-
 def test_the_shipped_decision_hears_what_it_heard_when_it_shipped(decided: list[tuple[Case, Decision]]) -> None:
-    assert heard(counted(decided)) == SHIPPED
+    assert counted(decided).heard() == SHIPPED
 
 
 def test_the_verifier_hears_what_it_heard_when_it_was_trained(cases: list[Case]) -> None:
-    assert heard(counted(replay(cases, replace(JudgeSettings(), verifier=True)))) == VERIFIER
+    assert counted(replay(cases, replace(JudgeSettings(), verifier=True))).heard() == VERIFIER
 
 
 def test_a_setting_changed_shows_at_once(cases: list[Case], decided: list[tuple[Case, Decision]]) -> None:

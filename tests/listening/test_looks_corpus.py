@@ -11,7 +11,7 @@ import pytest
 
 from voice_earl.bench.corpus import LEAD_IN_S, Expect
 from voice_earl.bench.golden_file import CORPUS, LOOKS_CORPUS, read_corpus, read_looks, write_looks
-from voice_earl.bench.golden_replay import POINTS, REPORT, TRAIN, Tally, part_of
+from voice_earl.bench.golden_replay import POINTS, REPORT, TRAIN, part_of
 from voice_earl.bench.looks import LookAt, Looked, where
 from voice_earl.bench.looks_replay import (
     GRID,
@@ -102,26 +102,15 @@ def test_the_looks_corpus_holds_the_train_and_points_voices_only(kept: tuple[lis
     assert all(look.start_s <= LEAD_IN_S for look in looks if look.case.expect == Expect.CORRECT and covers(look))
 
 
-def counts(t: Tally) -> dict[str, int]:
-    return {
-        "lines accepted": t.good.get(Expect.CORRECT, 0),
-        "wrong lines and ranks accepted": t.wrong,
-        "passes heard": t.good.get(Expect.PASS, 0),
-        "commands heard": t.good.get(Expect.COMMAND, 0),
-        "talk that moved the game": t.talk,
-        "said, and heard as something else that moves the game": t.harm,
-    }
-
-
 def test_the_rules_and_the_verifier_hear_on_the_looks_what_they_heard_when_it_was_made(
     kept: tuple[list, list],  # type: ignore[type-arg]
 ) -> None:
     """Each trial heard as its first look taken (scripts/judge_replay.py --looks prints it per room).
     Written here by hand once a change is meant."""
     trials = by_trial(*kept)
-    assert counts(heard_trials(decided_looks(trials, JudgeSettings()))) == RULES_ON_LOOKS
+    assert heard_trials(decided_looks(trials, JudgeSettings())).heard() == RULES_ON_LOOKS
     verifier = replace(JudgeSettings(), verifier=True)
-    assert counts(heard_trials(decided_looks(trials, verifier), verifier.point)) == VERIFIER_ON_LOOKS
+    assert heard_trials(decided_looks(trials, verifier), verifier.point).heard() == VERIFIER_ON_LOOKS
 
 
 # Of 246 lines due, 159 wrong lines and ranks, 66 passes, 9 commands and 561 trials of talk (table talk,

@@ -131,6 +131,17 @@ class Tally:
             return self.wrong / max(1, sum(self.counts.get(k, 0) for k in WRONG))
         return self.good.get(key, 0) / max(1, self.counts.get(key, 0))
 
+    def heard(self) -> dict[str, int]:
+        """What was heard, by kind of verdict: the counts the corpus tests pin."""
+        return {
+            "lines accepted": self.good.get(Expect.CORRECT, 0),
+            "wrong lines and ranks accepted": self.wrong,
+            "passes heard": self.good.get(Expect.PASS, 0),
+            "commands heard": self.good.get(Expect.COMMAND, 0),
+            "talk that moved the game": self.talk,
+            "said, and heard as something else that moves the game": self.harm,
+        }
+
 
 def tally(decided: Iterable[tuple[Case, str]]) -> Tally:
     """How a set of trials came out, each heard as the phrase given with it ("": nothing)."""
