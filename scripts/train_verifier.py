@@ -295,6 +295,14 @@ def main() -> int:
         "so that voices not heard keep under it)",
     )
     parser.add_argument("--strength", type=float, default=1.0, help="the regressions' C (inverse regularisation)")
+    parser.add_argument(
+        "--through-listener",
+        nargs="*",
+        metavar="CONDITION",
+        help="then lower each kind's point as far as it goes with the real listener run over the points voices "
+        "in these conditions (default: clean, babble 12 and 6 dB, cafe 6 dB), Whisper's scores remembered "
+        "(voice_earl/bench/listened_points.py; the first run takes about half an hour a condition on 2 cores)",
+    )
     parser.add_argument("--dry-run", action="store_true")
     args = parser.parse_args()
     cases = read_corpus(args.corpus)
@@ -330,6 +338,8 @@ def main() -> int:
     else:
         points = choose_points(whole, args.talk)
     print("operating points: " + ", ".join(f"{kind.value} {value:.3f}" for kind, value in points.items()))
+    if args.through_listener is not None:
+        points = through_listener(verifier, points, args.through_listener or LISTENED_CONDITIONS, args.talk)
     print("\nthe whole recordings of the report voices:")
     print("\n".join(table(heard_at(replay(parts[REPORT], unbarred, verifier, exact=True), points))))
     if looks:
@@ -343,6 +353,27 @@ def main() -> int:
     if not args.dry_run:
         write(line, short, points, args, cases, len(looks))
     return 0
+
+
+LISTENED_CONDITIONS = ("clean", "babble 12 dB", "babble 6 dB", "cafe 6 dB")
+
+
+def through_listener(
+    verifier: Verifier, start: dict[Heard, float], conditions: Sequence[str], talk: float
+) -> dict[Heard, float]:
+    """The points lowered with the real listener over the points voices, starting from ``start``."""
+    from voice_earl.bench.corpus import CACHE
+    from voice_earl.bench.listened_points import HEARD_KINDS, ListenedTries, choose_points
+
+    print(f"\nthrough the listener, the points voices in {', '.join(conditions)}:")
+    with ListenedTries(conditions, verifier, POINTS, CACHE / "remembered-v1-points.pickle") as tries:
+        points = choose_points(tries, start, talk, 0.01)
+        for condition, found in tries.by_condition(points).items():
+            print(
+                f"  {condition}: lines, passes and commands heard {found.count(*HEARD_KINDS)} of "
+                f"{found.of(*HEARD_KINDS)}, talk that moved the game {found.count(*TALK)} of {found.of(*TALK)}"
+            )
+    return points
 
 
 def write(

@@ -90,6 +90,28 @@ def test_a_held_pass_need_not_be_said_alone_but_still_needs_its_full_stop() -> N
     assert decide(cut, {}, alone, lambda: babble, held=True).phrase == ""
 
 
+def test_a_held_pass_the_first_pass_heard_too_needs_less_evidence_but_must_be_said_alone() -> None:
+    """A bare "pass" held in babble scores low; the first pass's grammar also makes "pass me the
+    crisps" a pass, which the free transcript tells apart."""
+    rules = replace(SETTINGS, alone_margin=2.5, sure_floor=0.0, stop_floor=-4.5, pass_gain_floor=-6.0)
+    said = [scored(PASS, -4.5, 2), scored(LINE, -5.0, 8)]
+    room = Transcript(" Buzz Light", -2.6)
+    assert decide(said, {}, rules, lambda: room, "pass", held=True).phrase == "pass"
+    assert decide(said, {}, rules, lambda: room, "pass", held=True).why.startswith(
+        "rule held-agreement: the first pass heard 'pass' too, mean -4.50 >= -6"
+    )
+    assert decide(said, {}, rules, lambda: room, "", held=True).phrase == ""  # the first pass heard nothing
+    assert decide(said, {}, rules, lambda: room, "pass").phrase == ""  # not held: the laptop's microphone
+    talk = Transcript(" Pass me the crisps.", -1.0)
+    assert decide(said, {}, rules, lambda: talk, "pass", held=True).phrase == ""  # goes on after it
+    clear = Transcript(" You shall not pass.", -0.9)
+    assert decide(said, {}, rules, lambda: clear, "pass", held=True).phrase == ""  # likelier by 3.6
+    too_low = [scored(PASS, -6.5, 2)]
+    assert decide(too_low, {}, rules, lambda: room, "pass", held=True).phrase == ""
+    cut = [Scored(PASS, -9.0, 2, last_logprob=-5.0)]  # "pass it to the left": its full stop is unlikely
+    assert decide(cut, {}, rules, lambda: room, "pass", held=True).phrase == ""
+
+
 def test_the_best_candidate_is_heard_when_it_clears_its_floor() -> None:
     options = [scored(LINE, -1.0, 8), scored(PASS, -6.0, 2), scored(UNDO, -7.0, 2)]
     assert choose(options, {}, SETTINGS).phrase == "there is a queen as good as he"

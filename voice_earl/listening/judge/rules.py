@@ -34,8 +34,11 @@ def decide_by_rules(
 
     A ``held`` utterance (a phone's Hold to speak) need not be said alone: the speaker marked where
     their words begin and end, and what Whisper writes around a short word held close up is the
-    room's babble at the edges of the hold ("Pass me!", "I pass it."), not the speaker going on."""
+    room's babble at the edges of the hold ("Pass me!", "I pass it."), not the speaker going on. When
+    nothing is heard in a hold, a pass the first pass heard too may be (:func:`_held_pass_agreed`)."""
     decided = choose(scored, slots, settings, first_pass, due_position)
+    if held and not decided.phrase:
+        return _held_pass_agreed(scored, settings, transcript, first_pass) or decided
     best = decided.best
     if not decided.phrase or best.candidate.kind is Kind.LINE or best.mean >= settings.sure_floor or held:
         return decided
@@ -52,6 +55,32 @@ def decide_by_rules(
     if goes_on(sayings, free.text):
         return Decision("", best, "veto not-alone", f"{said!r} goes on after it")
     return decided
+
+
+def _held_pass_agreed(
+    scored: Sequence[Scored], settings: JudgeSettings, transcript: Callable[[], Transcript], first_pass: str
+) -> Decision | None:
+    """In a hold, the pass the first pass heard too, on weaker evidence: its mean clears
+    ``pass_gain_floor`` and its full stop ``stop_floor``, and it was said alone (within ``alone_margin``
+    of Whisper's free transcript, which does not go on after it). A bare "pass" held in babble scores
+    low; the first pass's grammar also turns "pass me the crisps" into "pass", which the free
+    transcript tells apart."""
+    passes = [item for item in scored if item.candidate.kind is Kind.PASS]
+    if not first_pass or all(item.candidate.phrase != first_pass for item in passes):
+        return None
+    best = max(passes, key=lambda item: item.mean)
+    if best.mean < settings.pass_gain_floor or best.last_logprob < settings.stop_floor:
+        return None
+    free = transcript()
+    sayings = tuple(item.candidate.text for item in passes)
+    if best.mean < free.mean - settings.alone_margin or goes_on(sayings, free.text):
+        return None
+    return Decision(
+        best.candidate.phrase,
+        best,
+        "rule held-agreement",
+        f"the first pass heard {first_pass!r} too, mean {best.mean:.2f} >= {settings.pass_gain_floor:g}, said alone",
+    )
 
 
 def evidence(

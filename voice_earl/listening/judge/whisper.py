@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +34,7 @@ from voice_earl.listening.judge.decision import (
     voice_stopped,
 )
 from voice_earl.listening.judge.logmel import FRAMES_PER_SECOND, log_mel
+from voice_earl.listening.judge.verifier import Verifier
 from voice_earl.listening.models.judge_models import MODEL_FILES
 from voice_earl.listening.recognizer import RecognizerError
 from voice_earl.listening.stream.audio import SAMPLE_RATE, Pcm16
@@ -42,6 +43,16 @@ from voice_earl.words.context import ListenContext
 from voice_earl.words.text import RANK_BY_WORD, normalise
 
 logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Scoring:
+    """What Whisper found in one stretch of audio for a turn: every candidate's scores, each line's
+    rank slot, and whether the room is loud."""
+
+    scored: tuple[Scored, ...]
+    slots: dict[Candidate, Slot]
+    loud: bool
 
 
 class WhisperJudge:
@@ -59,6 +70,8 @@ class WhisperJudge:
                 f"the whisper judge needs ctranslate2 and tokenizers ({error}); pip install 'voice-earl[judge]'"
             ) from None
         self.settings = settings or JudgeSettings()
+        # With settings.verifier: the verifier that decides (None: the shipped one). One being chosen is given here.
+        self.verifier: Verifier | None = None
         self.model_dir = model_dir
         missing = [name for name in MODEL_FILES if not (model_dir / name).is_file()]
         if missing:
@@ -178,35 +191,54 @@ class WhisperJudge:
         """The judge on ``samples`` from sample ``skip`` on (where a phrase ends is told from the
         start of ``samples``)."""
         started = time.perf_counter()
+        heard = normalise(first_pass)
+        scoring, transcribe = self._scoring(samples, skip, context, heard)
+        free: list[Transcript] = []
+
+        def transcript() -> Transcript:
+            if not free:
+                free.append(transcribe())
+            return free[0]
+
+        decision = decide(
+            scoring.scored,
+            scoring.slots,
+            self.settings,
+            transcript,
+            heard,
+            context.position,
+            scoring.loud,
+            self.verifier if self.settings.verifier else None,
+            held=held,
+        )
+        return JudgeResult(
+            decision.phrase,
+            decision.best,
+            time.perf_counter() - started,
+            scoring.scored,
+            scoring.slots,
+            heard,
+            context.position,
+            free[0] if free else None,
+            loud_room=scoring.loud,
+            why=decision.why,
+        )
+
+    def _scoring(
+        self, samples: Pcm16, skip: int, context: ListenContext, heard: str
+    ) -> tuple[Scoring, Callable[[], Transcript]]:
+        """What the model finds in ``samples`` from sample ``skip`` on for the turn's candidates (and
+        ``heard``, the first pass's phrase), and a call for its free transcript there. The decision is
+        no part of it, so that a decision can be tried again on the same scores."""
         encoded, frames = self._encode(samples[skip:])
         turn = turn_candidates(context)
         filled, slots = self._fill_slots(encoded, turn.templates, context.ranks)
-        heard = normalise(first_pass)
         candidates = [*filled, *turn.fixed]
         if heard and all(c.phrase != heard for c in candidates):
             candidates += _spelled_out(heard, turn.templates)[:1]
         loud = room_is_loud(samples)
         scored = self._score(encoded, frames, candidates, samples, skip, loud)
-        free: list[Transcript] = []
-
-        def transcript() -> Transcript:
-            if not free:
-                free.append(self._transcribe(encoded))
-            return free[0]
-
-        decision = decide(scored, slots, self.settings, transcript, heard, context.position, loud, held=held)
-        return JudgeResult(
-            decision.phrase,
-            decision.best,
-            time.perf_counter() - started,
-            tuple(scored),
-            slots,
-            heard,
-            context.position,
-            free[0] if free else None,
-            loud_room=loud,
-            why=decision.why,
-        )
+        return Scoring(tuple(scored), slots, loud), lambda: self._transcribe(encoded)
 
     def _encode(self, samples: Pcm16) -> tuple[Any, int]:
         seconds = len(samples) / SAMPLE_RATE
