@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -34,13 +34,14 @@ from voice_earl.listening.judge.decision import (
     voice_stopped,
 )
 from voice_earl.listening.judge.logmel import FRAMES_PER_SECOND, log_mel
+from voice_earl.listening.judge.rank_slots import RankTokens, articles, logsumexp, spelled_out
 from voice_earl.listening.judge.verifier import Verifier
 from voice_earl.listening.models.judge_models import MODEL_FILES
 from voice_earl.listening.recognizer import RecognizerError
 from voice_earl.listening.stream.audio import SAMPLE_RATE, Pcm16
 from voice_earl.listening.stream.speech_end import VOICE_SPAN_S, Levels, room_is_loud, speech_start_s, voice_fall
 from voice_earl.words.context import ListenContext
-from voice_earl.words.text import RANK_BY_WORD, normalise
+from voice_earl.words.text import normalise
 
 logger = logging.getLogger(__name__)
 
@@ -86,7 +87,7 @@ class WhisperJudge:
             raise RecognizerError(f"cannot load the whisper model in {model_dir} ({error}); fetch it again") from None
         self._start = [self._token("<|startoftranscript|>")]
         self._no_timestamps = self._token("<|notimestamps|>")
-        self._rank_tokens = _RankTokens(self)
+        self._rank_tokens = RankTokens(self.tokens)
         self._quiet: tuple[Any, int] | None = None  # a quiet room, encoded
         self._quiet_logprobs: dict[str, float] = {}  # each wording's log-probability there
 
@@ -235,7 +236,7 @@ class WhisperJudge:
         filled, slots = self._fill_slots(encoded, turn.templates, context.ranks)
         candidates = [*filled, *turn.fixed]
         if heard and all(c.phrase != heard for c in candidates):
-            candidates += _spelled_out(heard, turn.templates)[:1]
+            candidates += spelled_out(heard, turn.templates)[:1]
         loud = room_is_loud(samples)
         scored = self._score(encoded, frames, candidates, samples, skip, loud)
         return Scoring(tuple(scored), slots, loud), lambda: self._transcribe(encoded)
@@ -279,7 +280,7 @@ class WhisperJudge:
 
         Before a rank that starts with a vowel, "a" is also tried as "an" ("There's an Eight")."""
         slotted = [t for t in templates if len(t.ranks) > 1]
-        at_slot = self._slot_distributions(encoded, sorted({b for t in slotted for b in _articles(t.before)}))
+        at_slot = self._slot_distributions(encoded, sorted({b for t in slotted for b in articles(t.before)}))
         filled: list[Candidate] = []
         slots: dict[Candidate, Slot] = {}
         for template in slotted:
@@ -315,7 +316,7 @@ class WhisperJudge:
         at_slot = {}
         for before, prompt, result in zip(befores, prompts, results, strict=True):
             logits = np.asarray(result.logits[0], dtype=np.float64)[len(prompt) - 2]
-            at_slot[before] = logits - _logsumexp(logits)
+            at_slot[before] = logits - logsumexp(logits)
         return at_slot
 
     def _score(
@@ -402,77 +403,3 @@ FREE_TOKENS = 12
 
 # A quiet room (noise at about -80 dBFS), against which each wording's gain is measured.
 QUIET_ROOM_LEVEL = 3.0
-
-# Said where a rank goes, these are no rank ("eleven" is never "seven"). "one" is left out: it may mean the Ace.
-NOT_RANKS = (" eleven", " 11", " twelve", " 12", " thirteen", " 13", " zero", " 0", " twenty")
-
-
-class _RankTokens:
-    """The first token of every spelling of every rank, to read a slot's ranks off one distribution."""
-
-    def __init__(self, judge: WhisperJudge) -> None:
-        self._first: dict[str, int] = {}
-        for rank in RANK_BY_WORD.values():
-            for spelling in rank_spellings(rank):
-                self._first[spelling] = judge.tokens(spelling)[0]
-        self._others = {spelling: judge.tokens(spelling)[0] for spelling in NOT_RANKS}
-
-    def ranked(self, at_slot: Mapping[str, Any], template: Template, due_ranks: tuple[Rank, ...] = ()) -> list[Slot]:
-        """Every rank the slot may take, likeliest first, each in its likeliest spelling (and whether
-        it is due: any is, when none is named)."""
-        befores = _articles(template.before)
-        best: dict[Rank, tuple[float, str, str]] = {}
-        for rank in template.ranks:
-            for spelling in rank_spellings(rank):
-                before = befores[-1] if _starts_with_vowel(spelling) else befores[0]
-                logprob = float(at_slot[before][self._first[spelling]])
-                if rank not in best or logprob > best[rank][0]:
-                    best[rank] = (logprob, spelling, before)
-        plain = at_slot[befores[0]]
-        other, other_logprob = max(
-            ((s, float(plain[token])) for s, token in self._others.items()), key=lambda item: item[1]
-        )
-        order = sorted(best.items(), key=lambda item: item[1][0], reverse=True)
-        top = order[0][1][0]
-        runner_up = order[1][1][0] if len(order) > 1 else float("-inf")
-        top_due = max((best[rank][0] for rank in due_ranks if rank in best), default=float("-inf"))
-        return [
-            Slot(
-                before,
-                spelling,
-                logprob,
-                normalise(other),
-                other_logprob - logprob,
-                rank,
-                place,
-                logprob - (runner_up if place == 0 else top),
-                not due_ranks or rank in due_ranks,
-                logprob - top_due,
-            )
-            for place, (rank, (logprob, spelling, before)) in enumerate(order)
-        ]
-
-
-def _spelled_out(phrase: str, templates: Sequence[Template]) -> list[Candidate]:
-    """The line with a rank that ``phrase`` (normalised, from the first pass) is, if any."""
-    return [
-        candidate
-        for template in templates
-        for rank in template.ranks
-        if (candidate := template.fill(rank_spellings(rank)[0])).phrase == phrase
-    ]
-
-
-def _articles(before: str) -> tuple[str, ...]:
-    """The words before a slot, and with "a" as "an" when they end in "a"."""
-    return (before, f"{before}n") if before.endswith(" a") else (before,)
-
-
-def _starts_with_vowel(spelling: str) -> bool:
-    word = spelling.strip().lower()
-    return word[:1] in ("a", "e", "i", "o", "u") or word.startswith(("8", "11", "18"))
-
-
-def _logsumexp(values: Any) -> float:
-    peak = float(np.max(values))
-    return peak + float(np.log(np.sum(np.exp(values - peak))))
