@@ -22,12 +22,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
 
-import numpy as np
-
-from voice_earl.bench.corpus import CACHE, Expect, Trial, framed, moved_the_game, trial_speech, typical_power
+from voice_earl.bench.corpus import CACHE, Expect, Trial, moved_the_game
 from voice_earl.bench.golden_file import group_of
-from voice_earl.bench.golden_replay import part_of
-from voice_earl.bench.looks import _noisy
+from voice_earl.bench.golden_replay import TALK, WRONG, part_of
+from voice_earl.bench.looks import RoomAudio
 from voice_earl.listening.judge.candidates import Heard
 from voice_earl.listening.judge.settings import JudgeSettings
 from voice_earl.listening.judge.verifier import Verifier
@@ -36,8 +34,6 @@ from voice_earl.listening.stream.utterance import grade_utterance
 from voice_earl.words.verdicts import Verdict
 
 Points = Mapping[Heard, float]
-TALK = (Expect.CHATTER, Expect.HUMAN, Expect.ROOM)
-WRONG = (Expect.WRONG_LINE, Expect.WRONG_RANK)
 
 
 @dataclass(frozen=True)
@@ -81,13 +77,6 @@ def counted(trial: Trial, verdict: Verdict, heard: str) -> Counted:
     return Counted({kind: 1}, {kind: int(good)})
 
 
-def chosen_trials(part: str) -> list[int]:
-    """The numbers of the tune split's trials (``corpus_trials``) in one part of the verifier's split."""
-    from voice_earl.bench.golden_corpus import corpus_trials
-
-    return [n for n, trial in enumerate(corpus_trials()) if part_of(group_of(trial)) == part]
-
-
 class _Worker:
     """One process's listener, with the remembering judge, and the trials' audio in each condition."""
 
@@ -105,22 +94,17 @@ class _Worker:
         self.judge.verifier = verifier
         self.listener = Listener(SphinxRecognizer(), judge=self.judge)
         self.trials = corpus_trials()
-        self.framed = [framed(trial_speech(trial, CACHE)) for trial in self.trials]
-        self.quiet = typical_power(
-            audio for trial, (audio, _) in zip(self.trials, self.framed, strict=True) if trial.expect == Expect.CORRECT
-        )
+        self.audio = RoomAudio(self.trials, CACHE, seed)
         self.chosen = [n for n, trial in enumerate(self.trials) if part_of(group_of(trial)) == part]
-        self.seed = seed
-        self.audio: dict[str, list[np.ndarray]] = {}
 
     def run(self, condition: str, points: Points) -> Counted:
-        if condition not in self.audio:
-            self.audio[condition] = _noisy(self.trials, self.framed, condition, CACHE, self.seed, self.quiet)
         self.judge.settings = with_points(points)
         total = Counted({}, {})
         for number in self.chosen:
             trial = self.trials[number]
-            utterance = self.listener.listen(pcm_chunks(self.audio[condition][number], chunk_ms=40), trial.context)
+            utterance = self.listener.listen(
+                pcm_chunks(self.audio.noisy(condition)[number], chunk_ms=40), trial.context
+            )
             total += counted(trial, grade_utterance(utterance, trial.context).verdict, utterance.text.strip())
         return total
 

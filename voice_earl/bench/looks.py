@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from voice_earl.bench.corpus import CACHE, Trial, degrade, framed, noise_stream, trial_speech, typical_power
+from voice_earl.bench.corpus import CACHE, Expect, Trial, degrade, framed, noise_stream, trial_speech, typical_power
 from voice_earl.bench.rooms import room_talk
 from voice_earl.listening.judge.decision import JudgeResult
 from voice_earl.listening.stream.audio import SAMPLE_RATE, Pcm16, pcm_chunks
@@ -131,23 +131,19 @@ def looked(
     # The verifier decides inside the judge (its second look where a voice fell away, as it would in play).
     recorder = LookRecorder(WhisperJudge(found.path, JudgeSettings(verifier=True)))
     listener = Listener(SphinxRecognizer(), judge=recorder)
-    framed_audio = [framed(trial_speech(trial, cache)) for trial in trials]
-    quiet_power = typical_power(
-        audio for trial, (audio, _) in zip(trials, framed_audio, strict=True) if trial.expect == "correct"
-    )
+    audio = RoomAudio(trials, cache, seed)
     order = [number for number, trial in enumerate(trials) if chosen(trial)]
     random.Random(seed).shuffle(order)
     kept = {c: _read(_kept_file(cache, seed, c)) if _kept_file(cache, seed, c).exists() else {} for c in conditions}
-    noisy = {c: _noisy(trials, framed_audio, c, cache, seed, quiet_power) for c in conditions}
     started = time.monotonic()
     while any(len(kept[c]) < len(order) for c in conditions):
         for condition in conditions:
             todo = [number for number in order if number not in kept[condition]][:KEEP_EVERY]
             for number in todo:
-                audio = noisy[condition][number]
-                recorder.begin(audio)
-                listener.listen(pcm_chunks(audio, chunk_ms=40), trials[number].context)
-                kept[condition][number] = Looked(trials[number], framed_audio[number][1], tuple(recorder.looks))
+                heard = audio.noisy(condition)[number]
+                recorder.begin(heard)
+                listener.listen(pcm_chunks(heard, chunk_ms=40), trials[number].context)
+                kept[condition][number] = Looked(trials[number], audio.true_end(number), tuple(recorder.looks))
             if todo:
                 _kept_file(cache, seed, condition).write_bytes(pickle.dumps(kept[condition]))
                 looks = sum(len(item.looks) for item in kept[condition].values())
@@ -159,17 +155,29 @@ def looked(
     return kept
 
 
-def _noisy(
-    trials: Sequence[Trial],
-    framed_audio: Sequence[tuple[np.ndarray, float]],
-    condition: str,
-    cache: Path,
-    seed: int,
-    quiet_power: float,
-) -> list[Pcm16]:
-    """Every trial in ``condition``, its noise drawn in trial order as the corpus and the benchmark draw it."""
-    rng, talk = noise_stream(seed, condition), room_talk(condition, cache)
-    return [degrade(audio, condition, talk, rng, quiet_power) for audio, _ in framed_audio]
+class RoomAudio:
+    """The trials' speech, framed as the benchmark frames it, and every trial in a condition (made when
+    first asked for), its noise drawn in trial order as the corpus and the benchmark draw it."""
+
+    def __init__(self, trials: Sequence[Trial], cache: Path = CACHE, seed: int = 1) -> None:
+        self.trials, self.cache, self.seed = trials, cache, seed
+        self.framed = [framed(trial_speech(trial, cache)) for trial in trials]
+        self.quiet_power = typical_power(
+            audio for trial, (audio, _) in zip(trials, self.framed, strict=True) if trial.expect == Expect.CORRECT
+        )
+        self._noisy: dict[str, list[Pcm16]] = {}
+
+    def true_end(self, number: int) -> float:
+        """Where trial ``number``'s speech truly ends, in seconds."""
+        return self.framed[number][1]
+
+    def noisy(self, condition: str) -> list[Pcm16]:
+        if condition not in self._noisy:
+            rng, talk = noise_stream(self.seed, condition), room_talk(condition, self.cache)
+            self._noisy[condition] = [
+                degrade(audio, condition, talk, rng, self.quiet_power) for audio, _ in self.framed
+            ]
+        return self._noisy[condition]
 
 
 def _kept_file(cache: Path, seed: int, condition: str) -> Path:
