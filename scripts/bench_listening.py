@@ -119,8 +119,8 @@ LISTENERS: dict[str, Listener] = {}  # the listeners that listeners() made, by n
 
 def run_held(hearing: HeldHearing, trial: Trial, audio: np.ndarray, true_end: float) -> Outcome:
     """A phone held to the mouth: the whole hold judged at once, timed from the release."""
-    verdict, heard, latency = hear_held_trial(hearing, trial, audio, true_end)
-    return Outcome(trial, Verdict(verdict), heard, latency, 0, latency, 0)
+    verdict, heard, latency, why = hear_held_trial(hearing, trial, audio, true_end)
+    return Outcome(trial, Verdict(verdict), heard, latency, 0, latency, 0, why)
 
 
 def held_listeners(pairs: Sequence[str] = ()) -> list[tuple[str, Hearing]]:

@@ -4,6 +4,7 @@ is the laptop's, does not reach it."""
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import numpy as np
@@ -66,3 +67,18 @@ def test_without_a_judge_the_first_pass_hears_it_even_while_the_narrator_speaks(
     with first_pass.muted():  # the laptop's microphone is muted: the phone's is not
         utterance = hear_held(first_pass, held("There's a Queen as good as he", tmp_path), QUEENS_SECOND)
     assert grade_utterance(utterance, QUEENS_SECOND).verdict is Verdict.CORRECT
+    assert utterance.why == "first pass alone"
+
+
+def test_a_hold_heard_at_the_table_says_what_decided_and_the_log_file_says_it_too(
+    judged: Listener, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    from voice_earl.table.phones.mic_gate import HeldHearing
+
+    hearing = HeldHearing(judged)
+    with caplog.at_level(logging.INFO, logger="voice_earl.listening.stream.listener"):
+        passed = hearing(held("pass", tmp_path).astype("<i2").tobytes(), QUEENS_SECOND)
+    assert any(passed.why in record.getMessage() and "'pass'" in record.getMessage() for record in caplog.records)
+    talk = hearing(held("could you pass the salt please", tmp_path).astype("<i2").tobytes(), QUEENS_SECOND)
+    assert passed.grade.verdict is Verdict.PASS and passed.why.startswith("rule ")
+    assert talk.grade.verdict is Verdict.UNCLEAR and talk.why.startswith(("veto ", "rules: nothing heard"))

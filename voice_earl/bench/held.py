@@ -50,8 +50,11 @@ def held_segment(audio: np.ndarray, true_end: float) -> np.ndarray:
     return audio[round(start * SAMPLE_RATE) : round(end * SAMPLE_RATE)]
 
 
-def hear_held_trial(hearing: HeldHearing, trial: Trial, audio: np.ndarray, true_end: float) -> tuple[str, str, int]:
-    """The verdict's value, what was heard and the milliseconds from the release to the verdict.
+def hear_held_trial(
+    hearing: HeldHearing, trial: Trial, audio: np.ndarray, true_end: float
+) -> tuple[str, str, int, str]:
+    """The verdict's value, what was heard, the milliseconds from the release to the verdict and
+    what decided (the judge's ``why``).
 
     While the button is held the first pass hears the audio as it comes (the game's thread looks
     for more every 50 ms): at the release only the last moments are left for it, then the judge."""
@@ -60,4 +63,4 @@ def hear_held_trial(hearing: HeldHearing, trial: Trial, audio: np.ndarray, true_
     speech.hear(pcm[: max(0, len(pcm) - round(FOLLOW_S * SAMPLE_RATE) * 2)])
     heard = hearing.heard(speech, pcm)
     grade = heard.grade
-    return grade.verdict.value, grade.heard, round(heard.latency_ms or 0.0)
+    return grade.verdict.value, grade.heard, round(heard.latency_ms or 0.0), heard.why

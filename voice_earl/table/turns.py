@@ -46,11 +46,13 @@ class KeyCommand:
 
 @dataclass(frozen=True)
 class Heard:
-    """A formula heard and graded (``audio``: its 16 kHz mono PCM, kept only when asked)."""
+    """A formula heard and graded (``audio``: its 16 kHz mono PCM, kept only when asked; ``why``: the
+    rule or veto that decided, as the log file and ``hear --json`` say it)."""
 
     grade: LineGrade
     latency_ms: float | None = None
     audio: bytes | None = field(default=None, repr=False, compare=False)
+    why: str = field(default="", compare=False)
 
     def log_fields(self) -> dict[str, Any]:
         """The fields voice-driven games add to lead/play/pass records (game-log.md)."""

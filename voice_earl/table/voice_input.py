@@ -239,7 +239,7 @@ class VoiceInput:
         if implausible_command(utterance):
             grade = replace(grade, verdict=Verdict.UNCLEAR)
         audio = b"".join(turn.kept) if self.keep_audio else None
-        return Heard(grade, latency_ms=utterance.latency_ms, audio=audio)
+        return Heard(grade, latency_ms=utterance.latency_ms, audio=audio, why=utterance.why)
 
 
 @dataclass

@@ -22,9 +22,9 @@ import time
 import numpy as np
 
 from voice_earl.listening.stream.audio import SAMPLE_RATE, Pcm16
-from voice_earl.listening.stream.listener import Listener
+from voice_earl.listening.stream.listener import Listener, logged
 from voice_earl.listening.stream.speech_end import loud_frames, speech_end_s, speech_start_s
-from voice_earl.listening.stream.utterance import Utterance
+from voice_earl.listening.stream.utterance import Utterance, verdict_why
 from voice_earl.words.context import ListenContext
 
 
@@ -73,30 +73,36 @@ class HeldSpeech:
         judge = self.listener.judge
         if judge is None or not judge.understands(self.context):
             after = time.perf_counter() - released
-            return Utterance(
-                first_pass,
+            return logged(
+                Utterance(
+                    first_pass,
+                    start,
+                    end,
+                    seconds + after,
+                    False,
+                    seconds,
+                    self._first_pass_s,
+                    first_pass_s=self._first_pass_s,
+                    why=verdict_why(first_pass, start, None),
+                )
+            )
+        result = judge.judge(samples, self.context, first_pass, held=True)
+        after = time.perf_counter() - released
+        return logged(
+            Utterance(
+                result.phrase,
                 start,
                 end,
                 seconds + after,
                 False,
                 seconds,
-                self._first_pass_s,
+                self._first_pass_s + result.compute_s,
                 first_pass_s=self._first_pass_s,
+                judge_s=result.compute_s,
+                judge_started=seconds,
+                judge_result=result,
+                why=verdict_why(result.phrase, start, result),
             )
-        result = judge.judge(samples, self.context, first_pass, held=True)
-        after = time.perf_counter() - released
-        return Utterance(
-            result.phrase,
-            start,
-            end,
-            seconds + after,
-            False,
-            seconds,
-            self._first_pass_s + result.compute_s,
-            first_pass_s=self._first_pass_s,
-            judge_s=result.compute_s,
-            judge_started=seconds,
-            judge_result=result,
         )
 
 

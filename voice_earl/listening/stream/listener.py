@@ -97,14 +97,14 @@ class Listener:
                     knocks.skip(chunk.duration)
                 continue
             if knocks is not None and knocks.feed(chunk.pcm):  # first: a knock need not wait for the judge
-                return _logged(knocks.passed(run, chunk))
+                return logged(knocks.passed(run, chunk))
             if run.feed(chunk):
                 break
-        return _logged(run.result())
+        return logged(run.result())
 
 
-def _logged(utterance: Utterance) -> Utterance:
-    """``utterance``, with a line in the log file that says what was heard and why."""
+def logged(utterance: Utterance) -> Utterance:
+    """``utterance``, with a line in the log file that says what was heard and why (a hold's too)."""
     if utterance.speech_start is not None:
         logger.info("heard %r at %.2fs: %s", utterance.text, utterance.decided_at, utterance.why)
     return utterance

@@ -180,7 +180,7 @@ class HeldHearing:
         if implausible_command(utterance):
             grade = replace(grade, verdict=Verdict.UNCLEAR)
         after_release_ms = (utterance.decided_at - utterance.audio_s) * 1000
-        return Heard(grade, latency_ms=after_release_ms, audio=pcm if self.keep_audio else None)
+        return Heard(grade, latency_ms=after_release_ms, audio=pcm if self.keep_audio else None, why=utterance.why)
 
     def __call__(self, pcm: bytes, context: ListenContext) -> Heard:
         """A whole hold heard at once."""
