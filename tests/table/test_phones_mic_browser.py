@@ -67,3 +67,35 @@ def test_a_phone_is_a_microphone_held_to_speak_in_real_chromium(tmp_path: Path) 
                 browser.close()
     led = [r for r in table.session.records if r.get("event") == "lead"]
     assert led and led[0]["verdict"] == "correct" and led[0]["rank"] == first["leads"][0]
+
+
+@pytest.mark.slow
+def test_with_phone_mics_the_buttons_sit_at_the_bottom_of_a_small_phone(tmp_path: Path) -> None:
+    """Hold to speak joins Pass and Play at the foot of the screen, and the hand has the rest: no band
+    of empty felt under the buttons squeezes the page into the top of a 360x640 phone."""
+    from playwright.sync_api import expect, sync_playwright
+    from support.phones_browser import PHONE, PhonePage
+
+    from voice_earl.table.phones.mics import MicLimits
+    from voice_earl.table.phones.tls import certificate_for
+
+    certificate = certificate_for("127.0.0.1", tmp_path)
+    with (
+        phone_table(seed=5, mics=MicLimits(), certificate=certificate) as table,
+        sync_playwright() as playwright,
+    ):
+        browser = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), args=[*CHROMIUM_ARGS, "--ignore-certificate-errors"]
+        )
+        try:
+            waiting = next(seat for seat in range(3) if not view(table, seat)["turn"]["yours"])
+            with PhonePage(browser, table.url(waiting)) as phone:
+                expect(phone.page.locator("#hold")).to_be_visible()
+                expect(phone.page.locator("#hand .card").first).to_be_visible()
+                footer = phone.box("#actions")
+                assert footer["y"] + footer["height"] == PHONE["height"], footer  # at the foot of the screen
+                assert phone.box("#page")["height"] >= PHONE["height"] / 2  # the hand's part is most of it
+                assert not phone.errors
+        finally:
+            browser.close()
+
