@@ -67,3 +67,85 @@ def test_a_phone_is_a_microphone_held_to_speak_in_real_chromium(tmp_path: Path) 
                 browser.close()
     led = [r for r in table.session.records if r.get("event") == "lead"]
     assert led and led[0]["verdict"] == "correct" and led[0]["rank"] == first["leads"][0]
+
+
+@pytest.mark.slow
+def test_with_phone_mics_the_buttons_sit_at_the_bottom_of_a_small_phone(tmp_path: Path) -> None:
+    """Hold to speak joins Pass and Play at the foot of the screen, and the hand has the rest: no band
+    of empty felt under the buttons squeezes the page into the top of a 360x640 phone."""
+    from playwright.sync_api import expect, sync_playwright
+    from support.phones_browser import PHONE, PhonePage
+
+    from voice_earl.table.phones.mics import MicLimits
+    from voice_earl.table.phones.tls import certificate_for
+
+    certificate = certificate_for("127.0.0.1", tmp_path)
+    with (
+        phone_table(seed=5, mics=MicLimits(), certificate=certificate) as table,
+        sync_playwright() as playwright,
+    ):
+        browser = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), args=[*CHROMIUM_ARGS, "--ignore-certificate-errors"]
+        )
+        try:
+            waiting = next(seat for seat in range(3) if not view(table, seat)["turn"]["yours"])
+            with PhonePage(browser, table.url(waiting)) as phone:
+                expect(phone.page.locator("#hold")).to_be_visible()
+                expect(phone.page.locator("#hand .card").first).to_be_visible()
+                footer = phone.box("#actions")
+                assert footer["y"] + footer["height"] == PHONE["height"], footer  # at the foot of the screen
+                assert phone.box("#page")["height"] >= PHONE["height"] / 2  # the hand's part is most of it
+                assert not phone.errors
+        finally:
+            browser.close()
+
+
+@pytest.mark.slow
+@needs_espeak
+def test_a_wrong_line_said_into_a_phone_plays_the_card_and_the_phone_does_not_ask_again(tmp_path: Path) -> None:
+    """A stumbled formula costs nothing (hoyle): the card is played and the turn moves on, so the
+    phone says the line was wrong, and not "Say it again" to a player whose turn is over."""
+    from playwright.sync_api import expect, sync_playwright
+    from support.phone_voices import hearing
+    from support.phones_table import FAST, choose, keys_until
+
+    from voice_earl.table.phones.mics import MicLimits
+    from voice_earl.table.phones.tls import certificate_for
+
+    certificate = certificate_for("127.0.0.1", tmp_path)
+    with phone_table(seed=5, limits=FAST, mics=MicLimits(), hear=hearing(), certificate=certificate) as table:
+        due = keys_until(table, lambda s: s["due"]["position"] == 2 and choose(s) == ("play", None))
+        said = speak("There's the best of all the three", tmp_path / "line.wav")  # the third card's line
+        wav = write_wav(tmp_path / "wrong.wav", padded(said, before_s=0.8, after_s=3.0))
+        fake_microphone = [
+            "--use-fake-ui-for-media-stream",
+            "--use-fake-device-for-media-stream",
+            f"--use-file-for-fake-audio-capture={wav}",
+            "--ignore-certificate-errors",
+        ]
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS + fake_microphone)
+            try:
+                page = browser.new_page(viewport={"width": 360, "height": 640})
+                errors: list[str] = []
+                page.on("pageerror", lambda error: errors.append(str(error)))
+                page.goto(table.url(due["seat"]))
+                expect(page.locator("#whose")).to_have_text("Your turn")
+                box = page.locator("#hold").bounding_box()
+                assert box is not None
+                page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+                page.mouse.down()
+                page.wait_for_timeout(3200)  # the lead-in, the line, and a moment after it
+                page.mouse.up()
+                wait_for(table, lambda s: s["moves"] == due["moves"] + 1, timeout=15.0)
+                expect(page.locator("#whose")).not_to_have_text("Your turn")
+                status = page.locator("#mic-status")
+                expect(status).to_have_text(
+                    f"✗ wrong line: that is the third card's line; the second card says '{due['line']}'"
+                )
+                page.screenshot(path=str(tmp_path / "wrong-line.png"))
+                assert not errors
+            finally:
+                browser.close()
+    graded = [r for r in table.session.records if r.get("event") == "play"]
+    assert graded and graded[-1]["verdict"] == "wrong_line"

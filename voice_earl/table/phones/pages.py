@@ -85,7 +85,7 @@ def _json_for_html(value: object) -> str:
     return json.dumps(value, ensure_ascii=False).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-def mic_labels() -> dict[str, str]:
+def mic_labels() -> dict[str, object]:
     """The words of the Hold to speak button and its line (--phone-mics)."""
     return {
         "hold": _("Hold to speak"),
@@ -93,6 +93,8 @@ def mic_labels() -> dict[str, str]:
         "judging": _("Listening to what you said…"),
         "passed": _("Pass"),
         "again": _("Say it again:"),
+        # After the turn moved on: the card was played (or taken back) all the same, as the table screen says.
+        "verdicts": {"wrong_line": _("✗ wrong line"), "wrong_rank": _("✗ wrong rank")},
         "asking": _("Allow the microphone to speak into this phone."),
         "ready": _("The microphone is on: hold the button while you speak."),
         "no_turn": _("Nothing to say yet: wait for the game."),

@@ -17,6 +17,7 @@
   let sending = null; // the turn whose audio is being sent
   let releasing = null; // {turn, timer} while the worklet's last frames come
   let judging = null; // the turn whose verdict is awaited
+  let again = null; // a verdict that asked to say it again, while its turn may still be open
   let shownTimer = null;
 
   // -- the button and its line, above Pass and Play
@@ -48,6 +49,11 @@
     const mine = !!(state && state.turn && state.turn.yours);
     box.classList.toggle("idle", !mine);
     if (judging && (!state || !state.turn || state.turn.id !== judging)) judging = null; // the turn moved on
+    if (again && movedOn(again.turn)) showMoved(again);
+  }
+
+  function movedOn(turn) {
+    return !state || !state.turn || state.turn.id !== turn;
   }
 
   document.addEventListener("voice-earl:state", (event) => {
@@ -65,14 +71,30 @@
     } else if (message.type === "unheard" || message.type === "cut-off") {
       if (sending === message.turn || message.type === "cut-off") stopSending();
       judging = null;
+      again = null;
       show(message.reason, "bad");
     }
   });
 
   function showVerdict(message) {
+    again = null;
     if (message.verdict === "correct") show("✓ " + message.line, "ok");
     else if (message.verdict === "pass") show("✓ " + M.passed, "ok");
-    else show(M.again + (message.why ? " " + message.why : ""), "bad");
+    else if (movedOn(message.turn)) showMoved(message);
+    else {
+      again = message;
+      show(M.again + (message.why ? " " + message.why : ""), "bad");
+    }
+  }
+
+  // The turn moved on after a verdict that was not the line: a wrong line or rank still plays the card
+  // (or, where a bungled chant is a forfeit, the card goes back and the turn passes), or the player
+  // tapped instead. Either way there is nothing to say again.
+  function showMoved(message) {
+    again = null;
+    const label = M.verdicts[message.verdict];
+    if (label) show(label + (message.why ? ": " + message.why : ""), "bad");
+    else show("", "", true);
   }
 
   // -- holding: pointer (finger or mouse) or keyboard
@@ -124,6 +146,7 @@
     }
     sending = turn;
     judging = null;
+    again = null;
     button.classList.add("on");
     show(M.listening, "on", true);
     if (capture.context.state === "suspended") capture.context.resume();
