@@ -383,3 +383,20 @@ def test_feedback_for_a_missing_word_quotes_its_neighbours() -> None:
     result = grade_line("there's the best of the three", ListenContext(3, (Rank.TWO,)), STRICT)
     assert result.verdict is Verdict.UNCLEAR
     assert result.feedback() == "you said 'the best of the', the line goes 'the best of all the'"
+
+
+def test_a_player_who_may_only_pass_is_taught_i_pass_not_the_line() -> None:
+    must_pass = ListenContext(3, (Rank.QUEEN,), must_pass=True)
+    assert grade_line("pass", must_pass).verdict is Verdict.PASS
+    mumbled = grade_line("the cat sat on the mat", must_pass)
+    assert (mumbled.verdict, mumbled.expected) == (Verdict.UNCLEAR, "I pass")
+    assert mumbled.feedback() == "nothing clear was heard; to pass, say 'I pass'"
+    assert grade_line("", must_pass).expected == "I pass"
+    line = grade_line("there is the best of all the three", must_pass)  # the table refuses it: no Queen held
+    assert (line.verdict, line.expected, line.must_pass) == (
+        Verdict.CORRECT,
+        "There's the best of all the three",
+        False,
+    )
+    with pytest.raises(ValueError, match="a lead cannot be passed"):
+        ListenContext(1, (Rank.QUEEN,), must_pass=True)

@@ -373,3 +373,39 @@ def test_leading_a_finished_rank_says_it_is_finished() -> None:
     assert not session.play_turn()  # then the script ends: quit
     reasons = [e.reason for e in events if isinstance(e, MoveRefused)]
     assert reasons == [f"All four {finished.plural.lower()} are out already: lead another rank."]
+
+
+@pytest.mark.parametrize("holds", [False, True])
+def test_a_player_who_may_only_pass_and_is_not_heard_is_told_to_say_i_pass(holds: bool) -> None:
+    from voice_earl.table import narrator as say
+
+    settings = TableSettings(seats("Ann", "Ben", "Cy"), HOYLE, DeckMode.VIRTUAL, deals=1, seed=4)
+    deal = TableSession(settings, {}).deal
+    assert deal.hands is not None
+    follower = (deal.turn + 1) % 3
+    rank = next(
+        card.rank
+        for card in deal.hands[deal.turn]
+        if any(other.rank is card.rank for other in deal.hands[follower]) is holds
+    )
+
+    class Mumbler:
+        def next_input(self, request: TurnRequest) -> TurnInput:
+            if request.due.rank is None:
+                return KeyCommand(Command.LEAD, rank) if request.seat == deal.turn else KeyCommand(Command.QUIT)
+            if any(isinstance(e, FormulaGraded) for e in events):
+                return KeyCommand(Command.QUIT)
+            return Heard(grade_line("the cat sat on the mat", request.context))
+
+    events: list[TableEvent] = []
+    TableSession(settings, dict.fromkeys(range(3), Mumbler()), [events.append]).run()  # type: ignore[arg-type]
+    (graded,) = [e for e in events if isinstance(e, FormulaGraded)]
+    grade = graded.heard.grade
+    line = EARL.line(2, rank)
+    if holds:
+        assert (grade.expected, grade.must_pass) == (line, False)
+        assert say.unclear(graded.name, grade.expected).text.endswith(f"Say: {line}.")
+    else:
+        assert (grade.expected, grade.must_pass) == ("I pass", True)
+        assert grade.feedback() == "nothing clear was heard; to pass, say 'I pass'"
+        assert say.unclear(graded.name, grade.expected).text.endswith("Say: I pass.")

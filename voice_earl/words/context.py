@@ -39,6 +39,8 @@ class ListenContext:
     ranks: tuple[Rank, ...]  # positions 2-4: exactly the one rank; a lead: every rank the player may lead
     chant: ChantSet = EARL
     commands: tuple[str, ...] = ()  # spoken commands the table also listens for ("undo", "repeat")
+    must_pass: bool = False  # passing is all the player may do (a virtual deck: they hold none of the
+    # rank), so what they are told to say when not heard is "I pass", not the line
 
     def __post_init__(self) -> None:
         if self.position not in POSITIONS:
@@ -48,6 +50,8 @@ class ListenContext:
             raise ValueError("a listening context needs at least one rank")
         if self.position > 1 and len(self.ranks) != 1:
             raise ValueError(f"position {self.position} follows one rank, not {len(self.ranks)}")
+        if self.must_pass and self.position == 1:
+            raise ValueError("a lead cannot be passed")
 
     @classmethod
     def fixed(cls, chant: ChantSet = EARL) -> ListenContext:

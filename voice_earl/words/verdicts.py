@@ -49,7 +49,7 @@ from voice_earl.game.cards import Rank
 from voice_earl.game.chants import POSITIONS, ChantSet
 from voice_earl.i18n import _, rank_name
 from voice_earl.words.align import SMALL_WORDS, Alignment, align
-from voice_earl.words.context import PASS_WORDS, ListenContext
+from voice_earl.words.context import PASS_SAYING, PASS_WORDS, ListenContext
 from voice_earl.words.text import RANK_BY_WORD, RANK_HOMOPHONES, SLOT, normalise, template_words
 
 
@@ -97,8 +97,10 @@ class LineGrade:
     rank: Rank | None  # the due rank, or at a lead the rank heard (None if no rank was heard)
     heard_position: int | None  # the position whose line the transcript came closest to (None: none close)
     heard_rank: Rank | None  # the rank word heard where that line names its rank
-    expected: str  # the due line as displayed, for ``rank`` ("RANK" when a lead's rank is unknown)
+    expected: str  # the due line as displayed, for ``rank`` ("RANK" when a lead's rank is unknown), or
+    # "I pass" when passing is all the player may do and nothing clear was heard
     diff: tuple[DiffOp, ...]  # what was said against ``expected``, word by word
+    must_pass: bool = False  # passing was all the player might do (ListenContext.must_pass)
 
     @property
     def accepted(self) -> bool:
@@ -108,6 +110,8 @@ class LineGrade:
         """One sentence for the player; "" when there is nothing to correct (correct, or a pass)."""
         if self.verdict in (Verdict.CORRECT, Verdict.PASS):
             return ""
+        if self.must_pass and self.verdict in (Verdict.SILENT, Verdict.UNCLEAR):
+            return _("nothing clear was heard; to pass, say '{saying}'").format(saying=self.expected)
         if self.verdict is Verdict.SILENT:
             return _("nothing was heard; the line is '{line}'").format(line=self.expected)
         if self.verdict is Verdict.WRONG_RANK and self.heard_rank is not None:
@@ -235,8 +239,13 @@ def _line_grade(
     heard_position: int | None,
     heard_rank: Rank | None,
 ) -> LineGrade:
-    """The grade, with the due line as taught (never an accepted slip) as ``expected`` and ``diff``."""
-    if rank is not None:
+    """The grade, with the due line as taught (never an accepted slip) as ``expected`` and ``diff``; when
+    passing is all the player may do and nothing clear was heard, "I pass"."""
+    must_pass = context.must_pass and verdict in (Verdict.SILENT, Verdict.UNCLEAR)
+    if must_pass:
+        expected = PASS_SAYING
+        due_words = tuple(normalise(expected).split())
+    elif rank is not None:
         expected = context.chant.line(context.position, rank)
         due_words = tuple(normalise(expected).split())
     else:
@@ -253,6 +262,7 @@ def _line_grade(
         heard_rank=heard_rank,
         expected=expected,
         diff=word_diff(said, due_words),
+        must_pass=must_pass,
     )
 
 
