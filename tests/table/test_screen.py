@@ -436,3 +436,15 @@ def test_the_live_frame_follows_the_terminal_when_it_grows() -> None:
             time.sleep(0.01)
         assert out.getvalue().count("\n") == 39  # redrawn at once, 40 rows, without waiting for a key
     assert signal.getsignal(signal.SIGWINCH) is before  # closed: the terminal's signal is left as it was
+
+
+def test_the_heard_line_says_whose_it_was_and_shows_no_empty_quotes() -> None:
+    text = screen_text(snapshot(4, heard="there is the best of all the three", verdict="correct", heard_from="Ben"))
+    assert "heard  Ben: “there is the best of all the three”" in text
+    unclear = screen_text(snapshot(4, heard="", verdict="unclear", feedback="", heard_from="Cy"))
+    assert "“”" not in unclear and "heard  Cy: —" in unclear
+    parts = plain_parts(snapshot(4, heard="pass it on", verdict="unclear", feedback="", heard_from="Cy"))
+    assert parts["heard"] == "heard Cy: “pass it on” → ? unclear"
+    assert plain_parts(snapshot(4, heard="", verdict="unclear", feedback="", heard_from="Cy"))["heard"] == (
+        "heard nothing → ? unclear"
+    )

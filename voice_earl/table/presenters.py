@@ -245,6 +245,7 @@ class ScreenView:
             due_line=due_line,
             due_hint=say.due(due.rank, due.position) if due is not None and not settings.silent else "",
             heard=heard.heard if heard is not None else None,
+            heard_from=self.heard.name if self.heard is not None else None,
             verdict=heard.verdict.value if heard is not None else None,
             feedback=heard.feedback() if heard is not None else "",
             message=self.message,

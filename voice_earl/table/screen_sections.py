@@ -90,6 +90,7 @@ class TableSnapshot:
     due_line: str | None = None  # the line due, shown in large text
     due_hint: str = ""  # "Ben: queens, second card"
     heard: str | None = None  # the last thing heard
+    heard_from: str | None = None  # whose it was: it stays on the screen while others tap or pass
     verdict: str | None = None  # "correct" | "wrong_line" | "wrong_rank" | "pass" | "unclear" | "silent"
     feedback: str = ""  # "you said 'as good as me', the line ends 'as good as he'"
     message: str = ""  # the narrator's last printed line
@@ -217,7 +218,9 @@ def due_text(snapshot: TableSnapshot) -> RenderableType | None:
 def heard(snapshot: TableSnapshot) -> Text:
     text = Text()
     text.append(_("heard") + "  ", style="dim")
-    text.append(f"“{snapshot.heard}”" if snapshot.heard is not None else "—")
+    if snapshot.heard_from is not None:
+        text.append(f"{snapshot.heard_from}: ", style="bold")
+    text.append(f"“{snapshot.heard}”" if snapshot.heard else "—")
     if snapshot.verdict is not None:
         text.append("   ")
         text.append(verdict_label(snapshot.verdict), style=VERDICT_STYLES.get(snapshot.verdict, "bold"))
@@ -332,6 +335,15 @@ def pack(entries: list[str], width: int) -> list[str]:
 # Plain lines for pipes and files.
 
 
+def _heard_plain(snapshot: TableSnapshot) -> str:
+    """ "heard Ben: “there is a queen as good as he”", or "heard nothing" when nothing clear was."""
+    if not snapshot.heard:
+        return _("heard nothing")
+    if snapshot.heard_from is None:
+        return _("heard “{heard}”").format(heard=snapshot.heard)
+    return _("heard {player}: “{heard}”").format(player=snapshot.heard_from, heard=snapshot.heard)
+
+
 def plain_parts(snapshot: TableSnapshot) -> dict[str, str]:
     """The snapshot as short plain texts, one per part of the screen (what plain mode compares and prints)."""
     due = ""
@@ -344,7 +356,7 @@ def plain_parts(snapshot: TableSnapshot) -> dict[str, str]:
         due = f"{who}{line}{hint}"
     heard = ""
     if snapshot.heard is not None or snapshot.verdict is not None:
-        heard = _("heard “{heard}”").format(heard=snapshot.heard) if snapshot.heard is not None else _("heard nothing")
+        heard = _heard_plain(snapshot)
         if snapshot.verdict is not None:
             heard += f" → {verdict_label(snapshot.verdict)}"
         if snapshot.feedback:
