@@ -211,7 +211,7 @@
       stream = await navigator.mediaDevices.getUserMedia({
         audio: { echoCancellation: true, noiseSuppression: true, autoGainControl: true, channelCount: 1 },
       });
-      await context.audioWorklet.addModule(L.base + "/mic-worklet.js");
+      await context.audioWorklet.addModule(M.worklet);
       const source = context.createMediaStreamSource(stream);
       const node = new AudioWorkletNode(context, "voice-earl-mic", { numberOfInputs: 1, numberOfOutputs: 1 });
       const mute = context.createGain();
