@@ -20,7 +20,7 @@
   let again = null; // a verdict that asked to say it again, while its turn may still be open
   let shownTimer = null;
 
-  // -- the button and its line, above Pass and Play
+  // -- the button above Pass and Play (beside the note at a lead), and its line at the top of the buttons
 
   const box = document.createElement("div");
   box.className = "mic";
@@ -32,9 +32,10 @@
   status.id = "mic-status";
   status.className = "mic-status";
   status.setAttribute("role", "status");
-  box.append(status, button);
+  box.append(button);
   const footer = document.getElementById("actions");
   footer.insertBefore(box, footer.querySelector(".buttons"));
+  footer.insertBefore(status, footer.firstChild);
   document.body.classList.add("mics");
 
   function show(text, kind, lasting) {

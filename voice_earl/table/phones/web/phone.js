@@ -365,6 +365,7 @@
     const mine = s.turn.yours;
     const lead = mine && s.legal.includes("lead");
     $("actions").classList.toggle("idle", !mine);
+    $("actions").classList.toggle("lead", lead);
     $("pass").textContent = L.pass;
     $("play").textContent = L.play;
     // The Play button's primary look goes to the move the rules allow (Pass when passing is all there is).
