@@ -220,3 +220,62 @@ def test_a_wrong_line_said_into_a_phone_plays_the_card_and_the_phone_does_not_as
                 browser.close()
     graded = [r for r in table.session.records if r.get("event") == "play"]
     assert graded and graded[-1]["verdict"] == "wrong_line"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("flags", "why"),
+    [
+        # A fake device but no fake prompt: Chromium refuses, as a player who taps Block does.
+        (
+            ["--use-fake-device-for-media-stream"],
+            "The browser refused the microphone: allow it in this page's settings, then hold the button again.",
+        ),
+        ([], "This phone has no microphone the page can use."),  # no device at all
+    ],
+    ids=["refused", "missing"],
+)
+def test_a_phone_that_cannot_listen_says_so_in_one_line_and_its_buttons_still_work(
+    flags: list[str], why: str, tmp_path: Path
+) -> None:
+    """One short line says what to do instead, Hold to speak looks unavailable and says why when pressed
+    again, Play still plays; and once the microphone is allowed, a hold is heard again."""
+    from playwright.sync_api import expect, sync_playwright
+    from support.phones_browser import PhonePage
+    from support.phones_table import FAST, choose, keys_until
+
+    from voice_earl.table.phones.mics import MicLimits
+
+    with phone_table(seed=5, limits=FAST, mics=MicLimits()) as table, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS + flags)
+        try:
+            due = keys_until(table, lambda s: s["due"]["rank"] is not None and choose(s) == ("play", None))
+            with PhonePage(browser, table.url(due["seat"])) as phone:
+                page = phone.page
+                hold, status = page.locator("#hold"), page.locator("#mic-status")
+                expect(page.locator("#play")).to_be_enabled()
+                phone.tap("#hold")
+                expect(status).to_have_text("Tap the buttons, or speak to the laptop.")
+                expect(hold).to_have_text("Phone can't listen")
+                expect(hold).to_have_class("off")
+                assert phone.box("#mic-status")["height"] < 30  # one line
+                assert hold.evaluate("b => getComputedStyle(b).backgroundColor") == "rgba(0, 0, 0, 0)"
+                page.screenshot(path=str(tmp_path / "cannot-listen.png"))
+                phone.tap("#hold")  # again: why, and what would make it work
+                expect(status).to_have_text(why)
+                page.screenshot(path=str(tmp_path / "why.png"))
+                if flags:  # the player allows the microphone in the browser's settings, and holds again
+                    phone.context.grant_permissions(["microphone"])
+                    x, y = phone.centre("#hold")
+                    page.mouse.move(x, y)
+                    page.mouse.down()
+                    expect(status).to_have_text("Listening… release the button when you have said it.")
+                    expect(hold).to_have_text("Hold to speak")
+                    expect(hold).not_to_have_class("off")
+                    page.mouse.up()
+                    expect(status).not_to_have_text("Listening… release the button when you have said it.")
+                phone.tap("#play")  # the buttons work all along
+                wait_for(table, lambda s: s["moves"] == due["moves"] + 1)
+                assert not phone.errors
+        finally:
+            browser.close()

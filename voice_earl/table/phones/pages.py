@@ -121,14 +121,17 @@ def mic_labels() -> dict[str, object]:
         "asking": _("Allow the microphone to speak into this phone."),
         "ready": _("The microphone is on: hold the button while you speak."),
         "no_turn": _("Nothing to say yet: wait for the game."),
+        # While the phone cannot listen: the button's word, and one line above the buttons on what to do.
+        "off": _("Phone can't listen"),
+        "instead": _("Tap the buttons, or speak to the laptop."),
+        # Why, when the button is pressed again.
         "refused": _(
-            "The microphone was refused: the buttons still work. To speak into this phone, allow the "
-            "microphone in the browser's settings for this page."
+            "The browser refused the microphone: allow it in this page's settings, then hold the button again."
         ),
-        "missing": _("This phone has no microphone the page can use: the buttons still work."),
-        "insecure": _("This browser gives the page no microphone here: the buttons still work."),
-        "unsupported": _("This browser cannot record on this page: the buttons still work."),
-        "failed": _("The microphone did not start: the buttons still work."),
+        "missing": _("This phone has no microphone the page can use."),
+        "insecure": _("This browser gives the page no microphone here."),
+        "unsupported": _("This browser cannot record on this page."),
+        "failed": _("The microphone did not start."),
     }
 
 
