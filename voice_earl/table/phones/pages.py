@@ -7,6 +7,7 @@ page as JSON, and the player's own address parts are filled in when a page is se
 from __future__ import annotations
 
 import functools
+import hashlib
 import html
 import json
 from collections.abc import Sequence
@@ -35,6 +36,28 @@ def asset(name: str) -> tuple[str, str] | None:
     """A static file's text and content type (only the few that exist)."""
     content_type = ASSETS.get(name)
     return (_read(name), content_type) if content_type is not None else None
+
+
+@functools.cache
+def digest(name: str) -> str:
+    """A short hash of a static file's text: its address changes whenever the file does."""
+    return hashlib.sha256(_read(name).encode("utf-8")).hexdigest()[:12]
+
+
+def asset_url(base: str, name: str) -> str:
+    """A static file's address below ``base``, with its :func:`digest` in the query string: a phone
+    that loads a page after an upgrade never uses a file kept from before it."""
+    return f"{base}/{name}?v={digest(name)}"
+
+
+@functools.cache
+def build() -> str:
+    """A short hash of every file the pages are made of: a page open across an upgrade sees that the
+    laptop's differs from its own, and loads itself again."""
+    whole = hashlib.sha256()
+    for name in ("phone.html", "join.html", *sorted(ASSETS)):
+        whole.update(_read(name).encode("utf-8") + b"\0")
+    return whole.hexdigest()[:12]
 
 
 def labels() -> dict[str, object]:
@@ -98,14 +121,17 @@ def mic_labels() -> dict[str, object]:
         "asking": _("Allow the microphone to speak into this phone."),
         "ready": _("The microphone is on: hold the button while you speak."),
         "no_turn": _("Nothing to say yet: wait for the game."),
+        # While the phone cannot listen: the button's word, and one line above the buttons on what to do.
+        "off": _("Phone can't listen"),
+        "instead": _("Tap the buttons, or speak to the laptop."),
+        # Why, when the button is pressed again.
         "refused": _(
-            "The microphone was refused: the buttons still work. To speak into this phone, allow the "
-            "microphone in the browser's settings for this page."
+            "The browser refused the microphone: allow it in this page's settings, then hold the button again."
         ),
-        "missing": _("This phone has no microphone the page can use: the buttons still work."),
-        "insecure": _("This browser gives the page no microphone here: the buttons still work."),
-        "unsupported": _("This browser cannot record on this page: the buttons still work."),
-        "failed": _("The microphone did not start: the buttons still work."),
+        "missing": _("This phone has no microphone the page can use."),
+        "insecure": _("This browser gives the page no microphone here."),
+        "unsupported": _("This browser cannot record on this page."),
+        "failed": _("The microphone did not start."),
     }
 
 
@@ -132,18 +158,19 @@ def fingerprint_line(fingerprint: str) -> str:
 def phone_page(base: str, player: str, mics: bool = False) -> str:
     """A player's page; ``base`` is the path of the player's address (``/p/TOKEN``). With ``mics``
     the page has a Hold to speak button (mic.js)."""
-    words: dict[str, object] = {**labels(), "base": base}
+    words: dict[str, object] = {**labels(), "base": base, "build": build()}
     mic = ""
     if mics:
-        words["mic"] = mic_labels()
+        words["mic"] = {**mic_labels(), "worklet": asset_url(base, "mic-worklet.js")}
         mic = (
-            f'<link rel="stylesheet" href="{html.escape(base)}/mic.css">\n'
-            f'<script src="{html.escape(base)}/mic.js" defer></script>'
+            f'<link rel="stylesheet" href="{html.escape(asset_url(base, "mic.css"))}">\n'
+            f'<script src="{html.escape(asset_url(base, "mic.js"))}" defer></script>'
         )
     return Template(_read("phone.html")).substitute(
         lang=html.escape(current_language()),
         title=html.escape(player),
-        base=html.escape(base),
+        css=html.escape(asset_url(base, "phone.css")),
+        js=html.escape(asset_url(base, "phone.js")),
         labels=_json_for_html(words),
         waiting=html.escape(_("Waiting for the game to begin…")),
         mic=mic,
@@ -176,7 +203,7 @@ def join_page(base: str, entries: Sequence[JoinEntry], fingerprint: str | None =
     return Template(_read("join.html")).substitute(
         lang=html.escape(current_language()),
         title=html.escape(_("Join the game")),
-        base=html.escape(base),
+        css=html.escape(asset_url(base, "phone.css")),
         note=_certificate_note(fingerprint),
         cards=cards,
     )

@@ -3,7 +3,7 @@
 Routes, each under a token (anything else, or a wrong token, is a bare 404):
 
 - ``/p/TOKEN`` a player's page, ``/p/TOKEN/state.json`` their view, ``/p/TOKEN/ws`` their live
-  updates and taps, ``/p/TOKEN/phone.css`` and ``/p/TOKEN/phone.js``;
+  updates and taps, ``/p/TOKEN/phone.css`` and ``/p/TOKEN/phone.js`` (``?v=`` their digest);
 - ``/j/TOKEN`` the join page with every player's code.
 
 A socket carries the page's taps, pings and (``--phone-mics``) holds (:mod:`wire`). When the game
@@ -61,6 +61,7 @@ _SECURITY_HEADERS = {
     "X-Content-Type-Options": "nosniff",
     "X-Frame-Options": "DENY",
 }
+_KEPT = "private, max-age=31536000, immutable"
 
 
 @dataclass(eq=False)
@@ -292,7 +293,7 @@ class PhoneServer:
             return web.json_response(player_view(self._state, seat))
         if name == "ws":
             return await self._socket(request, seat)
-        return _asset(name)
+        return _asset(request, name)
 
     async def _join(self, request: web.Request) -> web.StreamResponse:
         if not self.tokens.is_join(request.match_info["token"]):
@@ -303,7 +304,7 @@ class PhoneServer:
             fingerprint = self.certificate.fingerprint if self.certificate is not None else None
             page = pages.join_page(f"/j/{self.tokens.join}", entries, fingerprint)
             return web.Response(text=page, content_type="text/html")
-        return _asset(name)
+        return _asset(request, name)
 
     async def _socket(self, request: web.Request, seat: int) -> web.StreamResponse:
         mine = sum(1 for c in self._connections if c.seat == seat)
@@ -363,7 +364,9 @@ class PhoneServer:
                 if state is not connection.sent:
                     connection.sent = state
                     view = player_view(state, connection.seat)
-                    await connection.socket.send_str(json.dumps({"type": "state", "state": view}, ensure_ascii=False))
+                    # With the build of the pages: a page open across an upgrade loads itself again.
+                    message = {"type": "state", "state": view, "build": pages.build()}
+                    await connection.socket.send_str(json.dumps(message, ensure_ascii=False))
                 if self._closing:
                     return  # the last state is sent: the socket closes
 
@@ -382,16 +385,24 @@ class PhoneServer:
         return {"type": answer.value, "turn": tap.turn}
 
 
-def _asset(name: str) -> web.Response:
+def _asset(request: web.Request, name: str) -> web.Response:
+    """A static file. Asked for at the address the pages give it (its digest in the query string),
+    it may be kept as long as the phone likes: another version of it has another address."""
     found = pages.asset(name)
     if found is None:
         return not_found()
     text, content_type = found
-    return web.Response(text=text, content_type=content_type)
+    response = web.Response(text=text, content_type=content_type)
+    if request.query.get("v") == pages.digest(name):
+        response.headers["Cache-Control"] = _KEPT
+    return response
 
 
 async def _secure(request: web.Request, response: web.StreamResponse) -> None:
+    kept = response.headers.get("Cache-Control")  # a versioned static file's, which may be kept
     response.headers.update(_SECURITY_HEADERS)
+    if kept is not None:
+        response.headers["Cache-Control"] = kept
     response.headers["Server"] = "voice-earl"
 
 

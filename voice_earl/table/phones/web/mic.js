@@ -19,8 +19,9 @@
   let judging = null; // the turn whose verdict is awaited
   let again = null; // a verdict that asked to say it again, while its turn may still be open
   let shownTimer = null;
+  let unavailable = null; // why this phone cannot listen, until a hold opens the microphone after all
 
-  // -- the button and its line, above Pass and Play
+  // -- the button above Pass and Play (beside the note at a lead), and its line at the top of the buttons
 
   const box = document.createElement("div");
   box.className = "mic";
@@ -32,16 +33,43 @@
   status.id = "mic-status";
   status.className = "mic-status";
   status.setAttribute("role", "status");
-  box.append(status, button);
+  box.append(button);
   const footer = document.getElementById("actions");
   footer.insertBefore(box, footer.querySelector(".buttons"));
+  footer.insertBefore(status, footer.firstChild);
   document.body.classList.add("mics");
 
   function show(text, kind, lasting) {
     status.textContent = text || "";
     status.className = "mic-status" + (kind ? " " + kind : "");
     clearTimeout(shownTimer);
-    if (!lasting) shownTimer = setTimeout(() => { if (!sending && !judging) show("", "", true); }, SHOWN_MS);
+    if (!lasting) shownTimer = setTimeout(() => { if (!sending && !judging) rest(); }, SHOWN_MS);
+  }
+
+  function rest() {
+    // Between messages: nothing, or, while the phone cannot listen, what to do instead.
+    if (unavailable) show(M.instead, "off", true);
+    else show("", "", true);
+  }
+
+  function cannotListen(why) {
+    // The first time, one short line; a hold after that says why (and tries again first).
+    const before = unavailable;
+    unavailable = why;
+    button.classList.add("off");
+    button.setAttribute("aria-disabled", "true");
+    button.textContent = M.off;
+    if (before) show(why, "bad");
+    else rest();
+  }
+
+  function canListen() {
+    if (!unavailable) return;
+    unavailable = null;
+    button.classList.remove("off");
+    button.removeAttribute("aria-disabled");
+    button.textContent = M.hold;
+    rest();
   }
 
   function render() {
@@ -94,7 +122,7 @@
     again = null;
     const label = M.verdicts[message.verdict];
     if (label) show(label + (message.why ? ": " + message.why : ""), "bad");
-    else show("", "", true);
+    else rest();
   }
 
   // -- holding: pointer (finger or mouse) or keyboard
@@ -125,6 +153,7 @@
         pressed = false;
         return;
       }
+      canListen(); // allowed after all, in the browser's settings
       if (!pressed) {
         show(M.ready, "");  // released while the browser asked: the next hold is heard
         return;
@@ -197,11 +226,11 @@
 
   async function open() {
     if (!window.isSecureContext || !navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) {
-      show(M.insecure, "bad", true);
+      cannotListen(M.insecure);
       return false;
     }
     if (!window.AudioWorkletNode) {
-      show(M.unsupported, "bad", true);
+      cannotListen(M.unsupported);
       return false;
     }
     let stream = null;
@@ -211,7 +240,7 @@
       stream = await navigator.mediaDevices.getUserMedia({
         audio: { echoCancellation: true, noiseSuppression: true, autoGainControl: true, channelCount: 1 },
       });
-      await context.audioWorklet.addModule(L.base + "/mic-worklet.js");
+      await context.audioWorklet.addModule(M.worklet);
       const source = context.createMediaStreamSource(stream);
       const node = new AudioWorkletNode(context, "voice-earl-mic", { numberOfInputs: 1, numberOfOutputs: 1 });
       const mute = context.createGain();
@@ -226,10 +255,10 @@
       if (stream) stream.getTracks().forEach((track) => track.stop());
       if (context) context.close();
       const name = error && error.name;
-      if (name === "NotAllowedError" || name === "SecurityError") show(M.refused, "bad", true);
+      if (name === "NotAllowedError" || name === "SecurityError") cannotListen(M.refused);
       else if (name === "NotFoundError" || name === "NotReadableError" || name === "OverconstrainedError") {
-        show(M.missing, "bad", true);
-      } else show(M.failed + (name ? " (" + name + ")" : ""), "bad", true);
+        cannotListen(M.missing);
+      } else cannotListen(M.failed + (name ? " (" + name + ")" : ""));
       return false;
     }
   }

@@ -121,6 +121,7 @@
 
   function receive(message) {
     if (message.type === "state") {
+      if (outdated(message.build)) return;
       state = message.state;
       render();
     } else if (message.type === "refused") {
@@ -131,6 +132,21 @@
     } else {
       document.dispatchEvent(new CustomEvent("voice-earl:message", { detail: message }));  // mic.js
     }
+  }
+
+  function outdated(build) {
+    // The laptop serves other pages than this one (it was upgraded while this page stayed open, as
+    // across a stop and a resume): load them, once for each build, so that a mismatch never loops.
+    if (!build || build === L.build) return false;
+    const key = "voice-earl-reloaded-for";
+    try {
+      if (sessionStorage.getItem(key) === build) return false;
+      sessionStorage.setItem(key, build);
+    } catch (error) {
+      return false;  // no storage: no way to tell a loop from a first time
+    }
+    location.reload();
+    return true;
   }
 
   // -- taps
@@ -349,6 +365,7 @@
     const mine = s.turn.yours;
     const lead = mine && s.legal.includes("lead");
     $("actions").classList.toggle("idle", !mine);
+    $("actions").classList.toggle("lead", lead);
     $("pass").textContent = L.pass;
     $("play").textContent = L.play;
     // The Play button's primary look goes to the move the rules allow (Pass when passing is all there is).
