@@ -179,12 +179,13 @@ class TableSession:
 
     def context_for(self, due: FormulaDue) -> ListenContext:
         """What the player may say now: the rank is fixed at positions 2-4 (with a virtual deck, a
-        player who holds none of it may only pass); at a lead the ranks held (virtual deck) or not yet
-        finished (physical deck)."""
+        player who holds none of it may only pass; with a real pack nobody knows, so any may pass); at a
+        lead the ranks held (virtual deck) or not yet finished (physical deck)."""
         deal = self.deal
         if due.rank is not None:
             must_pass = deal.hands is not None and not deal.holds(due.player, due.rank)
-            return ListenContext(due.position, (due.rank,), self.settings.chant, SPOKEN_COMMANDS, must_pass)
+            chant, may_pass = self.settings.chant, deal.hands is None
+            return ListenContext(due.position, (due.rank,), chant, SPOKEN_COMMANDS, must_pass, may_pass)
         if deal.hands is not None:
             ranks = tuple(rank for rank in RANKS if deal.holds(due.player, rank))
         else:
