@@ -436,3 +436,24 @@ def test_on_a_real_pack_a_player_not_heard_is_told_the_line_or_i_pass() -> None:
     told = say.unclear(graded.name, grade.expected, or_pass=grade.or_pass)
     assert told.text.endswith(f"Say: {line}, or: I pass.")
     assert told.line == f'{graded.name}: not heard clearly - say "{line}" or "I pass"'
+
+
+def test_leading_a_finished_rank_by_voice_on_a_real_pack_says_it_is_finished() -> None:
+    """The laptop does not know a real pack's hands, so a lead of a rank whose four cards are out is
+    refused for that reason, not with "lead a rank you hold"."""
+    settings = TableSettings(seats("Ann", "Ben", "Cy"), HOYLE, DeckMode.PHYSICAL, deals=1, seed=4)
+
+    class Player:
+        def next_input(self, request: TurnRequest) -> TurnInput:
+            if any(isinstance(e, MoveRefused) for e in events):
+                return KeyCommand(Command.QUIT)
+            if request.due.rank is not None:
+                return KeyCommand(Command.PLAY)
+            if request.move_number == 0:
+                return KeyCommand(Command.LEAD, Rank.THREE)
+            return Heard(grade_line("there's as good as three can be", request.context))
+
+    events: list[TableEvent] = []
+    TableSession(settings, dict.fromkeys(range(3), Player()), [events.append]).run()  # type: ignore[arg-type]
+    reasons = [e.reason for e in events if isinstance(e, MoveRefused)]
+    assert reasons == ["All four threes are out already: lead another rank."]

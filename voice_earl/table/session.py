@@ -331,7 +331,10 @@ class TableSession:
         if request.due.rank is None and rank not in request.context.ranks:
             self._emit(FormulaGraded(request.seat, request.name, heard, takes_back=False))
             text = _("{player} cannot lead {ranks}: lead a rank you hold")
-            self._refuse(request, text.format(player=request.name, ranks=rank_plural(rank).lower()))
+            # All four out: nobody holds one, so say that (a real pack's hands are unknown; "you hold" misleads)
+            finished = self.deal.out[rank.index] == 4
+            why = rank_finished(rank) if finished else text.format(player=request.name, ranks=rank_plural(rank).lower())
+            self._refuse(request, why)
             return _Outcome.AGAIN
         action = self._card_action(request, rank, chant_ok=verdict is Verdict.CORRECT)
         if action is None:
