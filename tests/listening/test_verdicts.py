@@ -400,3 +400,27 @@ def test_a_player_who_may_only_pass_is_taught_i_pass_not_the_line() -> None:
     )
     with pytest.raises(ValueError, match="a lead cannot be passed"):
         ListenContext(1, (Rank.QUEEN,), must_pass=True)
+
+
+def test_a_player_who_may_pass_or_play_is_taught_both_when_not_heard() -> None:
+    """A real pack: the laptop cannot know whether the player holds the rank, so a mumble is answered
+    with the line and with "I pass", never with the line alone."""
+    either = ListenContext(3, (Rank.SIX,), may_pass=True)
+    mumbled = grade_line("the cat sat on the mat", either)
+    assert (mumbled.verdict, mumbled.expected, mumbled.or_pass) == (
+        Verdict.UNCLEAR,
+        "There's the best of all the three",
+        True,
+    )
+    assert mumbled.feedback() == (
+        "that did not sound like the line 'There's the best of all the three'; or, to pass, say 'I pass'"
+    )
+    assert grade_line("", either).feedback() == (
+        "nothing was heard; the line is 'There's the best of all the three'; or, to pass, say 'I pass'"
+    )
+    assert grade_line("pass", either).feedback() == ""
+    assert not grade_line("there is the best of all the three", either).or_pass
+    wrong = grade_line("there is a king as good as he", ListenContext(2, (Rank.SIX,), may_pass=True))
+    assert (wrong.verdict, wrong.or_pass) == (Verdict.WRONG_RANK, False)  # a card named: it was played
+    with pytest.raises(ValueError, match="a lead cannot be passed"):
+        ListenContext(1, (Rank.SIX,), may_pass=True)

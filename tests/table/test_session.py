@@ -409,3 +409,51 @@ def test_a_player_who_may_only_pass_and_is_not_heard_is_told_to_say_i_pass(holds
         assert (grade.expected, grade.must_pass) == ("I pass", True)
         assert grade.feedback() == "nothing clear was heard; to pass, say 'I pass'"
         assert say.unclear(graded.name, grade.expected).text.endswith("Say: I pass.")
+
+
+def test_on_a_real_pack_a_player_not_heard_is_told_the_line_or_i_pass() -> None:
+    """The laptop does not know a real pack's hands: a mumble after the lead may have been a pass, so
+    the narrator, the screen and the phone say the line or "I pass", not the line alone."""
+    from voice_earl.table import narrator as say
+
+    settings = TableSettings(seats("Ann", "Ben", "Cy"), HOYLE, DeckMode.PHYSICAL, deals=1, seed=4)
+
+    class Mumbler:
+        def next_input(self, request: TurnRequest) -> TurnInput:
+            if request.due.rank is None:
+                return KeyCommand(Command.QUIT) if request.move_number else KeyCommand(Command.LEAD, Rank.SIX)
+            if any(isinstance(e, FormulaGraded) for e in events):
+                return KeyCommand(Command.QUIT)
+            return Heard(grade_line("the cat sat on the mat", request.context))
+
+    events: list[TableEvent] = []
+    TableSession(settings, dict.fromkeys(range(3), Mumbler()), [events.append]).run()  # type: ignore[arg-type]
+    (graded,) = [e for e in events if isinstance(e, FormulaGraded)]
+    grade = graded.heard.grade
+    line = EARL.line(2, Rank.SIX)
+    assert (grade.expected, grade.must_pass, grade.or_pass) == (line, False, True)
+    assert grade.feedback().endswith("; or, to pass, say 'I pass'")
+    told = say.unclear(graded.name, grade.expected, or_pass=grade.or_pass)
+    assert told.text.endswith(f"Say: {line}, or: I pass.")
+    assert told.line == f'{graded.name}: not heard clearly - say "{line}" or "I pass"'
+
+
+def test_leading_a_finished_rank_by_voice_on_a_real_pack_says_it_is_finished() -> None:
+    """The laptop does not know a real pack's hands, so a lead of a rank whose four cards are out is
+    refused for that reason, not with "lead a rank you hold"."""
+    settings = TableSettings(seats("Ann", "Ben", "Cy"), HOYLE, DeckMode.PHYSICAL, deals=1, seed=4)
+
+    class Player:
+        def next_input(self, request: TurnRequest) -> TurnInput:
+            if any(isinstance(e, MoveRefused) for e in events):
+                return KeyCommand(Command.QUIT)
+            if request.due.rank is not None:
+                return KeyCommand(Command.PLAY)
+            if request.move_number == 0:
+                return KeyCommand(Command.LEAD, Rank.THREE)
+            return Heard(grade_line("there's as good as three can be", request.context))
+
+    events: list[TableEvent] = []
+    TableSession(settings, dict.fromkeys(range(3), Player()), [events.append]).run()  # type: ignore[arg-type]
+    reasons = [e.reason for e in events if isinstance(e, MoveRefused)]
+    assert reasons == ["All four threes are out already: lead another rank."]

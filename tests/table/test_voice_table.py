@@ -208,6 +208,35 @@ def test_a_command_word_decoded_from_formula_length_speech_is_not_a_command() ->
     assert not implausible_command(heard("there is the best of all the three", 2.0))
 
 
+@pytest.mark.parametrize(("seconds", "undone"), [(2.0, False), (0.5, True)])
+def test_a_command_word_over_formula_length_speech_takes_nothing_back(seconds: float, undone: bool) -> None:
+    """ "undo" decoded from two seconds of speech is a line forced onto the command: the session takes
+    back nothing on it (and shows no words), while "undo" said in half a second takes back the lead."""
+    from voice_earl.listening.stream.utterance import Utterance
+    from voice_earl.table.session_events import FormulaGraded, TableEvent, Undone
+    from voice_earl.table.turns import Command, KeyCommand, TurnInput, TurnRequest
+    from voice_earl.table.voice_input import graded
+    from voice_earl.words.verdicts import Strictness
+
+    said = Utterance("undo", 1.0, 1.0 + seconds, decided_at=3.0, early=False, audio_s=3.0, compute_s=0.1)
+    settings = TableSettings(tuple(Seat(n) for n in ("Ann", "Ben", "Cy")), HOYLE, DeckMode.PHYSICAL, deals=1, seed=4)
+
+    class Player:
+        def next_input(self, request: TurnRequest) -> TurnInput:
+            if any(isinstance(e, FormulaGraded | Undone) for e in events):
+                return KeyCommand(Command.QUIT)
+            if request.due.rank is None:
+                return KeyCommand(Command.LEAD, Rank.SIX)
+            return Heard(graded(said, request.context, Strictness.NORMAL))
+
+    events: list[TableEvent] = []
+    TableSession(settings, dict.fromkeys(range(3), Player()), [events.append]).run()  # type: ignore[arg-type]
+    assert any(isinstance(e, Undone) for e in events) is undone
+    if not undone:
+        (unclear,) = [e for e in events if isinstance(e, FormulaGraded)]
+        assert (unclear.heard.grade.verdict, unclear.heard.grade.heard) == (Verdict.UNCLEAR, "")
+
+
 @pytest.mark.slow
 def test_talking_over_the_narrator_cuts_it_short_only_with_barge_in(listener) -> None:  # type: ignore[no-untyped-def]
     from voice_earl.listening.stream.audio import pcm_chunks

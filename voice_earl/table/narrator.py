@@ -36,6 +36,7 @@ from voice_earl.game.chants import EARL, ChantSet
 from voice_earl.i18n import _, rank_plural
 from voice_earl.table import speech, speech_synth
 from voice_earl.table.playback import AudioOutput, OutputUnavailable, open_output
+from voice_earl.words.context import PASS_SAYING
 
 log = logging.getLogger(__name__)
 
@@ -154,10 +155,16 @@ def wrong_line(player: str, expected: str, heard: str = "", takes_back: bool = F
     return Announcement(Kind.WRONG, _with_penalty(text, takes_back), _with_card_back(line, takes_back), Verbosity.QUIET)
 
 
-def unclear(player: str, expected: str, takes_back: bool = False) -> Announcement:
-    """Nothing recognizable was heard."""
-    text = _("Sorry {player}, I didn't catch that. Say: {line}.").format(player=player, line=expected)
-    line = _('{player}: not heard clearly - say "{line}"').format(player=player, line=expected)
+def unclear(player: str, expected: str, takes_back: bool = False, or_pass: bool = False) -> Announcement:
+    """Nothing recognizable was heard (``or_pass``: from a player who may pass instead, on a real pack)."""
+    if or_pass:
+        text = _("Sorry {player}, I didn't catch that. Say: {line}, or: {saying}.")
+        line = _('{player}: not heard clearly - say "{line}" or "{saying}"')
+    else:
+        text = _("Sorry {player}, I didn't catch that. Say: {line}.")
+        line = _('{player}: not heard clearly - say "{line}"')
+    said = {"player": player, "line": expected, "saying": PASS_SAYING}
+    text, line = text.format(**said), line.format(**said)
     return Announcement(
         Kind.UNCLEAR, _with_penalty(text, takes_back), _with_card_back(line, takes_back), Verbosity.QUIET
     )
@@ -259,18 +266,8 @@ def _spoken_number(value: int) -> str:
 
 
 def _ordinal(place: int) -> str:
-    words = (
-        _("first"),
-        _("second"),
-        _("third"),
-        _("fourth"),
-        _("fifth"),
-        _("sixth"),
-        _("seventh"),
-        _("eighth"),
-        _("ninth"),
-        _("tenth"),
-    )
+    words: tuple[str, ...] = (_("first"), _("second"), _("third"), _("fourth"), _("fifth"))
+    words += (_("sixth"), _("seventh"), _("eighth"), _("ninth"), _("tenth"))
     return words[place - 1] if place <= len(words) else _("number {place}").format(place=place)
 
 

@@ -103,7 +103,7 @@ class Narration:
         if grade.verdict in (Verdict.CORRECT, Verdict.PASS):
             return []  # a pass heard is a pass, not a wrong line
         if grade.verdict in (Verdict.UNCLEAR, Verdict.SILENT):
-            return [say.unclear(event.name, grade.expected, event.takes_back)]
+            return [say.unclear(event.name, grade.expected, event.takes_back, grade.or_pass)]
         return [say.wrong_line(event.name, grade.expected, grade.heard, event.takes_back)]
 
     def _rules(self, event: Event) -> list[Announcement]:

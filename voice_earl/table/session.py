@@ -179,12 +179,13 @@ class TableSession:
 
     def context_for(self, due: FormulaDue) -> ListenContext:
         """What the player may say now: the rank is fixed at positions 2-4 (with a virtual deck, a
-        player who holds none of it may only pass); at a lead the ranks held (virtual deck) or not yet
-        finished (physical deck)."""
+        player who holds none of it may only pass; with a real pack nobody knows, so any may pass); at a
+        lead the ranks held (virtual deck) or not yet finished (physical deck)."""
         deal = self.deal
         if due.rank is not None:
             must_pass = deal.hands is not None and not deal.holds(due.player, due.rank)
-            return ListenContext(due.position, (due.rank,), self.settings.chant, SPOKEN_COMMANDS, must_pass)
+            chant, may_pass = self.settings.chant, deal.hands is None
+            return ListenContext(due.position, (due.rank,), chant, SPOKEN_COMMANDS, must_pass, may_pass)
         if deal.hands is not None:
             ranks = tuple(rank for rank in RANKS if deal.holds(due.player, rank))
         else:
@@ -330,7 +331,10 @@ class TableSession:
         if request.due.rank is None and rank not in request.context.ranks:
             self._emit(FormulaGraded(request.seat, request.name, heard, takes_back=False))
             text = _("{player} cannot lead {ranks}: lead a rank you hold")
-            self._refuse(request, text.format(player=request.name, ranks=rank_plural(rank).lower()))
+            # All four out: nobody holds one, so say that (a real pack's hands are unknown; "you hold" misleads)
+            finished = self.deal.out[rank.index] == 4
+            why = rank_finished(rank) if finished else text.format(player=request.name, ranks=rank_plural(rank).lower())
+            self._refuse(request, why)
             return _Outcome.AGAIN
         action = self._card_action(request, rank, chant_ok=verdict is Verdict.CORRECT)
         if action is None:

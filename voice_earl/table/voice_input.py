@@ -46,7 +46,7 @@ from voice_earl.table.turns import (
 )
 from voice_earl.words.context import ListenContext
 from voice_earl.words.text import normalise
-from voice_earl.words.verdicts import Strictness, Verdict
+from voice_earl.words.verdicts import LineGrade, Strictness, Verdict
 
 log = logging.getLogger(__name__)
 
@@ -233,11 +233,9 @@ class VoiceInput:
             at_lead = request.due.rank is None
             command = key_command(turn.pressed[0], at_lead)
             return command if command is not None else KeyCommand(Command.REPEAT)
-        grade = grade_utterance(utterance, request.context, self.strictness)
+        grade = graded(utterance, request.context, self.strictness)
         if not utterance.text and utterance.speech_start is None:
             return Silence(clock.now() - turn.started)
-        if implausible_command(utterance):
-            grade = replace(grade, verdict=Verdict.UNCLEAR)
         audio = b"".join(turn.kept) if self.keep_audio else None
         return Heard(grade, latency_ms=utterance.latency_ms, audio=audio, why=utterance.why)
 
@@ -284,6 +282,15 @@ class SpeechDetector:
 
 
 COMMAND_MAX_SPEECH_S = 1.2  # "undo" and "repeat" take well under a second; a formula takes longer
+
+
+def graded(utterance: Utterance, context: ListenContext, strictness: Strictness) -> LineGrade:
+    """The grade of what was heard. A command word over formula-length speech is unclear and carries
+    no words: the session acts on the command word heard, whatever the verdict."""
+    grade = grade_utterance(utterance, context, strictness)
+    if implausible_command(utterance):
+        return replace(grade, verdict=Verdict.UNCLEAR, heard="")
+    return grade
 
 
 def implausible_command(utterance: Utterance) -> bool:

@@ -41,6 +41,8 @@ class ListenContext:
     commands: tuple[str, ...] = ()  # spoken commands the table also listens for ("undo", "repeat")
     must_pass: bool = False  # passing is all the player may do (a virtual deck: they hold none of the
     # rank), so what they are told to say when not heard is "I pass", not the line
+    may_pass: bool = False  # the player may pass or play, and the laptop cannot tell which (a real pack:
+    # it does not know the hands), so what they are told to say when not heard is the line or "I pass"
 
     def __post_init__(self) -> None:
         if self.position not in POSITIONS:
@@ -50,7 +52,7 @@ class ListenContext:
             raise ValueError("a listening context needs at least one rank")
         if self.position > 1 and len(self.ranks) != 1:
             raise ValueError(f"position {self.position} follows one rank, not {len(self.ranks)}")
-        if self.must_pass and self.position == 1:
+        if (self.must_pass or self.may_pass) and self.position == 1:
             raise ValueError("a lead cannot be passed")
 
     @classmethod

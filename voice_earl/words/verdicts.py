@@ -101,6 +101,7 @@ class LineGrade:
     # "I pass" when passing is all the player may do and nothing clear was heard
     diff: tuple[DiffOp, ...]  # what was said against ``expected``, word by word
     must_pass: bool = False  # passing was all the player might do (ListenContext.must_pass)
+    or_pass: bool = False  # not heard clearly, from a player who may pass instead (ListenContext.may_pass)
 
     @property
     def accepted(self) -> bool:
@@ -108,6 +109,12 @@ class LineGrade:
 
     def feedback(self) -> str:
         """One sentence for the player; "" when there is nothing to correct (correct, or a pass)."""
+        said = self._feedback()
+        if self.or_pass:
+            return _("{feedback}; or, to pass, say '{saying}'").format(feedback=said, saying=PASS_SAYING)
+        return said
+
+    def _feedback(self) -> str:
         if self.verdict in (Verdict.CORRECT, Verdict.PASS):
             return ""
         if self.must_pass and self.verdict in (Verdict.SILENT, Verdict.UNCLEAR):
@@ -263,6 +270,7 @@ def _line_grade(
         expected=expected,
         diff=word_diff(said, due_words),
         must_pass=must_pass,
+        or_pass=context.may_pass and verdict in (Verdict.SILENT, Verdict.UNCLEAR),
     )
 
 

@@ -13,18 +13,17 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from voice_earl.i18n import _
 from voice_earl.listening.stream.held import HeldSpeech
 from voice_earl.listening.stream.listener import Listener
-from voice_earl.listening.stream.utterance import grade_utterance
 from voice_earl.table.phones.gate import TapAnswer, TurnGate
 from voice_earl.table.turns import Heard, InputSource, Interruptible, TurnInput, TurnRequest, Woken
-from voice_earl.table.voice_input import implausible_command
+from voice_earl.table.voice_input import graded
 from voice_earl.words.context import ListenContext
-from voice_earl.words.verdicts import Strictness, Verdict
+from voice_earl.words.verdicts import Strictness
 
 _POLL_S = 0.05  # how often the game's thread looks for a tap while a button is held
 
@@ -176,9 +175,7 @@ class HeldHearing:
 
     def heard(self, speech: HeldSpeech, pcm: bytes) -> Heard:
         utterance = speech.finish(pcm)
-        grade = grade_utterance(utterance, speech.context, self.strictness)
-        if implausible_command(utterance):
-            grade = replace(grade, verdict=Verdict.UNCLEAR)
+        grade = graded(utterance, speech.context, self.strictness)
         after_release_ms = (utterance.decided_at - utterance.audio_s) * 1000
         return Heard(grade, latency_ms=after_release_ms, audio=pcm if self.keep_audio else None, why=utterance.why)
 
