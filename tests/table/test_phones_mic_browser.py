@@ -143,6 +143,34 @@ def test_a_lead_with_phone_mics_leaves_a_hand_of_13_cards_in_view(tmp_path: Path
 
 
 @pytest.mark.slow
+def test_a_lead_on_a_real_packs_phone_says_to_say_the_lead() -> None:
+    """With a real pack the phone is a microphone and a Pass button: no rank buttons at a lead, so the
+    note under where they would be says to hold the button and say the lead, not to tap a rank."""
+    from playwright.sync_api import expect, sync_playwright
+    from support.phones_browser import PhonePage
+    from support.phones_table import FAST
+
+    from voice_earl.game.rules import DeckMode
+    from voice_earl.table.phones.mics import MicLimits
+
+    with (
+        phone_table(("Ann", "Ben", "Cy"), seed=2, limits=FAST, mics=MicLimits(), deck=DeckMode.PHYSICAL) as table,
+        sync_playwright() as playwright,
+    ):
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            leader = wait_for(table, lambda s: bool(s["turn"] and s["turn"]["id"]))["turn"]["seat"]
+            with PhonePage(browser, table.url(leader)) as phone:
+                page = phone.page
+                expect(page.locator("#lead-note")).to_have_text("Hold the button and say your lead")
+                expect(page.locator("#leads button").first).to_be_hidden()
+                expect(page.locator("#hold")).to_be_visible()
+                assert not phone.errors
+        finally:
+            browser.close()
+
+
+@pytest.mark.slow
 def test_with_phone_mics_a_double_tap_on_play_that_ends_a_quartet_leads_no_rank_and_holds_nothing() -> None:
     from playwright.sync_api import expect, sync_playwright
     from support.phones_browser import PhonePage

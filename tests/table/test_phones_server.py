@@ -402,6 +402,16 @@ def test_the_player_on_turn_is_told_what_to_say_and_what_they_may_tap_and_nobody
     assert all(other["say"] is None and other["legal"] == [] for other in others)
 
 
+def test_with_a_real_pack_the_player_on_turn_is_told_the_line_or_i_pass() -> None:
+    """The laptop does not know a real pack's hands: after the lead a player may play or pass."""
+    from voice_earl.game.rules import DeckMode
+
+    with phone_table(seed=5, limits=FAST, deck=DeckMode.PHYSICAL) as table:
+        follower = keys_until(table, lambda s: s["due"]["rank"] is not None)
+    assert follower["say"] == f"{follower['line']}, or: I pass"
+    assert set(follower["legal"]) == {"play", "pass"}
+
+
 def test_the_end_of_a_deal_is_on_every_phone_until_the_next_begins() -> None:
     with phone_table(seed=5, deals=2, limits=FAST, hold=True) as table:
         over = keys_to_the_end(table)

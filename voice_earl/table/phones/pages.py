@@ -70,6 +70,7 @@ def labels() -> dict[str, object]:
         "pass": _("Pass"),
         "play": _("Play"),
         "lead": _("Tap the rank you lead"),
+        "lead_said": _("Hold the button and say your lead"),
         "hand": _("Your hand"),
         "no_hand": _("Your cards are in your hand: the deck is a real one."),
         "no_cards": _("No cards left."),

@@ -18,6 +18,7 @@ from voice_earl.game.chants import RANK_SLOT, ChantSet
 from voice_earl.game.gamelog import Record
 from voice_earl.game.moves import Action, FormulaDue, Lead, Pass, Play
 from voice_earl.game.rules import DeckMode, Scoring
+from voice_earl.i18n import _
 from voice_earl.table import narrator as say
 from voice_earl.table.presenters import hand_order
 from voice_earl.table.session import TableSession
@@ -173,11 +174,16 @@ def _phase(session: TableSession, stopped: bool) -> Phase:
 
 
 def _say(chant: ChantSet, due: FormulaDue, legal: Sequence[Action]) -> str:
-    """What the player on turn says: the line due; "I pass" when passing is all they may do; at a
-    lead, the line with a blank for the rank, or with the rank when they hold only one."""
+    """What the player on turn says: the line due; "I pass" when passing is all they may do, and the
+    line or "I pass" when the laptop cannot tell (a real pack); at a lead, the line with a blank for the
+    rank, or with the rank when they hold only one."""
     if due.rank is not None:
-        must_pass = all(isinstance(action, Pass) for action in legal)
-        return PASS_SAYING if must_pass else chant.line(due.position, due.rank)
+        if all(isinstance(action, Pass) for action in legal):
+            return PASS_SAYING
+        line = chant.line(due.position, due.rank)
+        if any(isinstance(action, Pass) for action in legal):  # a real pack: the laptop cannot know who holds one
+            return _("{line}, or: {saying}").format(line=line, saying=PASS_SAYING)
+        return line
     ranks = {action.rank for action in legal if isinstance(action, Lead)}
     if len(ranks) == 1 and all(isinstance(action, Lead) and action.card is not None for action in legal):
         return chant.line(1, ranks.pop())

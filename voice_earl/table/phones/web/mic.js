@@ -73,7 +73,10 @@
   }
 
   function render() {
-    document.body.classList.toggle("mic-only", !!state && state.virtual === false);
+    const micOnly = !!state && state.virtual === false;
+    document.body.classList.toggle("mic-only", micOnly);
+    // A real pack's phone is a microphone and a Pass button: no rank to tap at a lead, it is said.
+    if (micOnly) document.getElementById("lead-note").textContent = L.lead_said;
     const mine = !!(state && state.turn && state.turn.yours);
     box.classList.toggle("idle", !mine);
     if (judging && (!state || !state.turn || state.turn.id !== judging)) judging = null; // the turn moved on
