@@ -24,6 +24,17 @@ CHROMIUM_ARGS = [
 PHONE = {"width": 360, "height": 640}
 
 
+def fake_microphone(wav: Path) -> list[str]:
+    """Chromium's flags for a microphone that plays ``wav`` (from its start whenever a page opens it,
+    and again and again), allowed without asking, over the table's self-signed HTTPS."""
+    return [
+        "--use-fake-ui-for-media-stream",
+        "--use-fake-device-for-media-stream",
+        f"--use-file-for-fake-audio-capture={wav}",
+        "--ignore-certificate-errors",
+    ]
+
+
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
     from playwright.sync_api import sync_playwright

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from support.listening_audio import needs_espeak, padded, speak, write_wav
-from support.phones_browser import CHROMIUM, CHROMIUM_ARGS
+from support.phones_browser import CHROMIUM, CHROMIUM_ARGS, fake_microphone
 from support.phones_table import phone_table, view, wait_for
 
 
@@ -32,14 +32,10 @@ def test_a_phone_is_a_microphone_held_to_speak_in_real_chromium(tmp_path: Path) 
         line = EARL.line(1, Rank.parse(first["leads"][0]))
         # The fake microphone plays the file from the start when the page opens it, and again and again.
         wav = write_wav(tmp_path / "lead.wav", padded(speak(line, tmp_path / "line.wav"), before_s=0.8, after_s=3.0))
-        fake_microphone = [
-            "--use-fake-ui-for-media-stream",
-            "--use-fake-device-for-media-stream",
-            f"--use-file-for-fake-audio-capture={wav}",
-            "--ignore-certificate-errors",
-        ]
         with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS + fake_microphone)
+            browser = playwright.chromium.launch(
+                executable_path=str(CHROMIUM), args=CHROMIUM_ARGS + fake_microphone(wav)
+            )
             try:
                 page = browser.new_page(viewport={"width": 360, "height": 640})
                 errors: list[str] = []
@@ -216,14 +212,10 @@ def test_a_wrong_line_said_into_a_phone_plays_the_card_and_the_phone_does_not_as
         due = keys_until(table, lambda s: s["due"]["position"] == 2 and choose(s) == ("play", None))
         said = speak("There's the best of all the three", tmp_path / "line.wav")  # the third card's line
         wav = write_wav(tmp_path / "wrong.wav", padded(said, before_s=0.8, after_s=3.0))
-        fake_microphone = [
-            "--use-fake-ui-for-media-stream",
-            "--use-fake-device-for-media-stream",
-            f"--use-file-for-fake-audio-capture={wav}",
-            "--ignore-certificate-errors",
-        ]
         with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS + fake_microphone)
+            browser = playwright.chromium.launch(
+                executable_path=str(CHROMIUM), args=CHROMIUM_ARGS + fake_microphone(wav)
+            )
             try:
                 page = browser.new_page(viewport={"width": 360, "height": 640})
                 errors: list[str] = []

@@ -375,6 +375,23 @@ def test_leading_a_finished_rank_says_it_is_finished() -> None:
     assert reasons == [f"All four {finished.plural.lower()} are out already: lead another rank."]
 
 
+def mumbled_after_the_lead(settings: TableSettings, rank: Rank) -> FormulaGraded:
+    """The grade of a mumble by the player after a lead of ``rank`` (then the table quits)."""
+
+    class Mumbler:
+        def next_input(self, request: TurnRequest) -> TurnInput:
+            if request.due.rank is None:
+                return KeyCommand(Command.QUIT) if request.move_number else KeyCommand(Command.LEAD, rank)
+            if any(isinstance(e, FormulaGraded) for e in events):
+                return KeyCommand(Command.QUIT)
+            return Heard(grade_line("the cat sat on the mat", request.context))
+
+    events: list[TableEvent] = []
+    TableSession(settings, dict.fromkeys(range(3), Mumbler()), [events.append]).run()  # type: ignore[arg-type]
+    (graded,) = [e for e in events if isinstance(e, FormulaGraded)]
+    return graded
+
+
 @pytest.mark.parametrize("holds", [False, True])
 def test_a_player_who_may_only_pass_and_is_not_heard_is_told_to_say_i_pass(holds: bool) -> None:
     from voice_earl.table import narrator as say
@@ -389,17 +406,7 @@ def test_a_player_who_may_only_pass_and_is_not_heard_is_told_to_say_i_pass(holds
         if any(other.rank is card.rank for other in deal.hands[follower]) is holds
     )
 
-    class Mumbler:
-        def next_input(self, request: TurnRequest) -> TurnInput:
-            if request.due.rank is None:
-                return KeyCommand(Command.LEAD, rank) if request.seat == deal.turn else KeyCommand(Command.QUIT)
-            if any(isinstance(e, FormulaGraded) for e in events):
-                return KeyCommand(Command.QUIT)
-            return Heard(grade_line("the cat sat on the mat", request.context))
-
-    events: list[TableEvent] = []
-    TableSession(settings, dict.fromkeys(range(3), Mumbler()), [events.append]).run()  # type: ignore[arg-type]
-    (graded,) = [e for e in events if isinstance(e, FormulaGraded)]
+    graded = mumbled_after_the_lead(settings, rank)
     grade = graded.heard.grade
     line = EARL.line(2, rank)
     if holds:
@@ -417,18 +424,7 @@ def test_on_a_real_pack_a_player_not_heard_is_told_the_line_or_i_pass() -> None:
     from voice_earl.table import narrator as say
 
     settings = TableSettings(seats("Ann", "Ben", "Cy"), HOYLE, DeckMode.PHYSICAL, deals=1, seed=4)
-
-    class Mumbler:
-        def next_input(self, request: TurnRequest) -> TurnInput:
-            if request.due.rank is None:
-                return KeyCommand(Command.QUIT) if request.move_number else KeyCommand(Command.LEAD, Rank.SIX)
-            if any(isinstance(e, FormulaGraded) for e in events):
-                return KeyCommand(Command.QUIT)
-            return Heard(grade_line("the cat sat on the mat", request.context))
-
-    events: list[TableEvent] = []
-    TableSession(settings, dict.fromkeys(range(3), Mumbler()), [events.append]).run()  # type: ignore[arg-type]
-    (graded,) = [e for e in events if isinstance(e, FormulaGraded)]
+    graded = mumbled_after_the_lead(settings, Rank.SIX)
     grade = graded.heard.grade
     line = EARL.line(2, Rank.SIX)
     assert (grade.expected, grade.must_pass, grade.or_pass) == (line, False, True)

@@ -183,9 +183,15 @@ class TableSession:
         lead the ranks held (virtual deck) or not yet finished (physical deck)."""
         deal = self.deal
         if due.rank is not None:
-            must_pass = deal.hands is not None and not deal.holds(due.player, due.rank)
-            chant, may_pass = self.settings.chant, deal.hands is None
-            return ListenContext(due.position, (due.rank,), chant, SPOKEN_COMMANDS, must_pass, may_pass)
+            known = deal.hands is not None
+            return ListenContext(
+                due.position,
+                (due.rank,),
+                self.settings.chant,
+                SPOKEN_COMMANDS,
+                must_pass=known and not deal.holds(due.player, due.rank),
+                may_pass=not known,
+            )
         if deal.hands is not None:
             ranks = tuple(rank for rank in RANKS if deal.holds(due.player, rank))
         else:
