@@ -1,14 +1,18 @@
 """Knocks on the table and the sounds that must never pass for one, from recordings packages ship.
 
 Every recording here is a real one that a Debian package installs (``bash scripts/setup.sh dev``
-installs them all). The knocks are hands and knuckles on wood: the cajon slaps and thumps of
-Hydrogen's "Gimme A Hand" kit (hydrogen-drumkits, GPL-2), XBoard's knock on wood (xboard, GPL-3),
-Minetest's footsteps on wood, chopping and placing a wooden block (minetest-data, CC BY-SA 3.0) and
-LMMS's wood block (lmms-common, GPL-2). The sounds that must not pass: cards laid, picked up and
-slid (kpat, GPL-2; aisleriot, GPL-3), glasses struck (hydrogen-drumkits; sound-icons, GPL-2),
-doors, chests and gates creaking and shutting, for a chair (minetest-data), laughter (the voices of
-hedgewars-data, GPL-2; tuxpaint-data's giggle, GPL-2), clapping, applause and a finger snap
-(hydrogen-drumkits, lmms-common, frozen-bubble-data, GPL-2). Speech comes from the listening
+installs them all). The knocks are knuckles on a door: Orage's knock (orage-data, GPL-2), cut into
+its five raps, and Mirror Magic's (mirrormagic-data, GPL); hands and knuckles on wood: the cajon slaps
+and thumps of Hydrogen's "Gimme A Hand" kit (hydrogen-drumkits, GPL-2), XBoard's knock on wood
+(xboard, GPL-3), Minetest's footsteps on wood, chopping and placing a wooden block (minetest-data, CC
+BY-SA 3.0); a ball on a table (Cannon Smash, csmash-data, GPL-2); and sticks on wood: the kit's wood
+blocks and claves, Millo's stick (hydrogen-drumkits) and LMMS's wood block (lmms-common, GPL-2). The
+sounds that must not pass: cards laid, picked up and slid (kpat, GPL-2; aisleriot, GPL-3), glasses
+struck (hydrogen-drumkits; sound-icons, GPL-2), doors, chests and gates creaking and shutting, for a
+chair (minetest-data), laughter (the voices of hedgewars-data, GPL-2; tuxpaint-data's giggle, GPL-2;
+Scratch's, scratch, CC BY-SA 3.0; KTuberling's, ktuberling-data, GPL-2+), coughs, sneezes, typing and
+a pop (scratch), clapping, applause and a finger snap (hydrogen-drumkits, lmms-common,
+frozen-bubble-data, GPL-2). Speech comes from the listening
 benchmark (voice_earl/bench/corpus.py).
 
 A room is mixed in relative to the sound's own power, as speech is, in one of two ways
