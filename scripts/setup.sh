@@ -14,10 +14,11 @@ echo "voice-earl set-up, $(date)" > "$VOICE_EARL_SETUP_LOG"
 system_packages=(libportaudio2 espeak-ng libespeak-ng1 alsa-utils python3-venv)
 # The tests also check the catalogs with GNU gettext's msgfmt, open the phones' page in Debian's chromium, speak
 # with festival's kdl voice and listen to real recordings of ordinary speech (the Asterisk prompts), and of
-# knocks on wood, cards, glasses, doors, laughter and clapping (voice_earl/bench/knocks.py, the knock detector's).
+# knocks on wood and doors, cards, glasses, chairs, laughter, coughs, typing and clapping (voice_earl/bench/knocks.py,
+# the knock detector's).
 [ "$extras" = dev ] && system_packages+=(gettext chromium chromium-driver festival festvox-kdlpc16k
     asterisk-core-sounds-en-wav hydrogen-drumkits xboard minetest-data lmms-common kpat aisleriot sound-icons
-    hedgewars-data tuxpaint-data frozen-bubble-data)
+    hedgewars-data tuxpaint-data frozen-bubble-data orage-data mirrormagic-data csmash-data scratch ktuberling-data)
 missing=()
 for pkg in "${system_packages[@]}"; do
     dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")

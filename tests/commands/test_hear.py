@@ -206,12 +206,12 @@ def test_hear_knock_takes_a_knock_on_the_table_for_a_pass_at_the_second_card(
 ) -> None:
     import random
 
-    from voice_earl.bench.knocks import load, missing, place, recordings
+    from voice_earl.bench.knocks import missing, place, recordings
 
     if missing():
         pytest.skip("the knock recordings are not installed (bash scripts/setup.sh dev)")
     knock = next(r for r in recordings() if r.name == "sounds/woodthunk.wav")  # XBoard's knock on wood, held out
-    samples, _ = place(load(knock.path), random.Random(1), 2)
+    samples, _ = place(knock.sound(), random.Random(1), 2)
     path = write_wav(tmp_path / "knock.wav", samples)
     common = [str(path), "--position", "2", "--rank", "Q", "--no-judge", "--json"]
     assert main(["hear", *common, "--knock"]) == 0

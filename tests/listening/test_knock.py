@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from support.listening_audio import needs_espeak, padded, speak
 
-from voice_earl.bench.knocks import KNOCK, NEGATIVE_KINDS, Recording, load, missing, mixing_power, place, recordings
+from voice_earl.bench.knocks import KNOCK, NEGATIVE_KINDS, Recording, missing, mixing_power, place, recordings
 from voice_earl.game.cards import Rank
 from voice_earl.listening.recognizer import KnockHeard, ListenEvent
 from voice_earl.listening.stream.audio import SAMPLE_RATE, AudioChunk, Pcm16, pcm_chunks
@@ -30,7 +30,7 @@ needs_recordings = pytest.mark.skipif(
 SECOND = ListenContext(2, (Rank.QUEEN,))
 LEAD = ListenContext(1, (Rank.QUEEN, Rank.SEVEN))
 MIN_HEARD_IN_BABBLE = (
-    5  # of the 9 held-out knocks, once each at 12 dB: measured 6 (single raps, mixed as the benchmark does)
+    9  # of the 17 held-out knocks, once each at 12 dB: measured 12 (single raps, mixed as the benchmark does)
 )
 
 
@@ -41,7 +41,7 @@ def heldout(kind: str) -> list[Recording]:
 @cache
 def placed(recording: Recording, seed: int = 3) -> tuple[Pcm16, tuple[float, ...]]:
     """The recording once at a level between -30 and -6 dBFS, in a very quiet room."""
-    audio, raps = place(load(recording.path), random.Random(f"{recording.name}-{seed}"), 1)
+    audio, raps = place(recording.sound(), random.Random(f"{recording.name}-{seed}"), 1)
     room = np.random.default_rng(seed).normal(0.0, 3.0, len(audio))
     return np.asarray(np.clip(audio + room, -32768, 32767), dtype=np.int16), raps
 
@@ -69,8 +69,8 @@ def test_a_quiet_room_and_a_steady_hum_hold_no_knock() -> None:
 
 @needs_recordings
 def test_most_real_knocks_on_wood_are_heard_in_a_quiet_room_where_they_are() -> None:
-    """Each held-out knock at four levels. Measured: 29 of the 36 heard within 30 ms of their rap; LMMS's
-    pitched wood block is never heard, Minetest's footstep on wood half the time."""
+    """Each held-out knock at four levels. Measured: 44 of the 68 heard within 30 ms of their rap; LMMS's
+    pitched wood block and Millo's stick on wood are never heard, a single rap on Orage's door 2 times in 8."""
     heard = []
     for recording in heldout(KNOCK):
         for seed in range(4):
@@ -78,15 +78,30 @@ def test_most_real_knocks_on_wood_are_heard_in_a_quiet_room_where_they_are() -> 
             at = knock_heard(samples)
             if at is not None and abs(at - raps[0]) <= 0.03:
                 heard.append(recording.name)
-    assert len(heard) >= 22, heard
-    assert heard.count("sounds/woodthunk.wav") >= 3  # XBoard's knock on wood
+    assert len(heard) >= 36, heard
+    assert heard.count("sounds/woodthunk.wav") >= 2  # XBoard's knock on wood
+
+
+@needs_recordings
+def test_a_knuckles_double_knock_on_a_door_is_heard() -> None:
+    """Orage's knock on a door, the held-out raps of it, twice each as people knock, at eight levels in
+    a quiet room. Measured 16 of 16; the detector trained without this recording's other raps heard
+    none (a single rap: 5 of 16)."""
+    heard = 0
+    for recording in (r for r in heldout(KNOCK) if r.path.name == "Knock.wav"):
+        for seed in range(8):
+            audio, raps = place(recording.sound(), random.Random(f"{recording.name}-{seed}"), 2)
+            room = np.random.default_rng(seed).normal(0.0, 3.0, len(audio))
+            at = knock_heard(np.asarray(np.clip(audio + room, -32768, 32767), dtype=np.int16))
+            heard += at is not None and at >= raps[0] - 0.03
+    assert heard >= 14
 
 
 @needs_recordings
 def test_a_sound_that_rose_just_before_a_rap_does_not_hide_it() -> None:
     """A laugh that begins 50 ms before a knuckle's rap: the rap is still a candidate of its own, where
     one window from the laugh's onset used to swallow it."""
-    laugh = load(heldout("laughter")[0].path).astype(np.float64)
+    laugh = heldout("laughter")[0].sound().astype(np.float64)
     samples, raps = placed(next(r for r in heldout(KNOCK) if r.name.endswith("CajonSlaps-Hardest.wav")))
     start = int((raps[0] - 0.05) * SAMPLE_RATE)
     mixed = samples.astype(np.float64)
@@ -114,8 +129,8 @@ def test_a_raps_treble_rises_and_falls_within_milliseconds_and_a_voices_does_not
 
 
 @needs_recordings
-@pytest.mark.parametrize("kind", ["cards", "glass"])
-def test_cards_and_glasses_never_pass_for_a_knock(kind: str) -> None:
+@pytest.mark.parametrize("kind", ["cards", "glass", "cough", "typing"])
+def test_cards_glasses_coughs_and_typing_never_pass_for_a_knock(kind: str) -> None:
     passed = [r.name for r in heldout(kind) for seed in range(4) if knock_heard(placed(r, seed)[0]) is not None]
     assert passed == []
 
@@ -123,11 +138,11 @@ def test_cards_and_glasses_never_pass_for_a_knock(kind: str) -> None:
 @needs_recordings
 @pytest.mark.parametrize("kind", ["chair", "laughter", "clapping"])
 def test_chairs_laughter_and_clapping_seldom_pass_for_a_knock(kind: str) -> None:
-    """The detector's weak spots, why knocks are off by default: in a quiet room two of hedgewars' laughs
-    and the kit's finger snap pass for one (docs/listening.md, A knock on the table). Each at four levels,
-    measured: 7 of 32 laughs, 1 of 16 claps and snaps, no chair of 12."""
+    """The detector's weak spots, why knocks are off by default: in a quiet room a gate's latch, two of
+    hedgewars' laughs and one of Scratch's pass for one (docs/listening.md, A knock on the table). Each
+    at four levels, measured: 9 of 52 laughs, 5 of 12 doors and gates, no clap or snap of 16."""
     passed = [r.name for r in heldout(kind) for seed in range(4) if knock_heard(placed(r, seed)[0]) is not None]
-    assert len(passed) <= {"chair": 1, "laughter": 10, "clapping": 3}[kind], passed
+    assert len(passed) <= {"chair": 7, "laughter": 14, "clapping": 3}[kind], passed
 
 
 @needs_recordings
@@ -136,7 +151,7 @@ def test_the_room_is_mixed_against_a_rap_alike_however_loud_the_rap_was_placed()
     level, as speech is, the quiet copy's room came out 9 dB louder against it (12.8 dB quieter)."""
     from voice_earl.bench.corpus import speech_power
 
-    rap = load(next(r for r in heldout(KNOCK) if r.name.endswith("CajonSlaps-Hardest.wav")).path).astype(np.float64)
+    rap = next(r for r in heldout(KNOCK) if r.name.endswith("CajonSlaps-Hardest.wav")).sound().astype(np.float64)
     loud, quiet = rap * 0.4 * 32767 / np.abs(rap).max(), rap * 0.032 * 32767 / np.abs(rap).max()
     body_loud, body_quiet = mixing_power(loud), mixing_power(quiet)
     assert body_loud is not None and body_quiet is not None
@@ -184,7 +199,7 @@ def test_knocks_in_the_benchmarks_babble_are_heard_and_little_else_passes() -> N
             noisy = degrade(samples.astype(np.float64), "babble 12 dB", room, rng, power=mixing_power(samples))
             if knock_heard(noisy) is not None:
                 passed.append(recording.name)
-    assert passed in ([], ["sounds/giggle.wav"])  # measured: none; the giggle passes in some rooms
+    assert len(passed) <= 5, passed  # of 31 recordings; measured: a gate's latch and two laughs
 
 
 @pytest.fixture(scope="module")
@@ -239,3 +254,14 @@ def test_talk_about_passing_is_not_a_knock(listener: Listener, tmp_path: object)
         events: list[ListenEvent] = []
         listener.listen(pcm_chunks(samples), SECOND, on_event=events.append)
         assert not any(isinstance(e, KnockHeard) for e in events), text
+
+
+def test_the_dev_set_up_installs_every_package_the_recordings_come_from() -> None:
+    from pathlib import Path
+
+    from voice_earl.bench.knocks import PACKAGES
+
+    setup = (Path(__file__).resolve().parents[2] / "scripts" / "setup.sh").read_text(encoding="utf-8")
+    dev_line = setup[setup.index('[ "$extras" = dev ]') :]
+    dev_packages = dev_line[dev_line.index("(") + 1 : dev_line.index(")")].split()
+    assert set(PACKAGES) <= set(dev_packages), set(PACKAGES) - set(dev_packages)

@@ -1,14 +1,18 @@
 """Knocks on the table and the sounds that must never pass for one, from recordings packages ship.
 
 Every recording here is a real one that a Debian package installs (``bash scripts/setup.sh dev``
-installs them all). The knocks are hands and knuckles on wood: the cajon slaps and thumps of
-Hydrogen's "Gimme A Hand" kit (hydrogen-drumkits, GPL-2), XBoard's knock on wood (xboard, GPL-3),
-Minetest's footsteps on wood, chopping and placing a wooden block (minetest-data, CC BY-SA 3.0) and
-LMMS's wood block (lmms-common, GPL-2). The sounds that must not pass: cards laid, picked up and
-slid (kpat, GPL-2; aisleriot, GPL-3), glasses struck (hydrogen-drumkits; sound-icons, GPL-2),
-doors, chests and gates creaking and shutting, for a chair (minetest-data), laughter (the voices of
-hedgewars-data, GPL-2; tuxpaint-data's giggle, GPL-2), clapping, applause and a finger snap
-(hydrogen-drumkits, lmms-common, frozen-bubble-data, GPL-2). Speech comes from the listening
+installs them all). The knocks are knuckles on a door: Orage's knock (orage-data, GPL-2), cut into
+its five raps, and Mirror Magic's (mirrormagic-data, GPL); hands and knuckles on wood: the cajon slaps
+and thumps of Hydrogen's "Gimme A Hand" kit (hydrogen-drumkits, GPL-2), XBoard's knock on wood
+(xboard, GPL-3), Minetest's footsteps on wood, chopping and placing a wooden block (minetest-data, CC
+BY-SA 3.0); a ball on a table (Cannon Smash, csmash-data, GPL-2); and sticks on wood: the kit's wood
+blocks and claves, Millo's stick (hydrogen-drumkits) and LMMS's wood block (lmms-common, GPL-2). The
+sounds that must not pass: cards laid, picked up and slid (kpat, GPL-2; aisleriot, GPL-3), glasses
+struck (hydrogen-drumkits; sound-icons, GPL-2), doors, chests and gates creaking and shutting, for a
+chair (minetest-data), laughter (the voices of hedgewars-data, GPL-2; tuxpaint-data's giggle, GPL-2;
+Scratch's, scratch, CC BY-SA 3.0; KTuberling's, ktuberling-data, GPL-2+), coughs, sneezes, typing and
+a pop (scratch), clapping, applause and a finger snap (hydrogen-drumkits, lmms-common,
+frozen-bubble-data, GPL-2). Speech comes from the listening
 benchmark (voice_earl/bench/corpus.py).
 
 A room is mixed in relative to the sound's own power, as speech is, in one of two ways
@@ -40,9 +44,14 @@ HAND = Path("/usr/share/hydrogen/data/drumkits/Gimme A Hand 1.0")
 MINETEST = Path("/usr/share/games/minetest/games/minetest_game/mods")
 LMMS = Path("/usr/share/lmms/samples")
 HEDGEWARS_VOICES = Path("/usr/share/games/hedgewars/Data/Sounds/voices")
+SCRATCH = Path("/usr/share/scratch/Media/Sounds")
+KTUBERLING = Path("/usr/share/ktuberling/sounds")
+DOOR_KNOCK = Path("/usr/share/orage/sounds/Knock.wav")
+# Its five raps one by one, each from 3 ms before it: the file's own hiss must not rise before the rap does.
+DOOR_RAPS = ((0.025, 0.21), (0.211, 0.385), (0.388, 0.575), (0.579, 0.78), (0.781, 0.95))
 
 KNOCK = "knock"
-NEGATIVE_KINDS = ("cards", "glass", "chair", "laughter", "clapping")
+NEGATIVE_KINDS = ("cards", "glass", "chair", "laughter", "cough", "typing", "clapping")
 # The Debian packages these recordings come from (scripts/setup.sh installs them with the dev extra).
 PACKAGES = (
     "hydrogen-drumkits",
@@ -55,6 +64,11 @@ PACKAGES = (
     "hedgewars-data",
     "tuxpaint-data",
     "frozen-bubble-data",
+    "orage-data",
+    "mirrormagic-data",
+    "csmash-data",
+    "scratch",
+    "ktuberling-data",
 )
 
 
@@ -63,14 +77,37 @@ class Recording:
     path: Path
     kind: str  # KNOCK or one of NEGATIVE_KINDS
     split: str  # "tune" or "heldout"
+    span: tuple[float, float] | None = None  # seconds of the file, where it holds several sounds (one rap each)
 
     @property
     def name(self) -> str:
-        return f"{self.path.parent.name}/{self.path.name}"
+        where = "" if self.span is None else f"@{self.span[0]:g}"
+        return f"{self.path.parent.name}/{self.path.name}{where}"
+
+    def sound(self) -> Pcm16:
+        """The recording (its span) as 16 kHz mono int16."""
+        samples = load(self.path)
+        if self.span is None:
+            return samples
+        start, end = (round(s * SAMPLE_RATE) for s in self.span)
+        cut = samples[start:end].astype(np.float64)
+        cut[:FADE_IN] *= np.linspace(0.0, 1.0, FADE_IN)  # no click where the cut begins
+        return np.asarray(cut, dtype=np.int16)
 
 
-def _kind(kind: str, tune: list[Path], heldout: list[Path]) -> list[Recording]:
-    return [Recording(p, kind, "tune") for p in tune] + [Recording(p, kind, "heldout") for p in heldout]
+FADE_IN = 48  # samples (3 ms)
+Source = Path | tuple[Path, tuple[float, float]]  # a file, or a span of it
+
+
+def _recording(source: Source, kind: str, split: str) -> Recording:
+    if isinstance(source, Path):
+        return Recording(source, kind, split)
+    path, span = source
+    return Recording(path, kind, split, span)
+
+
+def _kind(kind: str, tune: list[Source], heldout: list[Source]) -> list[Recording]:
+    return [_recording(s, kind, "tune") for s in tune] + [_recording(s, kind, "heldout") for s in heldout]
 
 
 def _laughs() -> tuple[list[Path], list[Path]]:
@@ -103,6 +140,14 @@ def recordings() -> list[Recording]:
                 wood / "default_dig_choppy.2.ogg",
                 wood / "default_place_node.1.ogg",
                 wood / "default_place_node.2.ogg",
+                *[(DOOR_KNOCK, span) for span in DOOR_RAPS[0::2]],
+                Path("/usr/share/games/mirrormagic/sounds/snd_classic/klopf.wav"),
+                HAND / "WoodBlock-Hard.wav",
+                HAND / "WoodBlock-Med.wav",
+                HAND / "WoodBlock-Softest.wav",
+                HAND / "Clave-Hard.wav",
+                HAND / "Clave-Med.wav",
+                HAND / "Clave-Softest.wav",
             ],
             [
                 Path("/usr/share/games/xboard/sounds/woodthunk.wav"),
@@ -114,6 +159,13 @@ def recordings() -> list[Recording]:
                 wood / "default_dig_choppy.3.ogg",
                 wood / "default_place_node.3.ogg",
                 LMMS / "drums" / "wood01.ogg",
+                *[(DOOR_KNOCK, span) for span in DOOR_RAPS[1::2]],
+                Path("/usr/share/games/csmash/wav/table.wav"),
+                HAND / "WoodBlock-Hardest.wav",
+                HAND / "WoodBlock-Soft.wav",
+                HAND / "Clave-Hardest.wav",
+                HAND / "Clave-Soft.wav",
+                HAND.parent / "Millo-Drums_v.1" / "stick_Woody.flac",
             ],
         ),
         *_kind(
@@ -159,7 +211,31 @@ def recordings() -> list[Recording]:
                 doors / "doors_fencegate_open.ogg",
             ],
         ),
-        *_kind("laughter", laughs_tune, [*laughs_heldout, Path("/usr/share/tuxpaint/sounds/giggle.wav")]),
+        *_kind(
+            "laughter",
+            [
+                *laughs_tune,
+                SCRATCH / "Human" / "Laugh-female.wav",
+                SCRATCH / "Human" / "Laugh-male2.wav",
+                KTUBERLING / "da" / "tux-laugh.ogg",
+                KTUBERLING / "uk" / "tux-laugh.ogg",
+            ],
+            [
+                *laughs_heldout,
+                Path("/usr/share/tuxpaint/sounds/giggle.wav"),
+                SCRATCH / "Human" / "Laugh-male1.wav",
+                SCRATCH / "Human" / "Laugh-male3.mp3",
+                KTUBERLING / "ru" / "tux-laugh.ogg",
+                KTUBERLING / "lt" / "tux-laugh.ogg",
+                KTUBERLING / "ca" / "say-laugh.ogg",
+            ],
+        ),
+        *_kind(
+            "cough",
+            [SCRATCH / "Human" / "Cough-male.wav", SCRATCH / "Human" / "Sneeze-female.wav"],
+            [SCRATCH / "Human" / "Cough-female.wav", SCRATCH / "Human" / "Sneeze-male.wav"],
+        ),
+        *_kind("typing", [SCRATCH / "Effects" / "Typing.mp3"], [SCRATCH / "Effects" / "Pop.wav"]),
         *_kind(
             "clapping",
             [
@@ -249,7 +325,7 @@ def knock_trials(split: str, seed: int, per_recording: int = 4) -> Iterator[Knoc
     for recording in recordings():
         if recording.split != split and split != "all":
             continue
-        sound = load(recording.path)
+        sound = recording.sound()
         for variant in range(per_recording):
             raps = 1 + variant % 2 if recording.kind == KNOCK else 1
             audio, onsets = place(sound, rng, raps)
