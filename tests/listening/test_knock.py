@@ -39,9 +39,9 @@ def heldout(kind: str) -> list[Recording]:
 
 
 @cache
-def placed(recording: Recording, seed: int = 3) -> tuple[Pcm16, tuple[float, ...]]:
-    """The recording once at a level between -30 and -6 dBFS, in a very quiet room."""
-    audio, raps = place(recording.sound(), random.Random(f"{recording.name}-{seed}"), 1)
+def placed(recording: Recording, seed: int = 3, times: int = 1) -> tuple[Pcm16, tuple[float, ...]]:
+    """The recording ``times`` times at a level between -30 and -6 dBFS, in a very quiet room."""
+    audio, raps = place(recording.sound(), random.Random(f"{recording.name}-{seed}"), times)
     room = np.random.default_rng(seed).normal(0.0, 3.0, len(audio))
     return np.asarray(np.clip(audio + room, -32768, 32767), dtype=np.int16), raps
 
@@ -90,9 +90,8 @@ def test_a_knuckles_double_knock_on_a_door_is_heard() -> None:
     heard = 0
     for recording in (r for r in heldout(KNOCK) if r.path.name == "Knock.wav"):
         for seed in range(8):
-            audio, raps = place(recording.sound(), random.Random(f"{recording.name}-{seed}"), 2)
-            room = np.random.default_rng(seed).normal(0.0, 3.0, len(audio))
-            at = knock_heard(np.asarray(np.clip(audio + room, -32768, 32767), dtype=np.int16))
+            samples, raps = placed(recording, seed, times=2)
+            at = knock_heard(samples)
             heard += at is not None and at >= raps[0] - 0.03
     assert heard >= 14
 

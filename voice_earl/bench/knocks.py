@@ -72,6 +72,9 @@ PACKAGES = (
 )
 
 
+FADE_IN = 48  # samples (3 ms): a rap cut out of a longer file is faded in, so that the cut adds no click
+
+
 @dataclass(frozen=True)
 class Recording:
     path: Path
@@ -95,7 +98,6 @@ class Recording:
         return np.asarray(cut, dtype=np.int16)
 
 
-FADE_IN = 48  # samples (3 ms)
 Source = Path | tuple[Path, tuple[float, float]]  # a file, or a span of it
 
 
