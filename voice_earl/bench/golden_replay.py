@@ -5,8 +5,9 @@ scored for every trial of the benchmark's tune split in every tuning condition. 
 (:func:`voice_earl.listening.judge.decision.decide`, the verifier and its vetoes) runs again on those
 scores, with the shipped settings or with others, and prints per condition how many lines were
 accepted, wrong lines and ranks accepted, passes and commands heard, and talk that moved the game
-(table talk, real recordings and the room alone); ``--show-errors`` lists the mistakes grouped by the
-reason that decided them.
+(table talk, real recordings and the room alone), beside how often Whisper ranked the line due or the
+pass first among the turn's phrases (what a decision over its scores can hardly hear more than);
+``--show-errors`` lists the mistakes grouped by the reason that decided them.
 
     .venv/bin/python scripts/judge_replay.py
     .venv/bin/python scripts/judge_replay.py --set pass_floor=-4 --show-errors
@@ -164,21 +165,42 @@ def tally(decided: Iterable[tuple[Case, str]]) -> Tally:
     return Tally(counts, good, talk, wrong, harm)
 
 
-HEADER = f"{'condition':14} {'n':>5} {'lines':>6} {'wrong':>6} {'passes':>6} {'cmds':>6} {'talk':>6} {'harm':>5}"
+def ranked_first(case: Case) -> bool:
+    """Whether Whisper likes what was said best of the turn's phrases (by mean log-probability per
+    token): the bound on what any decision over its scores hears without hearing talk as well."""
+    if not case.result.scored:
+        return False
+    best = max(case.result.scored, key=lambda scored: scored.mean)
+    return right(case, best.candidate.phrase)
+
+
+def ranked_share(cases: Iterable[Case], expect: str) -> float:
+    """Of the trials of a kind (a line due or a pass), the share whose speech Whisper ranked first."""
+    chosen = [case for case in cases if case.expect == expect]
+    return sum(map(ranked_first, chosen)) / max(1, len(chosen))
+
+
+HEADER = (
+    f"{'condition':14} {'n':>5} {'lines':>6} {'wrong':>6} {'passes':>6} {'cmds':>6} {'talk':>6} {'harm':>5}"
+    f" {'line 1st':>8} {'pass 1st':>8}"
+)
 
 
 def table(decided: Sequence[tuple[Case, str]]) -> list[str]:
     """A row per condition and one for all: lines accepted, wrong lines and ranks accepted, passes and
-    commands heard, talk that moved the game (%), and said phrases heard as something else that moves it."""
+    commands heard, talk that moved the game (%), and said phrases heard as something else that moves it;
+    then where Whisper ranked the line due and the pass first (%: :func:`ranked_first`)."""
     conditions = sorted({case.condition for case, _ in decided}, key=TUNING_CONDITIONS.index)
     lines = [HEADER]
     for condition in [*conditions, "all"]:
         chosen = [(case, phrase) for case, phrase in decided if condition in ("all", case.condition)]
         t = tally(chosen)
+        cases = [case for case, _ in chosen]
         lines.append(
             f"{condition:14} {len(chosen):5} {100 * t.share(Expect.CORRECT):6.1f} "
             f"{100 * t.share('wrong'):6.1f} {100 * t.share(Expect.PASS):6.1f} "
             f"{100 * t.share(Expect.COMMAND):6.1f} {100 * t.share('talk'):6.1f} {t.harm:5}"
+            f" {100 * ranked_share(cases, Expect.CORRECT):8.1f} {100 * ranked_share(cases, Expect.PASS):8.1f}"
         )
     return lines
 
