@@ -167,7 +167,8 @@ def tally(decided: Iterable[tuple[Case, str]]) -> Tally:
 
 def ranked_first(case: Case) -> bool:
     """Whether Whisper likes what was said best of the turn's phrases (by mean log-probability per
-    token): the bound on what any decision over its scores hears without hearing talk as well."""
+    token): about the most a decision over its scores hears without hearing talk as well (the rules
+    hear a little more in a quiet room, where the first pass's agreement and the rank slot help)."""
     if not case.result.scored:
         return False
     best = max(case.result.scored, key=lambda scored: scored.mean)
