@@ -12,9 +12,11 @@ from voice_earl.listening.models.judge_models import (
     JUDGE_LOST,
     JUDGE_MODEL,
     PINNED_JUDGE_FILES,
+    SOURCE_TRAINED,
     discover_judge_model,
     judge_libraries_missing,
 )
+from voice_earl.listening.models.trained_judge import TRAINED_JUDGE, read_manifest, shipped_patch_dir
 
 
 def check_judge(explicit: Path | None = None) -> CheckResult:
@@ -30,10 +32,12 @@ def check_judge(explicit: Path | None = None) -> CheckResult:
     if found is None:
         detail = f"no whisper model found: {JUDGE_LOST}"
         return CheckResult(name, Status.WARN, detail, f"{JUDGE_HINT}, or: voice-earl models fetch {JUDGE_MODEL}")
-    weights = found.path / "model.bin"
-    official = sha256_of(weights) == PINNED_JUDGE_FILES["model.bin"].sha256
+    weights = sha256_of(found.path / "model.bin")
     versions = f"ctranslate2 {package_version('ctranslate2') or '?'}, tokenizers {package_version('tokenizers') or '?'}"
-    kind = "the official whisper tiny.en conversion" if official else "a whisper model (not the pinned tiny.en)"
+    if found.source == SOURCE_TRAINED:
+        return _trained(name, found.path, weights, versions)
+    official = weights == PINNED_JUDGE_FILES["model.bin"].sha256
+    kind = "whisper tiny.en as it ships (the official conversion)" if official else "a whisper model (not tiny.en)"
     detail = f"whisper judge: {kind} at {found.path} ({found.source}); {versions}"
     return CheckResult(
         name,
@@ -41,3 +45,13 @@ def check_judge(explicit: Path | None = None) -> CheckResult:
         detail,
         "" if official else f"voice-earl models fetch {JUDGE_MODEL} gets the tuned one",
     )
+
+
+def _trained(name: str, path: Path, weights: str, versions: str) -> CheckResult:
+    """The judge trained on the game's words: its model must be the one its manifest names."""
+    manifest = read_manifest(shipped_patch_dir())
+    if manifest is None or weights != manifest.model_sha256:
+        detail = f"the trained judge at {path} is not the one models/{TRAINED_JUDGE} makes"
+        return CheckResult(name, Status.WARN, detail, f"delete {path}: the next start builds it again")
+    detail = f"whisper judge: trained on the game's words ({TRAINED_JUDGE}, checked) at {path}; {versions}"
+    return CheckResult(name, Status.OK, detail, "")

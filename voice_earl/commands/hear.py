@@ -87,6 +87,7 @@ def run(args: argparse.Namespace) -> int:
         args.recognizer,
         args.model,
         judge_model=args.judge_model,
+        base_judge=args.base_judge,
         judge=not args.no_judge,
         knock=args.knock,
         verifier=args.judge_verifier,

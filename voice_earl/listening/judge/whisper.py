@@ -241,6 +241,11 @@ class WhisperJudge:
         scored = self._score(encoded, frames, candidates, samples, skip, loud)
         return Scoring(tuple(scored), slots, loud), lambda: self._transcribe(encoded)
 
+    def encoded(self, samples: Pcm16) -> tuple[Any, int]:
+        """``samples`` encoded as the judge weighs them (in a loud room, from just before the voice), and
+        how many of the window's frames hold audio: what the judge's decoder is trained on."""
+        return self._encode(samples[self._voice_start(samples) :])
+
     def _encode(self, samples: Pcm16) -> tuple[Any, int]:
         seconds = len(samples) / SAMPLE_RATE
         window = max(MIN_WINDOW_S, float(np.ceil(seconds + 0.25)))

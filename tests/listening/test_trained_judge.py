@@ -1,0 +1,179 @@
+"""The judge trained on the game's words: CTranslate2's model.bin read and written, the shipped patch
+laid over the base model, checked by SHA-256, and found before the base unless the base is asked for."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+from voice_earl import paths
+from voice_earl.listening.models import judge_models, trained_judge
+from voice_earl.listening.models.ct2_file import (
+    ModelFile,
+    ModelFileError,
+    Variable,
+    laid_over,
+    parse_model,
+    read_model,
+    serialized,
+    write_model,
+)
+from voice_earl.listening.models.install_steps import file_sha256
+from voice_earl.listening.models.judge_models import (
+    JUDGE_MODEL,
+    SOURCE_TRAINED,
+    choose_judge,
+    discover_judge_model,
+    packaged_judge_model,
+)
+
+
+def small_model(value: int = 0) -> ModelFile:
+    return ModelFile(
+        6,
+        "WhisperSpec",
+        3,
+        {
+            "decoder/layer_0/ffn/linear_0/weight": Variable((2, 3), 4, bytes([value]) * 12),
+            "decoder/num_heads": Variable((), 2, b"\x06\x00"),
+            "decoder/embeddings/weight": Variable((4, 2), 4, bytes(16)),
+        },
+        {"decoder/projection/weight": "decoder/embeddings/weight"},
+    )
+
+
+def test_a_model_file_reads_back_as_it_was_written(tmp_path: Path) -> None:
+    write_model(small_model(7), tmp_path / "model.bin")
+    assert read_model(tmp_path / "model.bin") == small_model(7)
+    assert list(tmp_path.iterdir()) == [tmp_path / "model.bin"]  # nothing left beside it
+
+
+def test_the_shipped_base_model_reads_and_writes_byte_for_byte() -> None:
+    base = packaged_judge_model()
+    if base is None:
+        pytest.skip("the judge extra is not installed")
+    raw = (base / "model.bin").read_bytes()
+    model = parse_model(raw)
+    assert serialized(model) == raw
+    assert model.spec == "WhisperSpec" and len(model.variables) == 148
+    assert model.aliases == {"decoder/projection/weight": "decoder/embeddings/weight"}
+
+
+@pytest.mark.parametrize(
+    ("cut", "message"),
+    [(3, "ends early"), (40, "ends early")],
+)
+def test_a_cut_file_is_refused_with_where_it_ends(cut: int, message: str) -> None:
+    with pytest.raises(ModelFileError, match=message):
+        parse_model(serialized(small_model())[:cut])
+
+
+def test_a_patch_replaces_only_its_own_variables_and_must_fit() -> None:
+    base, patch = small_model(0), small_model(9)
+    only = ModelFile(
+        6,
+        "WhisperSpec",
+        3,
+        {"decoder/layer_0/ffn/linear_0/weight": patch.variables["decoder/layer_0/ffn/linear_0/weight"]},
+        {},
+    )
+    laid = laid_over(base, only)
+    assert laid.variables["decoder/layer_0/ffn/linear_0/weight"].data == bytes([9]) * 12
+    assert laid.variables["decoder/embeddings/weight"] == base.variables["decoder/embeddings/weight"]
+    assert laid.aliases == base.aliases
+    wrong_shape = ModelFile(6, "WhisperSpec", 3, {"decoder/num_heads": Variable((1,), 2, b"\x06\x00")}, {})
+    with pytest.raises(ModelFileError, match="num_heads"):
+        laid_over(base, wrong_shape)
+    unknown = ModelFile(6, "WhisperSpec", 3, {"decoder/other": Variable((), 2, b"\x06\x00")}, {})
+    with pytest.raises(ModelFileError, match="no variable decoder/other"):
+        laid_over(base, unknown)
+    with pytest.raises(ModelFileError, match="TransformerSpec"):
+        laid_over(base, ModelFile(6, "TransformerSpec", 3, {}, {}))
+
+
+def base_folder(folder: Path, model: ModelFile) -> Path:
+    folder.mkdir(parents=True)
+    write_model(model, folder / "model.bin")
+    (folder / "config.json").write_text(json.dumps({"alignment_heads": [[1, 0]]}))
+    (folder / "tokenizer.json").write_text("{}")
+    (folder / "vocabulary.txt").write_text("a\n")
+    return folder
+
+
+def shipped_patch(folder: Path, base: ModelFile, patch: ModelFile) -> Path:
+    folder.mkdir(parents=True)
+    write_model(patch, folder / trained_judge.PATCH)
+    manifest = {
+        "base_model_sha256": hashlib.sha256(serialized(base)).hexdigest(),
+        "patch_sha256": hashlib.sha256(serialized(patch)).hexdigest(),
+        "model_sha256": hashlib.sha256(serialized(laid_over(base, patch))).hexdigest(),
+    }
+    (folder / trained_judge.MANIFEST).write_text(json.dumps(manifest))
+    return folder
+
+
+@pytest.fixture
+def shipped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A base in the user's models folder and a patch shipped for it (the package's model left out)."""
+    monkeypatch.setattr(judge_models, "packaged_judge_model", lambda: None)
+    monkeypatch.setattr(paths, "repo_models_dir", lambda: tmp_path / "repo-models")
+    base_folder(paths.user_models_dir() / JUDGE_MODEL, small_model(0))
+    return shipped_patch(tmp_path / "repo-models" / trained_judge.TRAINED_JUDGE, small_model(0), small_model(5))
+
+
+def test_the_trained_judge_is_built_once_checked_and_found_first(shipped: Path) -> None:
+    found = discover_judge_model()
+    assert found is not None and found.source == SOURCE_TRAINED
+    assert found.path == trained_judge.built_dir()
+    assert read_model(found.path / "model.bin") == small_model(5)
+    assert (found.path / "tokenizer.json").read_text() == "{}"
+    built = (found.path / "model.bin").stat().st_mtime_ns
+    assert discover_judge_model() == found
+    assert (found.path / "model.bin").stat().st_mtime_ns == built  # not built again
+    assert choose_judge().reason.endswith(SOURCE_TRAINED)
+
+
+def test_the_base_stays_one_flag_away(shipped: Path) -> None:
+    found = discover_judge_model(base=True)
+    assert found is not None and found.source == "user data directory"
+    assert read_model(found.path / "model.bin") == small_model(0)
+    assert choose_judge(base=True).model == found
+
+
+def test_a_new_patch_is_built_again(shipped: Path) -> None:
+    discover_judge_model()
+    shipped_patch_again = shipped.parent / "again"
+    shipped_patch(shipped_patch_again, small_model(0), small_model(6))
+    for name in (trained_judge.PATCH, trained_judge.MANIFEST):
+        (shipped_patch_again / name).replace(shipped / name)
+    found = discover_judge_model()
+    assert found is not None and read_model(found.path / "model.bin") == small_model(6)
+
+
+@pytest.mark.parametrize("damaged", ["patch", "base"])
+def test_a_file_that_is_not_the_one_made_for_leaves_the_base_judge(
+    shipped: Path, damaged: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = shipped / trained_judge.PATCH if damaged == "patch" else paths.user_models_dir() / JUDGE_MODEL / "model.bin"
+    data = bytearray(path.read_bytes())
+    data[-1] ^= 1
+    path.write_bytes(bytes(data))
+    found = discover_judge_model()
+    assert found is not None and found.source == "user data directory"
+    assert "trained judge" in caplog.text
+    assert not trained_judge.built_dir().exists()
+
+
+def test_the_shipped_patch_builds_the_model_its_manifest_names(tmp_path: Path) -> None:
+    """The patch in models/ over the package's tiny.en: the SHA-256 of each file is the manifest's."""
+    patch_dir = paths.repo_models_dir() / trained_judge.TRAINED_JUDGE
+    base = packaged_judge_model()
+    if trained_judge.read_manifest(patch_dir) is None or base is None:
+        pytest.skip("no trained judge ships here, or the judge extra is not installed")
+    built = trained_judge.build_trained_judge(base, patch_dir, tmp_path / "built")
+    manifest = trained_judge.read_manifest(patch_dir)
+    assert manifest is not None and file_sha256(built / "model.bin")[0] == manifest.model_sha256
+    assert manifest.base_sha256 == judge_models.PINNED_JUDGE_FILES["model.bin"].sha256
