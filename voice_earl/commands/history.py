@@ -49,9 +49,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from rich.console import Console
+    from voice_earl.table.console import text_console
 
-    console = Console(highlight=False)
+    console = text_console(highlight=False)
     if args.action == "abandon":
         _abandon(args.series_id)
         return 0
