@@ -35,6 +35,7 @@ from voice_earl.keep.storage_file import (
     database_path,
     describe_error,
     is_damage,
+    keep_store_private,
 )
 from voice_earl.keep.storage_listing import dumps, names_in, restore_series, summarise
 from voice_earl.keep.storage_lock import WriterLock
@@ -82,6 +83,7 @@ class Store:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as error:
             raise VoiceEarlError(f"cannot create the data folder {path.parent}: {error.strerror}") from None
+        keep_store_private(path)
         lock = WriterLock.acquire(path) if exclusive else None
         try:
             try:
@@ -93,6 +95,7 @@ class Store:
             if lock is not None:
                 lock.release()
             raise
+        keep_store_private(path)  # a new file, its log and its lock too
         return cls(connection, path, lock, keep_audio)
 
     @classmethod
@@ -111,6 +114,7 @@ class Store:
             connection.close()
             connect_checked(path).close()
             connection = connect_read_only(path)
+        keep_store_private(path)
         return cls(connection, path, None, keep_audio=False)
 
     @classmethod

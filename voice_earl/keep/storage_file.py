@@ -17,7 +17,7 @@ from pathlib import Path
 from voice_earl.errors import VoiceEarlError
 from voice_earl.keep.storage_rows import decode_text
 from voice_earl.keep.storage_schema import MIGRATIONS, SCHEMA_VERSION
-from voice_earl.paths import data_dir
+from voice_earl.paths import data_dir, keep_private
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +47,14 @@ class StoreCorrupt(VoiceEarlError):
 
 def database_path() -> Path:
     return data_dir() / DATABASE_NAME
+
+
+def keep_store_private(path: Path) -> None:
+    """The database, its write-ahead log, shared memory and lock, and their folder, the user's alone (0600 and
+    0700, however loose they were): they hold every player's name and every phone's address."""
+    keep_private(path.parent)
+    for suffix in ("", "-wal", "-shm", ".lock"):
+        keep_private(path.with_name(path.name + suffix))
 
 
 # -- opening, checking, migrating ------------------------------------------------------------------
