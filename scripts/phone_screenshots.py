@@ -64,9 +64,9 @@ def main() -> int:
     args.out.mkdir(parents=True, exist_ok=True)
 
     from playwright.sync_api import sync_playwright
-    from rich.console import Console
 
     from voice_earl.game.rules import HOYLE, DeckMode
+    from voice_earl.table.console import text_console
     from voice_earl.table.phones.hub import serve_phones
     from voice_earl.table.phones.join import code_screen
     from voice_earl.table.phones.limits import Limits
@@ -104,7 +104,7 @@ def main() -> int:
         # The terminal's QR screen, as rich draws it at 80x24, with a laptop's address on a home network.
         phones.server.host = "192.168.1.23"
         phones.server.port = 8765
-        console = Console(
+        console = text_console(
             record=True, width=80, height=24, force_terminal=True, color_system="truecolor", file=io.StringIO()
         )  # only its record is kept
         console.print(code_screen(phones.server, 0, 1, len(NAMES)))

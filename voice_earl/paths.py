@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import shutil
 import stat
@@ -15,6 +16,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import platformdirs
+
+log = logging.getLogger(__name__)
 
 APP = "voice-earl"
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -40,6 +43,28 @@ def command(arguments: str) -> str:
 def data_dir() -> Path:
     override = os.environ.get("VOICE_EARL_DATA_DIR")
     return Path(override) if override else Path(platformdirs.user_data_dir(APP))
+
+
+def keep_private(path: Path) -> None:
+    """Make a file or a folder its owner's alone (0600, 0700): what others may read or enter of it is taken
+    away, what its owner may do is left as it is. Nothing there, or a system that keeps no modes, is left be.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     kept = Path(folder) / "voice-earl.sqlite3"
+    ...     _ = kept.write_bytes(b""); kept.chmod(0o644); Path(folder).chmod(0o755)
+    ...     keep_private(kept); keep_private(Path(folder))
+    ...     oct(stat.S_IMODE(kept.stat().st_mode)), oct(stat.S_IMODE(Path(folder).stat().st_mode))
+    ('0o600', '0o700')
+    """
+    try:
+        mode = stat.S_IMODE(path.stat().st_mode)
+        if mode & 0o077:
+            os.chmod(path, mode & 0o700)
+    except FileNotFoundError:
+        return
+    except OSError as error:
+        log.warning("cannot make %s its owner's alone: %s", path, error)
 
 
 def config_dir() -> Path:

@@ -81,3 +81,11 @@ def test_a_huge_chant_file_is_refused(tmp_path: Path) -> None:
     path.write_text("# " + "x" * 100_000 + "\n")
     with pytest.raises(UsageError, match="is too big"):
         load_chant_file(path)
+
+
+def test_a_chant_file_nested_a_thousand_levels_deep_is_refused_in_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "deep.toml"
+    path.write_text("lines = " + "[" * 1000 + "]" * 1000 + "\n", encoding="utf-8")
+    with pytest.raises(UsageError, match="not valid TOML") as refused:
+        load_chant_file(path)
+    assert "\n" not in str(refused.value)

@@ -287,11 +287,13 @@ def test_the_command_line_reports_where_a_damaged_database_went(capsys: pytest.C
 
     database_path().parent.mkdir(parents=True)
     database_path().write_bytes(b"this is not a database" * 100)
-    assert main(["history"]) == 1
-    error = capsys.readouterr().err
+    assert main(["history"]) == 0
+    out, error = capsys.readouterr()
     assert error.count("\n") == 1
     assert "damaged" in error
     assert "voice-earl.sqlite3.corrupt-" in error
+    assert "no series is kept beside it to rebuild it from: a new one is begun" in error
+    assert out.strip() == "no series yet - play one with `voice-earl play`"
 
 
 # -- schema versions ---------------------------------------------------------------------------------

@@ -1,15 +1,17 @@
 """What is found at the database's place: another program's SQLite file (never changed), an empty file (said
-so), a folder mounted read-only (read all the same), and a disk already full (one clear line, no logging
-tracebacks)."""
+so), a folder mounted read-only (read all the same), a disk already full (one clear line, no logging
+tracebacks), and files others could read (made the user's alone)."""
 
 from __future__ import annotations
 
 import io
 import logging
+import os
 import sqlite3
+import stat
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -81,12 +83,12 @@ def test_an_empty_database_is_said_to_be_empty_and_a_new_one_begun(
     path = database_path()
     path.parent.mkdir(parents=True)
     path.touch()
-    assert main(["history"]) == 1
+    assert main(["history"]) == 0
     err = capsys.readouterr().err
-    assert f"the database {path} is empty (0 bytes): it holds no series" in err
+    assert f"the database {path} was empty (0 bytes); it was moved to" in err
+    assert "a new one is begun" in err
     assert a_game(monkeypatch) == 0
-    err = capsys.readouterr().err
-    assert f"the database {path} was empty (0 bytes: it held no series); it was moved to" in err
+    assert "empty" not in capsys.readouterr().err
     (moved,) = path.parent.glob("voice-earl.sqlite3.empty-*")
     assert moved.stat().st_size == 0
     with Store.open(exclusive=False) as store:
@@ -160,3 +162,44 @@ def test_a_disk_full_at_start_says_so_in_one_line_without_logging_tracebacks(tmp
     assert "Logging error" not in full.stderr and "Traceback" not in full.stderr, full.stderr
     assert "the disk is full" in full.stderr
     assert full.stderr.count("cannot write the log") <= 1
+
+
+def mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+STORE_FILES = ("voice-earl.sqlite3", "voice-earl.sqlite3-wal", "voice-earl.sqlite3-shm", "voice-earl.sqlite3.lock")
+
+
+@pytest.fixture
+def open_umask() -> Iterator[None]:
+    """The umask most systems give: new files readable by every account (0644), folders open (0755)."""
+    before = os.umask(0o022)
+    try:
+        yield
+    finally:
+        os.umask(before)
+
+
+def test_a_new_database_and_its_folder_are_the_users_alone(open_umask: None) -> None:
+    path = database_path()
+    with Store.open() as store:  # the folder, the file, its write-ahead log and shared memory, its lock
+        store.open_series({"players": ["Ann", "Ben", "Cy"]})
+        assert {name: oct(mode(path.with_name(name))) for name in STORE_FILES} == dict.fromkeys(STORE_FILES, "0o600")
+        assert mode(path.parent) == 0o700
+
+
+@pytest.mark.parametrize("command", ["play", "history"])
+def test_a_database_others_could_read_is_made_the_users_alone_when_next_used(
+    command: str, open_umask: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert a_game(monkeypatch) == 0
+    path = database_path()
+    with Store.open() as store:  # a write-ahead log and shared memory, left as a crash leaves them
+        store.open_series({"players": ["Ann", "Ben", "Cy"]})
+        for name in STORE_FILES:
+            path.with_name(name).chmod(0o644)
+        path.parent.chmod(0o755)
+    assert (a_game(monkeypatch) if command == "play" else main(["history"])) == 0
+    assert mode(path) == 0o600 and mode(path.with_name(path.name + ".lock")) == 0o600
+    assert mode(path.parent) == 0o700

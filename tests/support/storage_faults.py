@@ -4,12 +4,14 @@
 with ``chattr +i``. ``tiny_disk`` caps every database the game opens at a few more pages than it holds
 (SQLite's ``max_page_count``), so writing fails with SQLite's own "database or disk is full".
 ``small_disk`` mounts a real tmpfs of a few megabytes, which ``fill_disk`` fills to the last byte and
-``read_only_mount`` makes read-only; ``flip_bytes`` damages a file in place.
+``read_only_mount`` makes read-only; ``flip_bytes`` damages a file in place, and ``damage_page`` writes garbage
+over one page of an SQLite file (``root_page`` and ``leaf_pages`` find a table's pages).
 """
 
 from __future__ import annotations
 
 import os
+import random
 import sqlite3
 import subprocess
 from collections.abc import Iterator
@@ -117,3 +119,44 @@ def flip_bytes(path: Path, find: bytes, replace: bytes) -> int:
         start = data.find(find, start + 1)
     path.write_bytes(bytes(data))
     return places
+
+
+def page_size(path: Path) -> int:
+    size = int.from_bytes(path.read_bytes()[16:18], "big")
+    return 65536 if size == 1 else size
+
+
+def root_page(path: Path, table: str) -> int:
+    """The first page of a table's b-tree, as the (whole) file's schema says."""
+    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
+        (page,) = db.execute("SELECT rootpage FROM sqlite_master WHERE name = ?", (table,)).fetchone()
+    return int(page)
+
+
+def leaf_pages(path: Path, root: int) -> list[int]:
+    """The leaf pages of the b-tree at page ``root``, left to right (read from the file's bytes)."""
+    data, size = path.read_bytes(), page_size(path)
+    leaves: list[int] = []
+
+    def walk(page: int) -> None:
+        body = data[(page - 1) * size : page * size]
+        header = 100 if page == 1 else 0
+        if body[header] in (0x0A, 0x0D):  # an index or a table leaf
+            leaves.append(page)
+            return
+        cells = int.from_bytes(body[header + 3 : header + 5], "big")
+        for cell in range(cells):
+            at = int.from_bytes(body[header + 12 + 2 * cell : header + 14 + 2 * cell], "big")
+            walk(int.from_bytes(body[at : at + 4], "big"))  # the child left of the cell's key
+        walk(int.from_bytes(body[header + 8 : header + 12], "big"))  # the right-most child
+
+    walk(root)
+    return leaves
+
+
+def damage_page(path: Path, page: int, start: int = 0) -> None:
+    """Write random bytes over page ``page`` of an SQLite file from byte ``start`` of the page to its end."""
+    size = page_size(path)
+    with path.open("r+b") as file:
+        file.seek((page - 1) * size + start)
+        file.write(random.Random(page).randbytes(size - start))

@@ -8,6 +8,7 @@ from rich.console import Console
 
 from voice_earl.game.bots import MostStrategy
 from voice_earl.game.rules import HOYLE, DeckMode
+from voice_earl.table.console import text_console
 from voice_earl.table.screen_layout import render
 from voice_earl.table.screen_sections import TableSnapshot
 from voice_earl.table.session import TableSession
@@ -22,7 +23,8 @@ def bot_session(deals: int = 1, seed: int = 3, names: tuple[str, ...] = ("Ann", 
 
 
 def table_console(width: int = 80, height: int = 24) -> Console:
-    return Console(
+    """A terminal of ``width`` x ``height`` that keeps what it shows, made as the game makes its consoles."""
+    return text_console(
         record=True,
         width=width,
         height=height,

@@ -130,3 +130,27 @@ def test_idle_buttons_are_disabled_and_a_notice_ends_with_its_turn(browser: Brow
             expect(ben.page.locator("#whose")).not_to_have_text("Your turn")
             expect(ben.page.locator("#notice")).to_be_hidden(timeout=2000)
             assert not cy.errors and not ben.errors
+
+
+def test_every_name_is_shown_on_the_phones_exactly_as_typed(browser: Browser, tmp_path: Path) -> None:
+    names = ("[/]", "<b>Jo</b> &amp;", "[blink red]Ben")
+    with phone_table(names, seed=5, deals=1, limits=FAST) as table, PhonePage(browser, table.url(1)) as jo:
+        page = jo.page
+        expect(page.locator("#hand .card").first).to_be_visible()
+        assert page.title() == f"{names[1]} · voice-earl"
+        expect(page.locator("#me")).to_have_text(names[1])
+        shown = page.locator("#players tbody tr td:first-child").evaluate_all(
+            "cells => cells.map(cell => cell.firstChild.textContent)"
+        )
+        assert shown == list(names)
+        over = keys_to_the_end(table)
+        expect(page.locator("#result")).to_be_visible()
+        standings = page.locator("#standings li").all_text_contents()
+        assert sorted(standings) == sorted(f"{p['name']} {p['total']}" for p in over["standings"])
+        page.screenshot(path=str(tmp_path / "names.png"))
+        join = browser.new_page()
+        join.goto(table.phones.server.join_url())
+        cards = join.locator("h2").all_text_contents()
+        assert cards == [f"{name}, scan this" for name in names], cards
+        join.close()
+        assert not jo.errors

@@ -33,6 +33,13 @@ def test_the_certificate_is_made_once_for_the_address_and_kept(tmp_path: Path) -
     assert certificate_for("10.0.0.7", tmp_path).fingerprint not in ("", first.fingerprint)
 
 
+def test_a_key_loosened_since_it_was_made_is_tightened_when_next_used(tmp_path: Path) -> None:
+    first = certificate_for("192.168.1.20", tmp_path)
+    first.key.chmod(0o644)  # a backup tool, a copy, a hand
+    assert certificate_for("192.168.1.20", tmp_path) == first  # the same key and certificate, kept
+    assert stat.S_IMODE(first.key.stat().st_mode) == 0o600
+
+
 def test_with_phone_mics_the_pages_are_served_over_https_and_say_what_the_browser_will(tmp_path: Path) -> None:
     certificate = certificate_for("127.0.0.1", tmp_path)
     tokens = PhoneTokens.new(NAMES)

@@ -342,7 +342,7 @@ def test_no_color_keeps_colours_off(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_block_font_glyphs_are_rectangles_five_pixels_tall() -> None:
-    for char in "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 '.,!?-":
+    for char in "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 '.,!?-<>[]{}/\\|;:@#$%^&*()_+=~`\"":
         rows = blockfont.render_line(char)
         assert len(rows) == blockfont.TEXT_ROWS
         assert len({len(row) for row in rows}) == 1
@@ -409,6 +409,34 @@ def test_the_turn_in_big_letters_fits_80_columns_and_the_layout_keeps_still(sile
     assert len(header_rows) == 1, header_rows
     big_rows = {sum("▀" in row or "▄" in row or "█" in row for row in frame.split("\n")) for frame in frames}
     assert len(big_rows) <= 2, big_rows  # the rows of big text differ only by the quartet's blank progress
+
+
+def big_rows(frame: str) -> int:
+    return sum("▀" in row or "▄" in row or "█" in row for row in frame.split("\n"))
+
+
+def test_the_block_font_draws_every_printable_ascii_character() -> None:
+    printable = "".join(chr(code) for code in range(0x20, 0x7F))
+    assert blockfont.normalize(printable) == printable.upper()
+
+
+@pytest.mark.parametrize("odd", ["B<n", "B>n", "Bo/b", "Jo;e", "<Jo/>", "[/]", "Ann & {Cy}", "x@y.z"])
+def test_a_name_with_brackets_or_slashes_keeps_every_turn_in_big_letters(odd: str) -> None:
+    ordinary = frames_of_a_game(True, ("Ann", "Ben", "Cy"))
+    frames = frames_of_a_game(True, ("Ann", odd, "Cy"))
+    assert {big_rows(frame) for frame in frames} == {big_rows(frame) for frame in ordinary}
+    assert all(odd in frame for frame in frames)
+
+
+def test_a_name_the_font_cannot_draw_is_small_only_on_its_own_turn() -> None:
+    ordinary = {big_rows(frame) for frame in frames_of_a_game(True, ("Ann", "Ben", "Cy"))}
+    frames = frames_of_a_game(True, ("Ann", "李雷", "Cy"))
+    own = [frame for frame in frames if "▶ 李雷" in frame]
+    others = [frame for frame in frames if "▶ 李雷" not in frame]
+    assert own and others
+    assert {big_rows(frame) for frame in others} <= ordinary  # everyone else's turn as at any table
+    for frame in own:  # his turn in capitals, his name as typed
+        assert any(row.startswith("李雷") for row in frame.split("\n")), frame
 
 
 def test_a_turn_in_big_letters_breaks_between_phrases_never_before_a_lone_word() -> None:

@@ -47,14 +47,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from rich.console import Console
-
     from voice_earl.game.bots import MostStrategy
     from voice_earl.game.chants import EARL
     from voice_earl.game.moves import Action, Lead, Pass
     from voice_earl.game.rules import DeckMode, profile_by_name
     from voice_earl.game.simulate import NAMES
     from voice_earl.i18n import N_, _
+    from voice_earl.table.console import text_console
     from voice_earl.table.narrator import Verbosity
     from voice_earl.table.screen import TableScreen
     from voice_earl.table.session_events import Seat, SeatKind, TableSettings
@@ -77,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
     )
     again = _("seed {seed}: voice-earl demo --seed {seed} deals these cards again").format(seed=seed)
     print(f"voice-earl demo: {again}", file=sys.stderr)
-    screen = TableScreen(Console(file=sys.stderr)) if args.jsonl else TableScreen()
+    screen = TableScreen(text_console(file=sys.stderr)) if args.jsonl else TableScreen()
     with screen.progress(_("loading the recognizer")):
         listener, reason = open_listener(args)
     strictness = Strictness(args.strictness)

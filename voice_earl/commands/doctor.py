@@ -34,12 +34,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from rich.console import Console
-
     from voice_earl.commands import doctor_audio, doctor_checks, doctor_report
     from voice_earl.keep.config import effective_settings
+    from voice_earl.table.console import text_console
 
-    console = Console()
+    console = text_console()
     loaded = effective_settings(args)
     results = doctor_report.run_checks(loaded)
     if args.mic_test:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from voice_earl.commands.arguments import SEED, device, path_text, whole_number
 from voice_earl.commands.table_options import add_judge_options, add_language_option
 from voice_earl.commands.wrapping import print_wrapped
+from voice_earl.errors import tell
 from voice_earl.keep.chant_files import chant_set
 from voice_earl.table.drill import Drill, Prompt, run_drill
 from voice_earl.words.verdicts import Strictness
@@ -56,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
     apply_config(args)
     activate_language(args)
     drill = Drill(random.Random(args.seed), chant_set(args.chant), Strictness(args.strictness))
-    with Store.open(keep_audio=args.keep_audio) as store, contextlib.ExitStack() as stack:
+    with Store.open(keep_audio=args.keep_audio, told=tell) as store, contextlib.ExitStack() as stack:
         voice = None if args.typed else _voice_or_typing(args, stack)
         recite: Recital = typed_recital if voice is None else voice
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from voice_earl.commands.arguments import SERIES_ID, file_path
-from voice_earl.errors import VoiceEarlError
+from voice_earl.errors import VoiceEarlError, tell
 from voice_earl.keep.storage import Store
 from voice_earl.keep.storage_values import JournalError, SeriesStatus, SeriesSummary
 
@@ -49,13 +49,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from rich.console import Console
+    from voice_earl.table.console import text_console
 
-    console = Console(highlight=False)
+    console = text_console(highlight=False)
     if args.action == "abandon":
         _abandon(args.series_id)
         return 0
-    with Store.read() as store:  # only reads: a read-only folder or file is read all the same
+    with Store.read(told=tell) as store:  # only reads: a read-only folder or file is read all the same
         if args.action == "show":
             _show(console, store, args.series_id)
         elif args.action == "export":
@@ -162,7 +162,7 @@ def _list_unfinished(console: Console, store: Store) -> None:
 
 def _abandon(series: int) -> None:
     """Close an unfinished series as abandoned; a game being played holds the database and is not touched."""
-    with Store.open() as store:
+    with Store.open(told=tell) as store:
         summary = store.series_summary(series)
         if summary.status is not SeriesStatus.OPEN:
             state = summary.status.value

@@ -235,7 +235,6 @@ def _report_installed(path: Path) -> None:
 @contextmanager
 def _download_progress(name: str) -> Iterator[ProgressCallback]:
     """A rich progress bar on stderr: bytes, speed and time left."""
-    from rich.console import Console
     from rich.progress import (
         BarColumn,
         DownloadColumn,
@@ -245,14 +244,16 @@ def _download_progress(name: str) -> Iterator[ProgressCallback]:
         TransferSpeedColumn,
     )
 
+    from voice_earl.table.console import text_console
+
     columns = (
-        TextColumn("[bold]{task.description}"),
+        TextColumn("{task.description}", style="bold", markup=False),
         BarColumn(),
         DownloadColumn(),
         TransferSpeedColumn(),
         TimeRemainingColumn(),
     )
-    with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
+    with Progress(*columns, console=text_console(stderr=True), transient=True) as bar:
         task = bar.add_task(name, total=None)
 
         def update(done: int, total: int | None) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from voice_earl.commands.arguments import file_path, whole_number
-from voice_earl.errors import UsageError, VoiceEarlError
+from voice_earl.errors import UsageError, VoiceEarlError, tell
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -51,15 +51,15 @@ def _picture_file(text: str) -> Path:
 
 
 def run(args: argparse.Namespace) -> int:
-    from rich.console import Console
-
     from voice_earl.keep.accuracy import TrendBy
     from voice_earl.keep.storage import Store
     from voice_earl.keep.storage_values import Mode
 
-    with Store.read() as store:  # only reads: a read-only folder or file is read all the same
+    with Store.read(told=tell) as store:  # only reads: a read-only folder or file is read all the same
         utterances = store.utterances(mode=None if args.mode is None else Mode(args.mode))
-    console = Console(highlight=False, width=WIDTH)
+    from voice_earl.table.console import text_console
+
+    console = text_console(highlight=False, width=WIDTH)
     if not utterances:
         console.print(EMPTY)
         return 0

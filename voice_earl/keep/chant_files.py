@@ -56,6 +56,8 @@ def load_chant_file(path: Path) -> ChantSet:
         raise UsageError(f"{path}: not UTF-8 text; save the chant file as UTF-8") from None
     except tomllib.TOMLDecodeError as error:
         raise UsageError(f"{path}: not valid TOML ({error})") from None
+    except RecursionError:
+        raise UsageError(f"{path}: not valid TOML (a value is nested too deep to read)") from None
     chant = chant_from_table(str(path), data, path.stem)
     _check_sayable(path, chant)
     return chant

@@ -284,6 +284,8 @@ def table_of(path: Path, text: str) -> dict[str, object]:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise VoiceEarlError(f"{path}: not valid TOML: {error}{_quote_line(text, str(error))}") from None
+    except RecursionError:  # the parser recurses once a level: a thousand brackets run out of stack
+        raise VoiceEarlError(f"{path}: not valid TOML: a value is nested too deep to read") from None
 
 
 def _quote_line(text: str, message: str) -> str:

@@ -35,7 +35,7 @@ def held(path: Path, timeout: float = WAIT_S) -> Iterator[None]:
 def open_lock_file(path: Path) -> int:
     """A descriptor of the lock file ``path``, created if need be (not locked yet: see :func:`try_lock`)."""
     try:
-        return os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        return os.open(path, os.O_RDWR | os.O_CREAT, 0o600)  # it names who holds it, and nothing else
     except OSError as error:
         raise VoiceEarlError(f"cannot open the lock file {path}: {error.strerror}") from None
 

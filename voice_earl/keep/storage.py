@@ -19,23 +19,27 @@ from __future__ import annotations
 import json
 import logging
 import sqlite3
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
 from voice_earl.errors import VoiceEarlError
+from voice_earl.keep.series_files import FOLDER, KeptSeries, keep_record, kept_series
 from voice_earl.keep.storage_file import (
+    StoreCorrupt,
     StoreWriteError,
     connect_checked,
     connect_read_only,
     database_path,
     describe_error,
     is_damage,
+    keep_store_private,
 )
+from voice_earl.keep.storage_listing import dumps, names_in, restore_series, summarise
 from voice_earl.keep.storage_lock import WriterLock
-from voice_earl.keep.storage_rows import SUMMARY_COLUMNS, json_object, summary_of, whole_numbers
+from voice_earl.keep.storage_rows import SUMMARY_COLUMNS, json_object, summary_of
 from voice_earl.keep.storage_schema import SCHEMA_VERSION
 from voice_earl.keep.storage_utterances import insert_utterance, keep_wav, select_utterances, stamp
 from voice_earl.keep.storage_values import (
@@ -63,11 +67,15 @@ class Store:
         self.keep_audio = keep_audio
 
     @classmethod
-    def open(cls, path: Path | None = None, *, exclusive: bool = True, keep_audio: bool = False) -> Store:
+    def open(
+        cls, path: Path | None = None, *, exclusive: bool = True, keep_audio: bool = False, told: Told | None = None
+    ) -> Store:
         """Open (creating or migrating) the database.
 
         ``exclusive`` takes the writer's lock: games, practice and drills need it; ``history``
         and ``stats`` only read and do not. ``keep_audio`` keeps a WAV of each recorded utterance.
+        A damaged (or empty) file is moved aside and a new one rebuilt from the series kept beside it: with
+        ``told``, that is told in one line and the new one opened; without, it is a ``StoreCorrupt``.
         Raises ``StoreBusy``, ``StoreCorrupt`` or ``VoiceEarlError`` with one clear line.
         """
         path = path or database_path()
@@ -75,27 +83,62 @@ class Store:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as error:
             raise VoiceEarlError(f"cannot create the data folder {path.parent}: {error.strerror}") from None
+        keep_store_private(path)
         lock = WriterLock.acquire(path) if exclusive else None
         try:
-            connection = connect_checked(path)
+            try:
+                connection = connect_checked(path)
+            except StoreCorrupt as damaged:
+                _tell_rebuilt(cls._rebuild(path, damaged), told)
+                connection = connect_checked(path)
         except BaseException:
             if lock is not None:
                 lock.release()
             raise
+        keep_store_private(path)  # a new file, its log and its lock too
         return cls(connection, path, lock, keep_audio)
 
     @classmethod
-    def read(cls, path: Path | None = None) -> Store:
+    def read(cls, path: Path | None = None, *, told: Told | None = None) -> Store:
         """Open for reading only (``history``, ``stats``): nothing is written, so a read-only folder or file
-        is read all the same. A file of an older voice-earl is brought up to date first, where it can be."""
+        is read all the same. A file of an older voice-earl is brought up to date first, where it can be, and
+        a damaged one is moved aside and rebuilt where the folder allows it (``told`` as for :meth:`open`)."""
         path = path or database_path()
-        connection = connect_read_only(path)
+        try:
+            connection = connect_read_only(path)
+        except StoreCorrupt as damaged:
+            _tell_rebuilt(cls._rebuild(path, damaged), told)
+            connection = connect_read_only(path)
         (version,) = connection.execute("PRAGMA user_version").fetchone()
         if version < SCHEMA_VERSION:
             connection.close()
             connect_checked(path).close()
             connection = connect_read_only(path)
+        keep_store_private(path)
         return cls(connection, path, None, keep_audio=False)
+
+    @classmethod
+    def _rebuild(cls, path: Path, damaged: StoreCorrupt) -> StoreCorrupt:
+        """A new database at ``path`` (moved aside as ``damaged`` says) holding every series kept beside it."""
+        kept = kept_series(path, damaged.moved_to)
+        if not kept:
+            return StoreCorrupt(
+                f"{damaged}; no series is kept beside it to rebuild it from: a new one is begun", damaged.moved_to
+            )
+        with cls(connect_checked(path), path, None, keep_audio=False) as store:
+            restored = [series for series in kept if store.restore(series)]
+        unfinished = sum(series.status is SeriesStatus.OPEN for series in restored)
+        log.warning("rebuilt %s from %d series kept beside it", path, len(restored))
+        return StoreCorrupt(
+            f"{damaged}; a new one was rebuilt from the series kept beside it in {path.parent / FOLDER}:"
+            f" {len(restored)} series, {unfinished} of them unfinished",
+            damaged.moved_to,
+        )
+
+    def restore(self, kept: KeptSeries) -> bool:
+        """Put back a series from the files kept beside the database (False: the database holds it already)."""
+        with self._transaction():
+            return restore_series(self._db, kept)
 
     def close(self) -> None:
         self._db.close()
@@ -115,16 +158,17 @@ class Store:
 
     def open_series(self, settings: Mapping[str, Any]) -> int:
         """Start a series with its settings (players, profile, deck mode, seed, deals, chant...)."""
-        body = _dumps(settings)
+        body = dumps(settings)
         players = settings.get("players", [])
         with self._transaction():
             cursor = self._db.execute(
                 "INSERT INTO series (started_at, settings, players) VALUES (?, ?, ?)",
-                (stamp(utc_now()), body, _dumps(_names(players))),
+                (stamp(utc_now()), body, dumps(names_in(players))),
             )
         series_id = cursor.lastrowid
         assert series_id is not None
         self._note_series(series_id)
+        self._keep_record(series_id)
         log.info("opened series %d", series_id)
         return series_id
 
@@ -138,7 +182,7 @@ class Store:
         kind = event.get("event")
         if not isinstance(kind, str):
             raise ValueError(f"a game-log event needs an 'event' name, got {event!r}")
-        body = _dumps(event)
+        body = dumps(event)
         with self._transaction():
             status = self._status(series_id)
             stored = self._db.execute(
@@ -159,7 +203,7 @@ class Store:
                 "INSERT INTO events (series_id, seq, kind, body, at) VALUES (?, ?, ?, ?, ?)",
                 (series_id, seq, kind, body, stamp(utc_now())),
             )
-            self._summarise(series_id, event)
+            summarise(self._db, series_id, event)
         self._note_series(series_id)
 
     def truncate_events(self, series_id: int, keep: int) -> None:
@@ -176,7 +220,7 @@ class Store:
             )
             rows = self._db.execute("SELECT body FROM events WHERE series_id = ? ORDER BY seq", (series_id,))
             for (body,) in rows.fetchall():
-                self._summarise(series_id, json_object(body, f"series {series_id}'s events"))
+                summarise(self._db, series_id, json_object(body, f"series {series_id}'s events"))
 
     def load_series(self, series_id: int) -> tuple[Event, list[Event]]:
         """The settings and every journalled event, in order, exactly as appended.
@@ -223,13 +267,14 @@ class Store:
             if row is None:
                 raise _no_series(series_id)
             settings = {**json_object(row[0], f"series {series_id}'s settings"), **changes}
-            self._db.execute("UPDATE series SET settings = ? WHERE id = ?", (_dumps(settings), series_id))
+            self._db.execute("UPDATE series SET settings = ? WHERE id = ?", (dumps(settings), series_id))
+        self._keep_record(series_id)
 
     def keep_phones(self, series_id: int, phones: Mapping[str, Any]) -> None:
         """Keep the phones' addresses (tokens, port) with a series, for ``play --resume``."""
         with self._transaction():
             self._status(series_id)
-            self._db.execute("UPDATE series SET phones = ? WHERE id = ?", (_dumps(phones), series_id))
+            self._db.execute("UPDATE series SET phones = ? WHERE id = ?", (dumps(phones), series_id))
 
     def phones(self, series_id: int) -> dict[str, Any] | None:
         """The phones' addresses kept with a series, or None; a record that is not a JSON object is a
@@ -247,6 +292,7 @@ class Store:
         status = SeriesStatus.ABANDONED if abandoned else SeriesStatus.FINISHED
         try:
             self._close(series_id, status)
+            self._keep_record(series_id)
         except sqlite3.DatabaseError as error:
             if not is_damage(error):
                 raise
@@ -333,35 +379,19 @@ class Store:
             raise _no_series(series_id)
         return tuple(row)
 
+    def _keep_record(self, series_id: int) -> None:
+        """The series' record beside the database, as the database now holds it (what a rebuild starts from)."""
+        row = self._db.execute("SELECT started_at, status, settings FROM series WHERE id = ?", (series_id,)).fetchone()
+        try:
+            settings = json_object(row[2], f"series {series_id}'s settings")
+        except JournalError as error:
+            log.warning("the record of series %d is not kept: %s", series_id, error)
+            return
+        keep_record(self.path, series_id, {"started_at": row[0], "status": row[1], "settings": settings})
+
     def _note_series(self, series_id: int) -> None:
         if self._lock is not None:
             self._lock.note_series(series_id)
-
-    def _summarise(self, series_id: int, event: Mapping[str, Any]) -> None:
-        """Keep the listing columns current, so ``history`` need not replay every series."""
-        kind = event["event"]
-        if kind == "deal" and isinstance(event.get("deal"), int):
-            self._db.execute("UPDATE series SET deals = MAX(deals, ?) WHERE id = ?", (event["deal"], series_id))
-            players = _names(event.get("players"))
-            if players:
-                self._db.execute(
-                    "UPDATE series SET players = ? WHERE id = ? AND players = '[]'",
-                    (_dumps(players), series_id),
-                )
-        elif kind == "win" and isinstance(event.get("player"), int) and event["player"] >= 0:
-            (wins_text,) = self._db.execute("SELECT wins FROM series WHERE id = ?", (series_id,)).fetchone()
-            try:
-                wins = list(whole_numbers(wins_text))
-            except ValueError:  # a listing column, damaged: counted again from this win on
-                wins = []
-            seat = event["player"]
-            wins.extend([0] * (seat + 1 - len(wins)))
-            wins[seat] += 1
-            self._db.execute("UPDATE series SET wins = ? WHERE id = ?", (_dumps(wins), series_id))
-        elif kind in ("settle", "series") and _int_list(event.get("totals")):
-            self._db.execute("UPDATE series SET totals = ? WHERE id = ?", (_dumps(event["totals"]), series_id))
-            if kind == "series" and _int_list(event.get("places")):
-                self._db.execute("UPDATE series SET places = ? WHERE id = ?", (_dumps(event["places"]), series_id))
 
     def _summaries(self, where: str, params: tuple[int, ...] = ()) -> list[SeriesSummary]:
         rows = self._db.execute(f"SELECT {SUMMARY_COLUMNS} FROM series s {where} ORDER BY s.id DESC", params)
@@ -371,19 +401,14 @@ class Store:
 # -- small helpers ---------------------------------------------------------------------------------
 
 
-def _dumps(value: Any) -> str:
-    try:
-        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    except (TypeError, ValueError) as error:
-        raise ValueError(f"not JSON-able: {error}") from None
+Told = Callable[[str], None]
+"""Told, in one line, that a damaged database was moved aside and a new one rebuilt."""
 
 
-def _names(value: object) -> list[str]:
-    return [str(name) for name in value] if isinstance(value, list) else []
-
-
-def _int_list(value: object) -> bool:
-    return isinstance(value, list) and all(isinstance(x, int) for x in value)
+def _tell_rebuilt(rebuilt: StoreCorrupt, told: Told | None) -> None:
+    if told is None:
+        raise rebuilt
+    told(str(rebuilt))
 
 
 def _no_series(series_id: int) -> VoiceEarlError:

@@ -17,7 +17,7 @@ from pathlib import Path
 from voice_earl.errors import VoiceEarlError
 from voice_earl.keep.storage_rows import decode_text
 from voice_earl.keep.storage_schema import MIGRATIONS, SCHEMA_VERSION
-from voice_earl.paths import data_dir
+from voice_earl.paths import data_dir, keep_private
 
 log = logging.getLogger(__name__)
 
@@ -37,7 +37,8 @@ class StoreWriteError(VoiceEarlError):
 
 
 class StoreCorrupt(VoiceEarlError):
-    """The database could not be read; it has been moved to ``moved_to``."""
+    """The database could not be read (or was empty); it has been moved to ``moved_to``, and the store opens a
+    new one in its place, rebuilt from the series kept beside it (:mod:`voice_earl.keep.series_files`)."""
 
     def __init__(self, message: str, moved_to: Path) -> None:
         super().__init__(message)
@@ -46,6 +47,14 @@ class StoreCorrupt(VoiceEarlError):
 
 def database_path() -> Path:
     return data_dir() / DATABASE_NAME
+
+
+def keep_store_private(path: Path) -> None:
+    """The database, its write-ahead log, shared memory and lock, and their folder, the user's alone (0600 and
+    0700, however loose they were): they hold every player's name and every phone's address."""
+    keep_private(path.parent)
+    for suffix in ("", "-wal", "-shm", ".lock"):
+        keep_private(path.with_name(path.name + suffix))
 
 
 # -- opening, checking, migrating ------------------------------------------------------------------
@@ -85,11 +94,7 @@ def connect_checked(path: Path) -> sqlite3.Connection:
             log.warning("cannot open the database %s", path, exc_info=True)
             raise VoiceEarlError(f"cannot open the database {path}: {describe_error(error, path)}") from None
         moved = _move_aside(path)
-        raise StoreCorrupt(
-            f"the database {path} is damaged ({error}); it was moved to {moved} and a new one will be"
-            " started the next time you run voice-earl",
-            moved,
-        ) from None
+        raise StoreCorrupt(f"the database {path} is damaged ({error}); it was moved to {moved}", moved) from None
     except BaseException:
         if connection is not None:
             connection.close()
@@ -101,11 +106,12 @@ def connect_read_only(path: Path) -> sqlite3.Connection:
     cannot take one (then the file is read as ``immutable``). No file yet reads as an empty database."""
     if not path.exists():
         return _empty_in_memory()
-    if _is_empty(path):
+    try:
+        _set_aside_if_empty(path)
+    except OSError as failed:  # a read-only folder: left as it is
         raise VoiceEarlError(
-            f"the database {path} is empty (0 bytes): it holds no series; the next"
-            " `voice-earl play` moves it aside and begins a new one"
-        )
+            f"the database {path} is empty (0 bytes); it could not be moved aside ({failed.strerror or failed})"
+        ) from None
     uri = "file:" + urllib.parse.quote(str(path.resolve()))
     for mode in ("mode=ro", "immutable=1"):
         connection: sqlite3.Connection | None = None
@@ -238,11 +244,7 @@ def _set_aside_if_empty(path: Path) -> None:
     if not _is_empty(path):
         return
     moved = _move_aside(path, "empty")
-    raise StoreCorrupt(
-        f"the database {path} was empty (0 bytes: it held no series); it was moved to {moved}, and a new one"
-        " is begun in its place",
-        moved,
-    )
+    raise StoreCorrupt(f"the database {path} was empty (0 bytes); it was moved to {moved}", moved)
 
 
 def _cannot_open(error: sqlite3.DatabaseError) -> bool:
@@ -259,11 +261,7 @@ def _damaged_reading(path: Path, error: sqlite3.DatabaseError) -> VoiceEarlError
             f"the database {path} is damaged ({error}); it could not be moved aside"
             f" ({failed.strerror or failed}), and is left as it is"
         )
-    return StoreCorrupt(
-        f"the database {path} is damaged ({error}); it was moved to {moved} and a new one will be"
-        " started the next time you run voice-earl",
-        moved,
-    )
+    return StoreCorrupt(f"the database {path} is damaged ({error}); it was moved to {moved}", moved)
 
 
 def _use_wal(connection: sqlite3.Connection) -> None:

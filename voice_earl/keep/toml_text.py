@@ -27,20 +27,36 @@ HEADER = "voice-earl settings. Change them with 'voice-earl config set KEY VALUE
 
 
 def toml_value(value: object) -> str:
-    """One value as TOML writes it (strings quoted and escaped, lists in brackets), for messages."""
+    """One value as TOML writes it (strings quoted and escaped, lists in brackets), for messages; what is
+    nested deeper than a message could show is written ``"…"``.
+
+    >>> deep: list[object] = []
+    >>> for _ in range(1000):
+    ...     deep = [deep]
+    >>> toml_value([[["Ann"]]]), toml_value(deep) == "[" * 32 + '"…"' + "]" * 32
+    ('[[["Ann"]]]', True)
+    """
+    shown = _plain(value, _SHOWN_LEVELS)
     try:
-        return tomlkit.item(_plain(value)).as_string()
+        return tomlkit.item(shown).as_string()
     except (TOMLKitError, TypeError, ValueError):
-        return tomlkit.item(str(value)).as_string()
+        return tomlkit.item(str(shown)).as_string()
 
 
-def _plain(value: object) -> object:
+_SHOWN_LEVELS = 32  # tomlkit writes a value by recursion: a file's value may be nested a thousand levels deep
+
+
+def _plain(value: object, levels: int | None = None) -> object:
+    """``value`` in the types tomlkit writes; with ``levels``, no deeper than that."""
     if isinstance(value, Path):
         return str(value)
+    if isinstance(value, tuple | list | Mapping) and levels == 0:
+        return "…"
+    deeper = None if levels is None else levels - 1
     if isinstance(value, tuple | list):
-        return [_plain(item) for item in value]
+        return [_plain(item, deeper) for item in value]
     if isinstance(value, Mapping):
-        return {str(key): _plain(item) for key, item in value.items()}
+        return {str(key): _plain(item, deeper) for key, item in value.items()}
     return value
 
 

@@ -26,6 +26,7 @@ from typing import Any
 from voice_earl.errors import VoiceEarlError
 from voice_earl.game.gamelog import ReplayError, actions_of, replay
 from voice_earl.i18n import _
+from voice_earl.keep.series_files import log_path
 from voice_earl.keep.storage import Store
 from voice_earl.keep.storage_file import StoreWriteError
 from voice_earl.keep.storage_values import Mode, utterance_of
@@ -58,7 +59,7 @@ class LogUnproven(Exception):
 
 def series_log_path(store: Store, series_id: int) -> Path:
     """The game log written beside each saved series (``docs/game-log.md``)."""
-    return store.path.parent / "series" / f"series-{series_id}.jsonl"
+    return log_path(store.path, series_id)
 
 
 def _stop(problem: str) -> bool:

@@ -11,13 +11,12 @@ import sys
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from voice_earl.errors import UsageError, VoiceEarlError
+from voice_earl.errors import UsageError, VoiceEarlError, tell
 from voice_earl.game.cards import Rank
 from voice_earl.game.moves import Action, Lead, Pass, Play
 from voice_earl.game.rules import DeckMode
 from voice_earl.i18n import _, current_language, rank_plural
 from voice_earl.keep.storage import Store
-from voice_earl.keep.storage_file import StoreCorrupt
 from voice_earl.keep.storage_values import Mode
 from voice_earl.table import narrator as say
 from voice_earl.table.journal import GoOnUnsaved, Journal, resume_journal, start_journal
@@ -208,12 +207,8 @@ def ask_yes(question: str) -> bool:
 
 
 def open_store(keep_audio: bool = False) -> Store:
-    """The database, for journalling. A damaged file is moved aside (with a message) and a new one begun."""
-    try:
-        return Store.open(keep_audio=keep_audio)
-    except StoreCorrupt as error:
-        print(f"voice-earl: {error}", file=sys.stderr)
-        return Store.open(keep_audio=keep_audio)
+    """The database, for journalling. A damaged file is moved aside and a new one rebuilt, in one line."""
+    return Store.open(keep_audio=keep_audio, told=tell)
 
 
 def open_phones(

@@ -27,6 +27,7 @@ from rich.live import Live
 from rich.progress import BarColumn, Progress, SpinnerColumn, TaskProgressColumn, TextColumn, TimeElapsedColumn
 
 from voice_earl.i18n import _
+from voice_earl.table.console import text_console
 from voice_earl.table.screen_layout import TableView, render
 from voice_earl.table.screen_sections import TableSnapshot, plain_parts
 
@@ -48,7 +49,7 @@ class TableScreen:
     """
 
     def __init__(self, console: Console | None = None, *, live: bool | None = None) -> None:
-        self.console = console if console is not None else Console()
+        self.console = console if console is not None else text_console()
         self.is_live = self.console.is_interactive if live is None else live
         self._live: Live | None = None
         self._alt_screen = False

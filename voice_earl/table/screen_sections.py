@@ -193,13 +193,17 @@ def due_header(snapshot: TableSnapshot) -> RenderableType | None:
 
 
 def due_big(snapshot: TableSnapshot, width: int, scale: int, gap: bool) -> RenderableType | None:
-    """The line due in the block font, as tall as the tallest line that may be due; None if one does not fit."""
+    """The line due in the block font, as tall as the tallest line that may be due; None if one does not fit.
+
+    A line that may be due but that the font cannot draw at all (a name in a script it has no letters for,
+    or too long for the screen) is written small on its own turn, and takes no part in choosing the size:
+    one such name does not shrink every other player's turn."""
     if snapshot.due_line is None:
         return None
+    drawable = [line for line in snapshot.due_samples if _due_rows(line, width, 1) is not None]
     lines = 1
-    for line in (snapshot.due_line, *snapshot.due_samples):
-        normalized = blockfont.normalize(line)
-        wrapped = blockfont.wrap(normalized, width, scale, _DUE_LINES) if normalized is not None else None
+    for line in (snapshot.due_line, *drawable):
+        wrapped = _due_rows(line, width, scale)
         if wrapped is None:
             return None
         lines = max(lines, len(wrapped))
@@ -209,6 +213,12 @@ def due_big(snapshot: TableSnapshot, width: int, scale: int, gap: bool) -> Rende
         return None
     tallest = lines * blockfont.line_rows(scale) + (lines - 1) * int(gap)
     return Text("\n".join(rows + ("",) * max(tallest - len(rows), 0)), style="bold", no_wrap=True)
+
+
+def _due_rows(line: str, width: int, scale: int) -> list[str] | None:
+    """``line`` split into the lines of big text it takes at ``scale``; None if the font cannot draw it there."""
+    normalized = blockfont.normalize(line)
+    return None if normalized is None else blockfont.wrap(normalized, width, scale, _DUE_LINES)
 
 
 def due_text(snapshot: TableSnapshot) -> RenderableType | None:

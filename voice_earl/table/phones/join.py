@@ -10,12 +10,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TextIO
 
-from rich.console import Console, Group
+from rich.console import Group
 from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
 from voice_earl.i18n import _
+from voice_earl.table.console import text_console
 from voice_earl.table.phones import qr
 from voice_earl.table.phones.pages import certificate_warning, fingerprint_line
 from voice_earl.table.phones.server import PhoneServer
@@ -41,7 +42,7 @@ def at_terminal(out: TextIO, keys: TextIO) -> bool:
 
 def show_codes(server: PhoneServer, seats: Sequence[int], out: TextIO, keys: TextIO) -> None:
     """Show each player their code on the terminal, one at a time, until they connect or a key is pressed."""
-    console = Console(file=out)
+    console = text_console(file=out)
     with cbreak(keys), Live(console=console, screen=True, auto_refresh=False) as live:
         for number, seat in enumerate(seats, start=1):
             live.update(code_screen(server, seat, number, len(seats)), refresh=True)

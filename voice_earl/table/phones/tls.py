@@ -25,7 +25,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 from voice_earl.errors import UsageError
-from voice_earl.paths import data_dir
+from voice_earl.paths import data_dir, keep_private
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +55,7 @@ def certificate_for(host: str, folder: Path | None = None) -> SiteCertificate:
     ``host`` and is not about to expire, otherwise a new one (with the key kept, or a new key)."""
     folder = folder or data_dir()
     cert_path, key_path = folder / CERT_FILE, folder / KEY_FILE
+    keep_private(key_path)  # a key loosened since it was made is tightened again before it is used
     try:
         return _kept(cert_path, key_path, host) or _made(cert_path, key_path, host)
     except OSError as error:

@@ -1,0 +1,25 @@
+"""The consoles the game prints with: every string handed to one is text, never rich markup.
+
+Names, chants and paths are typed by people. Read as markup, ``[/]`` in a player's name makes rich raise at
+the first frame, ``[dad]`` vanishes, ``Jo [the host]`` loses its end and ``[blink red]Ben`` blinks; read for
+emoji codes, ``:smile:`` becomes a face. Every console the game makes comes from here, with both off, so a
+table cell, a heading or a line reaches the screen exactly as typed; styles are given with
+:class:`rich.text.Text` and never written inside the text.
+
+>>> import io
+>>> console = text_console(file=io.StringIO(), width=40)
+>>> console.print("[/] Jo [the host] :smile:")
+>>> console.file.getvalue()
+'[/] Jo [the host] :smile:\\n'
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+
+
+def text_console(**options: Any) -> Console:
+    """A rich console (``options`` as :class:`rich.console.Console` takes them) that prints strings as text."""
+    return Console(markup=False, emoji=False, **options)
