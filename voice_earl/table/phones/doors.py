@@ -43,6 +43,8 @@ from typing import Any
 from aiohttp import web
 from aiohttp.http_exceptions import HttpProcessingError
 
+from voice_earl.table.phones.handler import handler_maker
+
 log = logging.getLogger(__name__)
 http_log = logging.getLogger("voice_earl.table.phones.http")  # aiohttp's words about each connection
 
@@ -255,7 +257,8 @@ class Doors:
 
 
 class GuardedSite(web.SockSite):
-    """aiohttp's site on a listening socket, each connection through :class:`Doors`."""
+    """aiohttp's site on a listening socket, each connection through :class:`Doors` to a
+    :class:`~voice_earl.table.phones.handler.PhonesHandler`."""
 
     def __init__(
         self, runner: web.BaseRunner, sock: Any, doors: Doors, ssl_context: ssl.SSLContext | None = None
@@ -270,8 +273,9 @@ class GuardedSite(web.SockSite):
         server = self._runner.server
         assert server is not None  # the runner is set up
         loop = asyncio.get_running_loop()
+        make_handler = handler_maker(server)
         self._server = await loop.create_server(
-            lambda: Door(self._doors, server),
+            lambda: Door(self._doors, make_handler),
             sock=self._listening,
             ssl=self._tls,
             ssl_handshake_timeout=self._doors.limits.header_timeout if self._tls is not None else None,
