@@ -239,7 +239,7 @@
       return [won, "", s.phase === "over" ? "" : L.next_deal];
     }
     if (s.phase === "over") return [L.final, "", ""];
-    if (s.paused) return [L.paused, "", ""];
+    if (s.paused) return [L.paused, "", s.pause_reason || ""];
     if (!s.turn) return ["", "", ""];
     if (s.turn.yours) return [L.your_turn, L.say + " " + s.say, ""];
     return [fmt(L.their_turn, { player: s.turn.player }), "", s.hint];
