@@ -35,6 +35,23 @@ SUIT_LETTERS = {"♠": "S", "♥": "H", "♦": "D", "♣": "C"}
 
 FAST = Limits(requests_per_second=1e6, request_burst=1e6, taps_per_second=1e6, tap_burst=1e6)  # a robot's taps
 
+# Requests no route can take, each of a kind a guest on the Wi-Fi may send.
+MALFORMED = {
+    "a 2,000-byte path": b"GET /" + b"a" * 2000 + b" HTTP/1.1\r\nHost: x\r\n\r\n",
+    "a byte that is not ASCII in the path": b"GET /p/\xff HTTP/1.1\r\nHost: x\r\n\r\n",
+    "an HTTP/2 preface": b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n",
+    "a 100 KB header": b"GET /p/x HTTP/1.1\r\nHost: x\r\nX-A: " + b"a" * 100_000 + b"\r\n\r\n",
+    "200 headers": b"GET /p/x HTTP/1.1\r\nHost: x\r\n" + b"".join(b"X-%d: y\r\n" % i for i in range(200)) + b"\r\n",
+    "a NUL in a header": b"GET /p/x HTTP/1.1\r\nHost: x\r\nX-A: a\x00b\r\n\r\n",
+    "Content-Length: -5": b"POST /p/x HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n",
+    "a bad chunk size": b"POST /p/x HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n",
+    "HTTP/9.9": b"GET /p/x HTTP/9.9\r\nHost: x\r\n\r\n",
+    "a TLS greeting": bytes.fromhex("160301002e0100002a0303") + bytes(40),
+    "a body over the size limit": b"POST /p/x HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n" + b"a" * 100_000,
+    "a WebSocket upgrade without a key": b"GET /p/x/ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n"
+    b"Connection: Upgrade\r\nSec-WebSocket-Version: 13\r\n\r\n",
+}
+
 
 def cards_in(text: str) -> set[str]:
     """Every card named in ``text``, in the game log's notation (``Q♠`` counts as ``QS``)."""

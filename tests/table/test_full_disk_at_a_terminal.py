@@ -4,17 +4,24 @@ real tmpfs: the saved series is always the game the players played, and a legal 
 A silent virtual game: the leader leads, the disk fills, the next move cannot be saved and the players go
 on (`y`); two undos take that move back and then the saved lead, whose taking back cannot be saved either
 (`y` again); the disk is freed and the leader leads another rank; the series is played out.
+
+With phones, a move tapped on a phone cannot be saved: while the laptop asks, the phones show the game
+paused, and a second tap for the same turn is refused, not taken and dropped.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
+import re
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import aiohttp
 import pytest
+from support.phones_table import Phone, choose, my_turn
 from support.storage_faults import fill_disk, small_disk
 from support.terminal_game import TerminalGame
 
@@ -110,3 +117,59 @@ def test_a_move_taken_back_on_a_full_disk_is_never_saved_and_the_one_made_instea
     assert status(database) == "finished"
     mirror = (data / "series" / "series-1.jsonl").read_text(encoding="utf-8").splitlines()
     assert [json.loads(line) for line in mirror] == log
+
+
+PHONES = re.compile(r"voice-earl:(Ann|Ben|Cy)(http://127\.0\.0\.1:\d+/p/[\w-]{22})")
+
+
+async def tap_while_saving_fails(game: TerminalGame, urls: dict[str, str], disk: Path) -> list[dict[str, Any]]:
+    """The player on turn taps, and the disk is full: what their phone hears while the laptop asks (the
+    answer to the tap, the state, the answer to a second tap), and the state once the players go on."""
+    async with aiohttp.ClientSession() as client:
+        phones = {name: Phone(await client.ws_connect(url + "/ws")) for name, url in urls.items()}
+        first = await phones["Ann"].until(lambda state: bool(state["turn"] and state["turn"]["id"]))
+        phone = phones[first["turn"]["player"]]
+        shown = await phone.until(my_turn)
+        action, rank = choose(shown)
+        filler = fill_disk(disk)
+        await phone.tap(action, rank)
+        answer = await phone.reply()
+        await asyncio.to_thread(game.wait_for, "Go on without saving?")
+        waiting = await phone.until(lambda state: state["paused"])
+        await phone.tap(action, rank, turn=shown["turn"]["id"])
+        again = await phone.reply()
+        game.press("y")
+        went_on = await phone.until(lambda state: state["moves"] > shown["moves"])
+        filler.unlink()
+        for each in phones.values():
+            await each.ws.close()
+    return [shown, answer, waiting, again, went_on]
+
+
+@pytest.mark.slow
+def test_while_the_laptop_asks_whether_to_go_on_the_phones_show_the_pause_and_refuse_a_tap(disk: Path) -> None:
+    data = disk / "data"
+    argv = [*PLAY, "--phones", "--host", "127.0.0.1", "--port", "0"]
+    game = TerminalGame(argv, {"VOICE_EARL_DATA_DIR": str(data), "VOICE_EARL_CONFIG_DIR": str(disk / "config")})
+    try:
+        game.wait_for("phone 1 of 3")
+        urls = dict(PHONES.findall(game.screen_text()))
+        for next_screen in ("phone 2 of 3", "phone 3 of 3", "space pass"):  # a key moves on from each code
+            since = game.mark()
+            game.press("n")
+            game.wait_for(next_screen, since)
+        shown, answer, waiting, again, went_on = asyncio.run(tap_while_saving_fails(game, urls, disk))
+        game.press("x")
+        game.wait_for("Quit?")
+        game.press("y")
+        code = game.process.wait(timeout=30)
+        screen = game.screen_text()
+    finally:
+        game.close()
+    turn = shown["turn"]["id"]
+    assert answer == {"type": "accepted", "turn": turn}
+    assert waiting["paused"] and "waits for an answer at the laptop" in waiting["pause_reason"]
+    assert waiting["hand"] == shown["hand"] and waiting["moves"] == shown["moves"]  # the move is not kept yet
+    assert again == {"type": "refused", "reason": waiting["pause_reason"], "turn": turn}
+    assert not went_on["paused"] and went_on["moves"] == shown["moves"] + 1
+    assert code == 0 and "Traceback" not in screen

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import io
 import json
 import threading
 import time
@@ -15,11 +16,16 @@ from typing import Any
 import aiohttp
 import numpy as np
 import pytest
+from rich.console import Console
 from support.listening_audio import needs_espeak
 from support.phone_voices import FRAME_BYTES, Voices, answer, hearing, hold, listener
-from support.phones_table import Phone, PhoneTable, closing, my_turn, phone_table
+from support.phones_table import Phone, PhoneTable, choose, closing, keys_until, my_turn, phone_table
 
 from voice_earl.table.phones.mics import MicLimits
+from voice_earl.table.presenters import ScreenView
+from voice_earl.table.screen import TableScreen
+from voice_earl.table.session import TableSession
+from voice_earl.table.session_events import Listener
 
 # Sockets on localhost send a hold's audio at once, and a robot holds again at once: the limits on audio
 # faster than speech and on holds faster than a person are lifted, except where they are what is tested.
@@ -95,6 +101,34 @@ def test_a_whole_deal_is_spoken_into_the_phones_and_each_verdict_comes_back(voic
             assert text == "pass"
         else:
             assert reply["why"], reply  # "say it again", and why
+
+
+def test_a_pass_held_to_a_phone_is_on_the_laptop_s_heard_line_as_a_line_is(voices: Voices) -> None:
+    views: list[ScreenView] = []
+
+    def screen(session: TableSession) -> list[Listener]:
+        views.append(
+            ScreenView(session, TableScreen(Console(file=io.StringIO()), live=False), show_hands=lambda s: False)
+        )
+        return [views[0]]
+
+    async def pass_held(table: PhoneTable, due: dict[str, Any]) -> dict[str, Any]:
+        async with aiohttp.ClientSession() as client:
+            phone = Phone(await client.ws_connect(table.ws_url(due["seat"])))
+            await phone.until(my_turn)
+            for _attempt in range(3):  # "say it again" is an answer too
+                await hold(phone, due["turn"]["id"], voices.say("pass"))
+                if (reply := await answer(phone))["verdict"] == "pass":
+                    break
+            await phone.until(lambda state: state["moves"] > due["moves"])
+            return reply
+
+    with phone_table(mics=QUICK, hear=hearing(), listeners=screen) as table:
+        due = keys_until(table, lambda s: s["due"]["rank"] is not None and choose(s) == ("pass", None))
+        reply = asyncio.run(pass_held(table, due))
+        shown = views[0].snapshot()
+    assert reply["verdict"] == "pass"
+    assert (shown.heard_from, shown.verdict) == (due["player"], "pass") and "pass" in (shown.heard or "")
 
 
 def test_holds_out_of_turn_and_for_a_turn_that_is_over_are_answered_and_never_judged(voices: Voices) -> None:

@@ -1,8 +1,12 @@
 """A phone's page in real headless Chromium at 360x640, tapped with real touch events: the hand,
-the line to say, the buttons the rules allow, a double tap, a lead, notices and the end of a deal."""
+the line to say, the buttons the rules allow, a double tap, a lead, notices and the end of a deal;
+and at that size, with and without --phone-mics, thumb-sized rank buttons, indices that read apart
+on overlapped cards (Tens too), and every player's card count in view."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -12,6 +16,7 @@ from support.phones_table import FAST, choose, keys_to_the_end, keys_until, phon
 
 from voice_earl.game.cards import Rank
 from voice_earl.i18n import rank_plural
+from voice_earl.table.phones.mics import MicLimits
 
 __all__ = ["browser"]  # the fixture
 
@@ -154,3 +159,62 @@ def test_every_name_is_shown_on_the_phones_exactly_as_typed(browser: Browser, tm
         assert cards == [f"{name}, scan this" for name in names], cards
         join.close()
         assert not jo.errors
+
+
+@contextmanager
+def a_lead_and_a_wait(browser: Browser, mics: bool) -> Iterator[tuple[PhonePage, PhonePage, list[dict[str, object]]]]:
+    """The first leader's phone (ten ranks to lead, three Tens in hand) and the next player's, at 360x640,
+    with (over plain HTTP: 127.0.0.1 is a secure origin) or without Hold to speak; and the players."""
+    with phone_table(seed=5, limits=FAST, mics=MicLimits() if mics else None) as table:
+        leader = wait_for(table, lambda s: bool(s["turn"] and s["turn"]["id"]))["turn"]["seat"]
+        start = view(table, leader)
+        assert len(start["leads"]) == 10 and sum(card.startswith("10") for card in start["hand"]) == 3
+        with PhonePage(browser, table.url(leader)) as lead, PhonePage(browser, table.url((leader + 1) % 3)) as idle:
+            expect(lead.page.locator("#leads button")).to_have_count(10)
+            for phone in (lead, idle):
+                expect(phone.page.locator("#hand .card").first).to_be_visible()
+                if mics:
+                    expect(phone.page.locator("#hold")).to_be_visible()
+            yield lead, idle, start["players"]
+            assert not lead.errors and not idle.errors
+
+
+@pytest.mark.parametrize("mics", [False, True], ids=["buttons", "phone-mics"])
+def test_the_rank_buttons_of_a_lead_are_at_least_44_px_square(browser: Browser, mics: bool, tmp_path: Path) -> None:
+    with a_lead_and_a_wait(browser, mics) as (lead, _idle, _players):
+        lead.page.screenshot(path=str(tmp_path / "lead.png"))
+        boxes = [button.bounding_box() for button in lead.page.locator("#leads button").all()]
+    assert all(box is not None and box["width"] >= 44 and box["height"] >= 44 for box in boxes), boxes
+
+
+# How much felt there is between each overlapped card's index (its glyphs, not its box) and the next card.
+CLEARANCE = """() => [...document.querySelectorAll('#hand .card + .card')].map(next => {
+  const index = next.previousElementSibling.querySelector('.r');
+  const glyphs = document.createRange();
+  glyphs.selectNodeContents(index);
+  return [index.textContent, next.getBoundingClientRect().left - glyphs.getBoundingClientRect().right];
+})"""
+
+
+def test_every_overlapped_card_s_index_reads_apart_from_the_next_card_tens_too(browser: Browser) -> None:
+    with a_lead_and_a_wait(browser, mics=False) as (lead, _idle, _players):
+        clearances = lead.page.evaluate(CLEARANCE)
+    assert {rank for rank, _ in clearances} >= {"10", "3"}
+    assert all(clear >= 5 for _, clear in clearances), clearances  # a Ten's as well as a Three's
+
+
+@pytest.mark.parametrize("mics", [False, True], ids=["buttons", "phone-mics"])
+def test_every_player_s_card_count_is_in_view_at_a_lead_and_at_another_s_turn(
+    browser: Browser, mics: bool, tmp_path: Path
+) -> None:
+    with a_lead_and_a_wait(browser, mics) as (lead, idle, players):
+        seen = []
+        for name, phone in (("lead", lead), ("idle", idle)):
+            phone.page.screenshot(path=str(tmp_path / f"{name}.png"))
+            counts, footer = phone.box("#counts"), phone.box("#actions")
+            seen.append(
+                (counts["y"] >= 0 and counts["y"] + counts["height"] <= footer["y"], phone.page.inner_text("#counts"))
+            )
+    for in_view, text in seen:
+        assert in_view
+        assert all(f"{player['name']} {player['cards']}" in text for player in players), text

@@ -1,19 +1,23 @@
 """The phones' server's doors, with small caps so that real sockets on loopback show them quickly:
-half-sent requests time out, a newcomer over a cap takes the place of the connection that has
-waited longest unserved, a newcomer is refused with a 503 only when every place is served, and the
-cap in all holds across addresses (127.0.0.2 and up are loopback too)."""
+half-sent requests time out, a newcomer over a cap takes the place of a connection unserved (of the
+address that holds the most, never a phone's while a guest's is left), a newcomer is refused with a
+503 only when every place is served, and the cap in all holds across addresses (127.0.0.2 and up are
+loopback too). Last, a guest's flood at the rate that kept slow phones out, with the real caps."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import select
 import shutil
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
+from collections import deque
 from dataclasses import replace
 from typing import Any
 
@@ -25,6 +29,7 @@ from voice_earl.table.phones.doors import connection_limits
 from voice_earl.table.phones.limits import Limits
 
 HALF_SENT = b"GET /p/x HTTP/1.1\r\nHost: x\r\n"
+PHONE = "127.0.0.9"  # a seat's phone; the guest floods from other loopback addresses
 
 
 def limits(**caps: float) -> Limits:
@@ -58,6 +63,25 @@ def closed_within(socks: list[socket.socket], seconds: float, wanted: int) -> li
 
 def port_of(url: str) -> int:
     return int(url.rsplit(":", 1)[1].split("/", 1)[0])
+
+
+def state_request(url: str) -> bytes:
+    return f"GET /{url.split('/', 3)[3]}/state.json HTTP/1.1\r\nHost: x\r\n\r\n".encode()
+
+
+def status_line(sock: socket.socket) -> bytes:
+    """The first line of the answer on ``sock``; empty when the server closed it instead."""
+    try:
+        return sock.recv(4096).split(b"\r\n", 1)[0]
+    except ConnectionResetError:
+        return b""
+
+
+def ask(phone: socket.socket, url: str) -> bytes:
+    """The status line of the answer to a request for ``url``'s state, sent on a connection opened before."""
+    with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # closed before: no answer
+        phone.sendall(state_request(url))
+    return status_line(phone)
 
 
 def state_status(url: str) -> int:
@@ -119,6 +143,106 @@ def test_the_cap_in_all_holds_across_addresses_and_a_phone_still_gets_in() -> No
         finally:
             for sock in socks:
                 sock.close()
+
+
+def test_a_phone_s_slow_request_outlasts_a_flood_from_fewer_addresses_than_places() -> None:
+    with phone_table(limits=limits(connections_per_address=32, connections_in_all=6)) as table:
+        port = port_of(table.url(0))
+        phone = connect(port, PHONE, request=b"")  # connected; its request comes later
+        flood = [connect(port, f"127.0.1.{1 + n % 3}") for n in range(30)]
+        try:
+            closed_within(flood, 5, 25)  # until five places are the guest's, and one is the phone's
+            answer = ask(phone, table.url(0))
+        finally:
+            for sock in [phone, *flood]:
+                sock.close()
+    assert answer == b"HTTP/1.1 200 OK"
+
+
+def test_a_phone_that_has_joined_outlasts_a_flood_from_more_addresses_than_places() -> None:
+    with phone_table(limits=limits(connections_per_address=32, connections_in_all=6)) as table:
+        port = port_of(table.url(0))
+        joined = connect(port, PHONE, request=state_request(table.url(0)))
+        assert status_line(joined) == b"HTTP/1.1 200 OK"
+        joined.close()  # the phone slept; now it wakes and connects again
+        phone = connect(port, PHONE, request=b"")
+        flood = [connect(port, f"127.0.2.{1 + n}") for n in range(30)]  # one connection an address
+        try:
+            closed_within(flood, 5, 25)
+            answer = ask(phone, table.url(0))
+        finally:
+            for sock in [phone, *flood]:
+                sock.close()
+    assert answer == b"HTTP/1.1 200 OK"
+
+
+class Flood:
+    """A guest's flood on loopback: ``rate`` new connections a second from ``addresses`` addresses,
+    each sending half a request, the newest ``kept`` of them held open; it stops by itself after
+    ``most`` connections or ``seconds``, whichever comes first."""
+
+    def __init__(self, port: int, rate: float, addresses: int, kept: int, most: int, seconds: float) -> None:
+        self.port, self.rate, self.addresses, self.most, self.seconds = port, rate, addresses, most, seconds
+        self.held: deque[socket.socket] = deque(maxlen=kept)
+        self.opened = 0
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, name="flood", daemon=True)
+
+    def __enter__(self) -> Flood:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop.set()
+        self.thread.join(timeout=30)
+        for sock in self.held:
+            sock.close()
+
+    def _run(self) -> None:
+        start = time.monotonic()
+        while self.opened < self.most and not self.stop.wait(
+            max(0.0, start + self.opened / self.rate - time.monotonic())
+        ):
+            if time.monotonic() - start > self.seconds:
+                return
+            sock = socket.socket()
+            sock.settimeout(2)
+            try:
+                sock.bind((f"127.1.0.{1 + self.opened % self.addresses}", 0))
+                sock.connect(("127.0.0.1", self.port))
+                sock.sendall(HALF_SENT)
+            except OSError:
+                sock.close()
+            else:
+                if len(self.held) == self.held.maxlen:
+                    self.held[0].close()
+                self.held.append(sock)
+            self.opened += 1
+
+    def after(self, count: int, seconds: float, most: float = 120.0) -> None:
+        """Wait until ``count`` more connections have come and ``seconds`` have passed (at most ``most``)."""
+        wanted, since = self.opened + count, time.monotonic()
+        while self.opened < wanted or time.monotonic() - since < seconds:
+            assert self.thread.is_alive() and time.monotonic() - since < most, "the flood stopped early"
+            time.sleep(0.05)
+
+
+@pytest.mark.slow
+def test_during_a_flood_a_phone_that_asks_two_seconds_after_connecting_is_served_every_time() -> None:
+    """The guest of issue 49: about 250 new connections a second from 100 addresses, with the real caps.
+    Before, the doors gave every unserved connection about a second (256 places at 250 a second)."""
+    places = FAST.connections_in_all
+    with phone_table(limits=FAST) as table:
+        port = port_of(table.url(0))
+        answers = []
+        with Flood(port, rate=250, addresses=100, kept=places + places // 2, most=20_000, seconds=120) as flood:
+            flood.after(places, 0)  # the server is full
+            for _ in range(5):
+                phone = connect(port, PHONE, request=b"")
+                flood.after(2 * places, 2.0)  # twice the places taken since it connected, and two seconds
+                answers.append(ask(phone, table.url(0)))
+                phone.close()
+    assert answers == [b"HTTP/1.1 200 OK"] * 5
 
 
 @pytest.mark.skipif(shutil.which("prlimit") is None, reason="prlimit (util-linux) is not installed")

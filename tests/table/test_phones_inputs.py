@@ -44,6 +44,8 @@ def test_the_gate_takes_one_tap_for_the_open_turn_and_explains_the_rest() -> Non
     assert gate.take(1) == PASS and gate.take(1) is None
     gate.pause(True)
     assert gate.offer(Tap(1, turn, PASS)) == (TapAnswer.REFUSED, "The game is paused.")
+    gate.pause(True, "The game waits for an answer at the laptop.")
+    assert gate.offer(Tap(1, turn, PASS)) == (TapAnswer.REFUSED, "The game waits for an answer at the laptop.")
     gate.pause(False)
     assert gate.offer(Tap(1, turn, PASS))[0] is TapAnswer.ACCEPTED
     gate.close()  # the move was made: what waits is stale

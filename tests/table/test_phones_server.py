@@ -223,6 +223,31 @@ def test_a_tap_out_of_turn_is_refused_with_the_reason() -> None:
     assert moves == 0
 
 
+def test_while_the_game_waits_at_the_laptop_the_phones_show_the_pause_and_refuse_a_tap() -> None:
+    """As when saving failed and the laptop asks whether to go on: no tap is applied before the answer."""
+    why = "Saving failed: the game waits for an answer at the laptop."
+
+    async def run(table: PhoneTable) -> list[dict[str, Any]]:
+        async with aiohttp.ClientSession() as client:
+            first = await (await _connect(client, table, 0)).until(lambda state: bool(state["turn"]["id"]))
+            mover = await _connect(client, table, first["turn"]["seat"])
+            shown = await mover.until(my_turn)
+            action, rank = choose(shown)
+            with table.phones.hub.waiting(why):
+                waiting = await mover.until(lambda state: state["paused"])
+                await mover.tap(action, rank)
+                refused = await mover.reply()
+            after = await mover.until(lambda state: not state["paused"])
+            await mover.tap(action, rank)
+            return [shown, waiting, refused, after, await mover.reply()]
+
+    with phone_table() as table:
+        shown, waiting, refused, after, accepted = asyncio.run(run(table))
+    assert waiting == shown | {"paused": True, "pause_reason": why}  # the same table, paused, and why
+    assert refused == {"type": "refused", "reason": why, "turn": shown["turn"]["id"]}
+    assert after == shown and accepted == {"type": "accepted", "turn": shown["turn"]["id"]}
+
+
 def test_an_illegal_tap_is_refused_on_that_phone_alone_and_to_its_player() -> None:
     """The reason ("You hold a Queen and must play it.") would tell the table what is in the player's
     hand: it goes to that phone only, not on the table's screen, not aloud, not to the other phones."""

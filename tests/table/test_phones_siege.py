@@ -25,27 +25,12 @@ from typing import Any
 
 import pytest
 from support.game_commands import silent_three
-from support.phones_table import choose
+from support.phones_table import MALFORMED, choose
 
 HALF_SENT = b"GET /p/x HTTP/1.1\r\nHost: x\r\n"  # and then nothing more
 SIEGE = 1100
 LOOPBACK = "127.0.0.1"
 PLAY = silent_three("--phones", "--host", LOOPBACK, "--port", "0", "--seed", "3")
-MALFORMED = {
-    "a 2,000-byte path": b"GET /" + b"a" * 2000 + b" HTTP/1.1\r\nHost: x\r\n\r\n",
-    "a byte that is not ASCII in the path": b"GET /p/\xff HTTP/1.1\r\nHost: x\r\n\r\n",
-    "an HTTP/2 preface": b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n",
-    "a 100 KB header": b"GET /p/x HTTP/1.1\r\nHost: x\r\nX-A: " + b"a" * 100_000 + b"\r\n\r\n",
-    "200 headers": b"GET /p/x HTTP/1.1\r\nHost: x\r\n" + b"".join(b"X-%d: y\r\n" % i for i in range(200)) + b"\r\n",
-    "a NUL in a header": b"GET /p/x HTTP/1.1\r\nHost: x\r\nX-A: a\x00b\r\n\r\n",
-    "Content-Length: -5": b"POST /p/x HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n",
-    "a bad chunk size": b"POST /p/x HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n",
-    "HTTP/9.9": b"GET /p/x HTTP/9.9\r\nHost: x\r\n\r\n",
-    "a TLS greeting": bytes.fromhex("160301002e0100002a0303") + bytes(40),
-    "a body over the size limit": b"POST /p/x HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n" + b"a" * 100_000,
-    "a WebSocket upgrade without a key": b"GET /p/x/ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n"
-    b"Connection: Upgrade\r\nSec-WebSocket-Version: 13\r\n\r\n",
-}
 
 
 @contextlib.contextmanager

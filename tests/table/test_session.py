@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
+import io
 import random
 from collections import Counter
 
 import pytest
+from rich.console import Console
 
 from voice_earl.game.bots import MostStrategy
 from voice_earl.game.cards import Card, Rank
 from voice_earl.game.chants import EARL
+from voice_earl.game.events import Passed
 from voice_earl.game.gamelog import replay
 from voice_earl.game.moves import Pass
 from voice_earl.game.rules import HOYLE, PARLOUR, DeckMode
+from voice_earl.table.presenters import ScreenView
+from voice_earl.table.screen import TableScreen
+from voice_earl.table.screen_sections import TableSnapshot
 from voice_earl.table.session import TableSession
 from voice_earl.table.session_events import (
     DealBegins,
@@ -42,6 +48,8 @@ from voice_earl.table.turns import (
     TurnRequest,
 )
 from voice_earl.words.verdicts import grade_line
+
+OK = ("correct", "pass")  # verdicts that take the move as said
 
 
 class Reciter:
@@ -120,12 +128,32 @@ def test_hoyle_stumble_costs_nothing_but_parlour_takes_the_card_back() -> None:
         settings = TableSettings(seats("Ann", "Ben", "Cy"), profile, DeckMode.VIRTUAL, deals=1, seed=3)
         reciter = Reciter(random.Random(4), slip=0.3)
         session, events = run(settings, dict.fromkeys(range(3), reciter))
-        judged = [e for e in events if isinstance(e, FormulaGraded) and e.heard.grade.verdict.value != "correct"]
+        judged = [e for e in events if isinstance(e, FormulaGraded) and e.heard.grade.verdict.value not in OK]
         assert judged, "the script made slips"
         assert all(e.takes_back is forfeits for e in judged)
         has_forfeit = any(r["event"] == "forfeit" for r in session.records)
         assert has_forfeit is forfeits
         assert session.series.over
+
+
+def test_a_pass_heard_is_on_the_screen_s_heard_line_as_a_line_is() -> None:
+    """Said to the laptop or held to a phone: the screen shows who passed and what was heard."""
+    settings = TableSettings(seats("Ann", "Ben", "Cy"), HOYLE, DeckMode.VIRTUAL, deals=1, seed=11)
+    session = TableSession(settings, dict.fromkeys(range(3), Reciter(random.Random(1))))
+    view = ScreenView(
+        session, TableScreen(Console(file=io.StringIO(), width=80), live=False), show_hands=lambda s: False
+    )
+    shown: list[tuple[str, TableSnapshot]] = []
+
+    def after_a_pass(event: TableEvent) -> None:
+        for passed in (e for e in getattr(event, "events", ()) if isinstance(e, Passed)):
+            shown.append((settings.names[passed.player], view.snapshot()))
+
+    session.listeners = [view, after_a_pass]
+    session.run()
+    assert shown
+    for name, snapshot in shown:
+        assert (snapshot.heard_from, snapshot.heard, snapshot.verdict) == (name, "pass", "pass")
 
 
 def test_practice_human_against_bots() -> None:

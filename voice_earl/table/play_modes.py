@@ -286,6 +286,8 @@ def run_table_mode(args: argparse.Namespace, store: Store, setup: SeriesSetup, s
         journal_box: list[Journal] = []
         table_box: list[Table] = []
         go_on = _ask_to_go_on_unsaved(table_box)
+        if phones is not None:
+            go_on = phones.asking(go_on)
 
         def journal(session: TableSession) -> list[Listener]:
             if saved is None:

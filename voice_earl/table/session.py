@@ -328,7 +328,8 @@ class TableSession:
             return self._command(request, KeyCommand(command))
         if verdict is Verdict.SILENT:
             return self._handle(request, Silence(0.0))
-        if verdict is Verdict.PASS:
+        if verdict is Verdict.PASS:  # shown as heard, as a line is (the narrator says nothing of it)
+            self._emit(FormulaGraded(request.seat, request.name, heard, takes_back=False))
             return self._try(request, Move(Pass(request.seat), heard.log_fields()), chant_heard=None)
         rank = request.due.rank or grade.rank or grade.heard_rank
         if verdict is Verdict.UNCLEAR or rank is None:

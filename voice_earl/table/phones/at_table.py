@@ -14,6 +14,7 @@ from typing import Any
 from voice_earl.i18n import _
 from voice_earl.keep.storage import Store
 from voice_earl.keep.storage_values import JournalError
+from voice_earl.table.journal import GoOnUnsaved
 from voice_earl.table.phones.hub import PhoneHub, Phones, serve_phones
 from voice_earl.table.phones.join import at_terminal, print_addresses, print_summary, show_codes
 from voice_earl.table.phones.mic_gate import HeldHearing
@@ -41,6 +42,15 @@ class PhonesAtTable:
         if self.phones.mics is None:
             return self.phones.beside(source)
         return self.phones.beside(source, held_hearing(source, self.args))
+
+    def asking(self, go_on_unsaved: GoOnUnsaved) -> GoOnUnsaved:
+        """The players' choice when saving failed, with the phones told that the game waits meanwhile."""
+
+        def ask(problem: str) -> bool:
+            with self.phones.hub.waiting(_("Saving failed: the game waits for an answer at the laptop.")):
+                return go_on_unsaved(problem)
+
+        return ask
 
     def follow(self, session: TableSession, series_id: int, resume: str) -> PhoneHub:
         """Keep the addresses with the series, and keep the phones in step with the session; then

@@ -10,10 +10,16 @@ then no phone could connect and the game could not open its own files. So:
 - a connection that has not sent a whole request within ``Limits.header_timeout`` of opening, or of
   its last answer, is closed (aiohttp's keep-alive timer, which runs from the moment a connection
   opens): half-sent requests and idle sockets do not stay;
-- when a count is full, a newcomer takes the place of the connection that has waited longest
-  without being served (a connection is served once it has had an answer under 400, which takes a
-  player's token): so a guest without a token cannot keep a phone out however many connections they
-  open. Only when every place is held by served connections is the newcomer refused, with a 503.
+- when a count is full, a newcomer takes the place of a connection not yet served (a connection is
+  served once it has had an answer under 400, which takes a player's token). Which one is fair to
+  addresses, not to connections: the oldest of the address holding the most unserved ones, and one
+  of an address a token was answered for (a phone that has joined) only when no other is left. Taking
+  the oldest of all, a flood of N new connections a second gave every connection cap / N seconds to
+  send its request (about one at 250 a second), a phone's as well as the guest's; this way the
+  guest's connections push out each other, and a phone's slow request has its whole
+  ``header_timeout`` while the guest has fewer addresses than there are places (a phone that has
+  joined, whatever their number). Only when every place is held by served connections is the
+  newcomer refused, with a 503.
 
 aiohttp's and asyncio's loggers write to the log file like the rest of the game (see
 :mod:`voice_earl.keep.logs`); here a malformed request or an error accepting a connection becomes one
@@ -24,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import itertools
 import logging
 import resource
 import ssl
@@ -35,6 +42,8 @@ from typing import Any
 
 from aiohttp import web
 from aiohttp.http_exceptions import HttpProcessingError
+
+from voice_earl.table.phones.handler import handler_maker
 
 log = logging.getLogger(__name__)
 http_log = logging.getLogger("voice_earl.table.phones.http")  # aiohttp's words about each connection
@@ -108,6 +117,7 @@ class Door(asyncio.Protocol):
         self.transport: asyncio.BaseTransport | None = None
         self.client = "?"
         self.served = False
+        self.arrival = 0  # the order in which the doors let it in
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport
@@ -146,13 +156,15 @@ class Door(asyncio.Protocol):
 
 
 class Doors:
-    """The open connections, counted per client and in all; a newcomer over a cap takes the place of
-    the connection that has waited longest unserved, or is refused."""
+    """The open connections, counted per client and in all; a newcomer over a cap takes the place of an
+    unserved connection (see :meth:`_crowded`), or is refused."""
 
     def __init__(self, limits: ConnectionLimits) -> None:
         self.limits = limits
         self._open: dict[str, int] = {}
-        self._waiting: OrderedDict[Door, None] = OrderedDict()  # unserved connections, oldest first
+        self._waiting: dict[str, OrderedDict[Door, None]] = {}  # unserved connections per client, oldest first
+        self._known: OrderedDict[str, None] = OrderedDict()  # clients given a token's answer, latest last
+        self._arrivals = itertools.count()
         self._count = 0
         self.refused = 0
         self._last_note = 0.0
@@ -164,24 +176,25 @@ class Doors:
     def admit(self, door: Door) -> bool:
         if self._open.get(door.client, 0) >= self.limits.per_address and not self._evict(door.client):
             return self._refuse(door)
-        if self._count >= self.limits.in_all and not self._evict(None):
+        if self._count >= self.limits.in_all and not self._evict(self._crowded()):
             return self._refuse(door)
         self._open[door.client] = self._open.get(door.client, 0) + 1
         self._count += 1
-        self._waiting[door] = None
+        door.arrival = next(self._arrivals)
+        self._waiting.setdefault(door.client, OrderedDict())[door] = None
         return True
 
     def leave(self, door: Door) -> None:
-        if door in self._waiting:
-            del self._waiting[door]
-        elif not door.served:
-            return  # evicted or refused: counted out already
-        self._count_out(door)
+        if self._unwait(door) or door.served:  # else evicted or refused: counted out already
+            self._count_out(door)
 
     def serve(self, door: Door) -> None:
-        if not door.served and door in self._waiting:
+        if not door.served and self._unwait(door):
             door.served = True
-            del self._waiting[door]
+            self._known[door.client] = None
+            self._known.move_to_end(door.client)
+            if len(self._known) > self.limits.in_all:
+                self._known.popitem(last=False)
 
     async def on_response(self, request: web.BaseRequest, response: web.StreamResponse) -> None:
         """aiohttp's ``on_response_prepare`` signal: a connection given an answer under 400 is served."""
@@ -190,14 +203,35 @@ class Doors:
         if isinstance(door, Door) and response.status < 400:
             self.serve(door)
 
+    def _crowded(self) -> str | None:
+        """The client whose unserved connection gives way first: one never given a token's answer, then
+        the one holding the most, then the one whose oldest has waited longest; None when none waits."""
+
+        def first_to_go(client: str) -> tuple[bool, int, int]:
+            waiting = self._waiting[client]
+            return client not in self._known, len(waiting), -next(iter(waiting)).arrival
+
+        return max(self._waiting, key=first_to_go, default=None)
+
     def _evict(self, client: str | None) -> bool:
-        """Close the oldest unserved connection (of ``client``, or of anyone); whether there was one."""
-        oldest = next((d for d in self._waiting if client is None or d.client == client), None)
-        if oldest is None:
+        """Close the oldest unserved connection of ``client``; whether there was one."""
+        waiting = self._waiting.get(client) if client is not None else None
+        if not waiting:
             return False
-        del self._waiting[oldest]
+        oldest = next(iter(waiting))
+        self._unwait(oldest)
         self._count_out(oldest)
         oldest.close()
+        return True
+
+    def _unwait(self, door: Door) -> bool:
+        """Take ``door`` out of the unserved connections; whether it was one."""
+        waiting = self._waiting.get(door.client)
+        if waiting is None or door not in waiting:
+            return False
+        del waiting[door]
+        if not waiting:
+            del self._waiting[door.client]
         return True
 
     def _count_out(self, door: Door) -> None:
@@ -223,7 +257,8 @@ class Doors:
 
 
 class GuardedSite(web.SockSite):
-    """aiohttp's site on a listening socket, each connection through :class:`Doors`."""
+    """aiohttp's site on a listening socket, each connection through :class:`Doors` to a
+    :class:`~voice_earl.table.phones.handler.PhonesHandler`."""
 
     def __init__(
         self, runner: web.BaseRunner, sock: Any, doors: Doors, ssl_context: ssl.SSLContext | None = None
@@ -238,8 +273,9 @@ class GuardedSite(web.SockSite):
         server = self._runner.server
         assert server is not None  # the runner is set up
         loop = asyncio.get_running_loop()
+        make_handler = handler_maker(server)
         self._server = await loop.create_server(
-            lambda: Door(self._doors, server),
+            lambda: Door(self._doors, make_handler),
             sock=self._listening,
             ssl=self._tls,
             ssl_handshake_timeout=self._doors.limits.header_timeout if self._tls is not None else None,

@@ -47,7 +47,7 @@ class TurnGate:
         self._lock = threading.Lock()
         self._turn: _OpenTurn | None = None
         self._waiting: Tap | None = None
-        self._paused = False
+        self._paused: str | None = None  # why taps are refused while the game waits
         self._serial = 0
         self._run = secrets.token_hex(3)  # turn ids differ from one run of the server to the next
 
@@ -67,9 +67,10 @@ class TurnGate:
             self._turn = None
             self._waiting = None
 
-    def pause(self, paused: bool) -> None:
+    def pause(self, paused: bool, reason: str | None = None) -> None:
+        """Refuse every tap (saying ``reason``, else that the game is paused), or take them again."""
         with self._lock:
-            self._paused = paused
+            self._paused = (reason or _("The game is paused.")) if paused else None
 
     @property
     def turn_id(self) -> str | None:
@@ -113,8 +114,8 @@ class TurnGate:
             return TapAnswer.STALE, ""
         if seat != turn.seat:  # said to the phone that asked
             return TapAnswer.REFUSED, _("It is {turn}'s turn, not yours.").format(turn=self.names[turn.seat])
-        if self._paused:
-            return TapAnswer.REFUSED, _("The game is paused.")
+        if self._paused is not None:
+            return TapAnswer.REFUSED, self._paused
         return TapAnswer.ACCEPTED, ""
 
 

@@ -9,6 +9,7 @@ server for the length of a game.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -22,7 +23,7 @@ from voice_earl.table.phones.mic_gate import HeldHearing, MicGate, WithPhoneMics
 from voice_earl.table.phones.mics import MicLimits, PhoneMics
 from voice_earl.table.phones.server import PhoneServer
 from voice_earl.table.phones.tokens import PhoneTokens
-from voice_earl.table.phones.views import News, snapshot
+from voice_earl.table.phones.views import News, TableState, snapshot
 from voice_earl.table.session import TableSession
 from voice_earl.table.session_events import (
     MoveRefused,
@@ -52,6 +53,7 @@ class PhoneHub:
         self.last = News()
         self.resume: str | None = None
         self.stopped = False
+        self.shown: TableState | None = None  # the state the phones were last given
 
     def attach(self, session: TableSession, resume: str | None = None) -> PhoneHub:
         """Follow ``session`` from now on; the phones get its state at once."""
@@ -75,10 +77,27 @@ class PhoneHub:
         self.last = news if news.text else self.last
         self._publish()
 
+    @contextlib.contextmanager
+    def waiting(self, reason: str) -> Iterator[None]:
+        """While the game waits for an answer at the laptop (saving failed: go on?). The phones keep
+        the state they were shown, paused, saying ``reason``: the move being saved is not shown before
+        it is kept or the players go on; and a tap is refused with ``reason``, since none is applied
+        before the answer."""
+        self.gate.pause(True, reason)
+        if self.shown is not None:
+            self.server.publish(dataclasses.replace(self.shown, paused=True, pause_reason=reason))
+        try:
+            yield
+        finally:
+            self.gate.pause(self.session is not None and self.session.paused)
+            if self.shown is not None:
+                self.server.publish(self.shown)  # the move, once the players go on, follows as it comes
+
     def _publish(self) -> None:
         if self.session is not None:
             resume = self.resume if self.stopped else None
-            self.server.publish(snapshot(self.session, self.gate.turn_id, self.last, self.stopped, resume))
+            self.shown = snapshot(self.session, self.gate.turn_id, self.last, self.stopped, resume)
+            self.server.publish(self.shown)
 
     def _news(self, event: TableEvent) -> News:
         """What just happened, as a short line for every phone (never a card still in a hand)."""

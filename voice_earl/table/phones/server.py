@@ -36,6 +36,7 @@ from voice_earl.i18n import _
 from voice_earl.table.phones import pages, qr, wire
 from voice_earl.table.phones.doors import GuardedSite, handler_settings, make_doors, quiet_loop
 from voice_earl.table.phones.gate import TapAnswer, TurnGate
+from voice_earl.table.phones.handler import SERVER_NAME
 from voice_earl.table.phones.limits import DEFAULT_LIMITS, Bucket, Limits
 from voice_earl.table.phones.network import url_host
 from voice_earl.table.phones.tokens import PhoneTokens
@@ -403,7 +404,7 @@ async def _secure(request: web.Request, response: web.StreamResponse) -> None:
     response.headers.update(_SECURITY_HEADERS)
     if kept is not None:
         response.headers["Cache-Control"] = kept
-    response.headers["Server"] = "voice-earl"
+    response.headers["Server"] = SERVER_NAME
 
 
 def _bind(host: str, port: int) -> socket.socket:

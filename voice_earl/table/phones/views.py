@@ -98,6 +98,7 @@ class TableState:
     last: News = News()  # the last thing that happened, as the table screen prints it
     last_deal: DealResult | None = None
     paused: bool = False
+    pause_reason: str = ""  # why the game waits, when it is not the pause key (the laptop asks something)
     joined: tuple[bool | None, ...] = ()  # before the game: whether each seat's phone is here (None: no phone)
     resume: str | None = None  # stopped at the laptop: the command that goes on with the series
 
@@ -253,6 +254,7 @@ def player_view(state: TableState, seat: int) -> dict[str, Any]:
         "last": state.last.for_seat(seat),
         "last_deal": None if state.last_deal is None else _result(state.last_deal, seat),
         "paused": state.paused,
+        "pause_reason": state.pause_reason,
         "joined": [p.name for p, here in zip(state.players, state.joined, strict=False) if here],
         "not_joined": [p.name for p, here in zip(state.players, state.joined, strict=False) if here is False],
         "resume": state.resume,

@@ -239,7 +239,7 @@
       return [won, "", s.phase === "over" ? "" : L.next_deal];
     }
     if (s.phase === "over") return [L.final, "", ""];
-    if (s.paused) return [L.paused, "", ""];
+    if (s.paused) return [L.paused, "", s.pause_reason || ""];
     if (!s.turn) return ["", "", ""];
     if (s.turn.yours) return [L.your_turn, L.say + " " + s.say, ""];
     return [fmt(L.their_turn, { player: s.turn.player }), "", s.hint];
@@ -282,7 +282,7 @@
     const face = element("div", "card" + (suit === "H" || suit === "D" ? " red" : ""), "");
     face.setAttribute("aria-label", code);
     const mark = SUITS[suit] || suit;
-    face.append(element("span", "r", rank), element("span", "s", mark), element("span", "pip", mark));
+    face.append(element("span", rank.length > 1 ? "r wide" : "r", rank), element("span", "s", mark), element("span", "pip", mark));
     return face;
   }
 
@@ -320,6 +320,7 @@
     $("col-total").textContent = waiting ? "" : L.total;
     const body = document.querySelector("#players tbody");
     body.replaceChildren();
+    renderCounts(s);
     s.players.forEach((p, seat) => {
       const row = document.createElement("tr");
       if (s.turn && s.turn.seat === seat && s.phase === "playing") row.className = "to-move";
@@ -329,6 +330,19 @@
       if (p.bot) name.append(element("span", "tag", L.bot));
       row.append(name, element("td", "", waiting ? "" : String(p.cards)), element("td", "", waiting ? "" : String(p.total)));
       body.append(row);
+    });
+  }
+
+  function renderCounts(s) {
+    // Every player's card count beside the hand's title, the player on turn marked: always in view.
+    const counts = $("counts");
+    counts.replaceChildren();
+    if (s.phase === "waiting") return;
+    counts.append(L.cards + " ");
+    s.players.forEach((p, seat) => {
+      const onTurn = s.turn && s.turn.seat === seat && s.phase === "playing";
+      const entry = element("span", onTurn ? "to-move" : (seat === s.seat ? "me" : ""), p.name + " " + p.cards);
+      counts.append(...(seat ? [" · ", entry] : [entry]));
     });
   }
 
