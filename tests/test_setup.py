@@ -11,6 +11,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from support.patience import WAIT_S
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -60,7 +61,7 @@ def run_apt_part(
         env=env,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=WAIT_S,
         check=False,
     )
     calls = log.read_text().splitlines() if log.exists() else []
@@ -147,7 +148,7 @@ def test_the_first_run_shows_one_line_a_step_and_keeps_the_details_in_setup_log(
         env=env,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=WAIT_S,
         check=False,
     )
     assert result.returncode == 0, result.stderr
@@ -159,7 +160,7 @@ def test_the_first_run_shows_one_line_a_step_and_keeps_the_details_in_setup_log(
     log = (repository / "setup.log").read_text()
     assert "BuildBackendWarning" in log and "-m pip install -e .[phones,judge]" in log
     again = subprocess.run(
-        ["bash", "scripts/play"], cwd=repository, env=env, capture_output=True, text=True, timeout=60, check=False
+        ["bash", "scripts/play"], cwd=repository, env=env, capture_output=True, text=True, timeout=WAIT_S, check=False
     )
     assert (again.stdout + again.stderr).splitlines() == ["voice-earl play (VOICE_EARL_PLAY_SCRIPT=scripts/play)"]
 
@@ -172,7 +173,7 @@ def test_the_launcher_runs_the_game_from_any_folder_and_leaves_another_voice_ear
         env=env,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=WAIT_S,
         check=True,
     )
     assert installed.stdout == "voice-earl: added ~/.local/bin/voice-earl: 'voice-earl play' from any folder\n"
@@ -182,7 +183,7 @@ def test_the_launcher_runs_the_game_from_any_folder_and_leaves_another_voice_ear
         env=env,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=WAIT_S,
         check=True,
     )
     assert launched.stdout.startswith("voice-earl play --resume 1")
@@ -191,7 +192,7 @@ def test_the_launcher_runs_the_game_from_any_folder_and_leaves_another_voice_ear
         env=env,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=WAIT_S,
         check=True,
     )
     assert quiet.stdout == ""  # said once
@@ -202,7 +203,7 @@ def test_the_launcher_runs_the_game_from_any_folder_and_leaves_another_voice_ear
         env=env,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=WAIT_S,
         check=True,
     )
     assert "is another voice-earl; left as it is" in other.stdout

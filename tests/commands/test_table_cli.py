@@ -6,6 +6,7 @@ import io
 import sys
 
 import pytest
+from support.patience import WAIT_S
 
 from voice_earl.commands.cli import main
 
@@ -153,6 +154,6 @@ def test_ctrl_c_says_the_series_is_saved_and_how_to_resume(command: list[str], r
             break
     time.sleep(0.5)
     process.send_signal(signal.SIGINT)
-    _, err = process.communicate(timeout=30)
+    _, err = process.communicate(timeout=WAIT_S)
     assert process.returncode == 130, err
     assert resume in err and "saved" in err and "Traceback" not in err

@@ -9,6 +9,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from support.patience import WAIT_S
 
 from voice_earl.commands.cli import main
 from voice_earl.game.cards import Rank
@@ -147,7 +148,7 @@ def test_practice_bots_recite_their_formulas_in_their_own_voices() -> None:
     session = TableSession(settings, dict.fromkeys(range(3), bot))
     for _ in range(4):
         session.play_turn()
-    narrator.wait(timeout=60)
+    narrator.wait(timeout=WAIT_S)
     narrator.close()
     recited = [line for line in lines if "There's" in line]
     assert recited, "the bots said their lines"
