@@ -127,16 +127,27 @@ def fake_repository(tmp_path: Path) -> Path:
     return repository
 
 
-def first_run_env(tmp_path: Path, *, on_path: bool) -> dict[str, str]:
+# A login's ~/.profile as Debian gives one to a new user (it adds ~/.local/bin once the folder is there), and
+# root's, which adds nothing.
+USERS_PROFILE = 'if [ -d "$HOME/.local/bin" ] ; then\n    PATH="$HOME/.local/bin:$PATH"\nfi\n'
+ROOTS_PROFILE = (
+    'if [ "$BASH" ]; then\n  if [ -f ~/.bashrc ]; then\n    . ~/.bashrc\n  fi\nfi\nmesg n 2> /dev/null || true\n'
+)
+
+
+def first_run_env(tmp_path: Path, *, on_path: bool, profile: str = USERS_PROFILE) -> dict[str, str]:
     fake = tmp_path / "bin"
     fake.mkdir(exist_ok=True)
     (fake / "dpkg").write_text("#!/bin/sh\nexit 0\n")  # every system package is there
     (fake / "dpkg").chmod(0o755)
     home = tmp_path / "home"
+    home.mkdir(exist_ok=True)
+    (home / ".profile").write_text(profile)
     path = f"{fake}:{os.environ['PATH']}"
     if on_path:
         path = f"{home}/.local/bin:{path}"
-    return {**os.environ, "HOME": str(home), "PATH": path, "FAKE_PIP_LOG": str(tmp_path / "pip-calls")}
+    env = {**os.environ, "HOME": str(home), "PATH": path, "FAKE_PIP_LOG": str(tmp_path / "pip-calls")}
+    return env | {"SHELL": "/bin/sh"}  # the login shell that reads ~/.profile
 
 
 def test_the_first_run_shows_one_line_a_step_and_keeps_the_details_in_setup_log(tmp_path: Path) -> None:
@@ -154,7 +165,10 @@ def test_the_first_run_shows_one_line_a_step_and_keeps_the_details_in_setup_log(
     assert result.returncode == 0, result.stderr
     shown = (result.stdout + result.stderr).splitlines()
     assert shown[0] == "voice-earl: installing voice-earl[phones,judge] into .venv (details: setup.log)"
-    assert shown[1] == "voice-earl: added ~/.local/bin/voice-earl, on your PATH from your next login"
+    assert shown[1] == (
+        "voice-earl: added ~/.local/bin/voice-earl, on your PATH from your next login"
+        " (until then: ~/.local/bin/voice-earl play)"
+    )
     assert shown[2] == "voice-earl play --silent (VOICE_EARL_PLAY_SCRIPT=scripts/play)"  # then the game
     assert len(shown) == 3
     log = (repository / "setup.log").read_text()
@@ -163,6 +177,41 @@ def test_the_first_run_shows_one_line_a_step_and_keeps_the_details_in_setup_log(
         ["bash", "scripts/play"], cwd=repository, env=env, capture_output=True, text=True, timeout=WAIT_S, check=False
     )
     assert (again.stdout + again.stderr).splitlines() == ["voice-earl play (VOICE_EARL_PLAY_SCRIPT=scripts/play)"]
+
+
+@pytest.mark.parametrize("shell", ["/bin/sh", "/bin/bash"])
+def test_where_no_login_puts_the_folder_on_the_path_the_launcher_says_how_to_run_it(tmp_path: Path, shell: str) -> None:
+    """Root's ~/.profile on Debian adds no ~/.local/bin: "on your PATH from your next login" would not be true."""
+    repository = fake_repository(tmp_path)
+    env = first_run_env(tmp_path, on_path=False, profile=ROOTS_PROFILE) | {"SHELL": shell}
+    if shell == "/bin/bash":
+        (tmp_path / "home" / ".bash_profile").write_text(". ~/.profile\n")  # a login of bash reads this one
+    result = subprocess.run(
+        ["bash", str(repository / "scripts" / "launcher.sh")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=WAIT_S,
+        check=True,
+    )
+    profile = "~/.bash_profile" if shell == "/bin/bash" else "~/.profile"
+    assert result.stdout.splitlines() == [
+        "voice-earl: added ~/.local/bin/voice-earl, but ~/.local/bin is not on your PATH:"
+        " run ~/.local/bin/voice-earl play",
+        f"voice-earl: or, for 'voice-earl play' from your next login, add this line to {profile}:"
+        ' export PATH="$HOME/.local/bin:$PATH"',
+    ]
+    advised_file, advised_line = result.stdout.splitlines()[1].split(" add this line to ")[1].split(": ", 1)
+    with (tmp_path / "home" / advised_file.removeprefix("~/")).open("a") as profile_file:
+        profile_file.write(advised_line + "\n")  # as told
+    login = subprocess.run(
+        ["env", "-i", f"HOME={env['HOME']}", shell, "-l", "-c", "command -v voice-earl"],
+        capture_output=True,
+        text=True,
+        timeout=WAIT_S,
+        check=False,
+    )
+    assert login.stdout.strip() == f"{env['HOME']}/.local/bin/voice-earl"  # the next login finds the command
 
 
 def test_the_launcher_runs_the_game_from_any_folder_and_leaves_another_voice_earl_alone(tmp_path: Path) -> None:
