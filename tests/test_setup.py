@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -289,3 +290,52 @@ def test_quitting_a_game_started_by_scripts_play_names_the_script(
     monkeypatch.setattr(sys, "stdin", io.StringIO("quit\n"))
     assert main(["play", "--players", "Ann", "Ben", "Cy", "--silent", "--no-voice"]) == 0
     assert "The series is saved: bash scripts/play --resume 1 goes on with it." in capsys.readouterr().err
+
+
+# ---- the test command: quiet where all is well, whole where something is broken
+
+IMPORT_CONTRACT = """[tool.importlinter]
+root_package = "pkg"
+
+[[tool.importlinter.contracts]]
+name = "The low floor imports nothing above it"
+type = "forbidden"
+source_modules = ["pkg.low"]
+forbidden_modules = ["pkg.high"]
+"""
+
+
+def test_the_test_command_gives_the_import_contracts_one_line_and_a_broken_one_whole(tmp_path: Path) -> None:
+    """The real lint-imports on a small package: its logo and its list of kept contracts are not shown."""
+    linter = Path(sys.executable).parent / "lint-imports"
+    if not linter.exists():
+        pytest.skip("lint-imports comes with the dev extra")
+    repository = tmp_path / "repo"
+    (repository / "scripts").mkdir(parents=True)
+    (repository / "scripts" / "test").write_text((REPO / "scripts" / "test").read_text())
+    (repository / "scripts" / "setup.sh").write_text("exit 0\n")  # everything is set up
+    bin_dir = repository / ".venv" / "bin"
+    bin_dir.mkdir(parents=True)
+    for tool in ("ruff", "mypy", "pytest"):
+        (bin_dir / tool).write_text(f'#!/bin/sh\necho "{tool} ran"\n')
+        (bin_dir / tool).chmod(0o755)
+    (bin_dir / "lint-imports").symlink_to(linter)
+    (repository / "pyproject.toml").write_text(IMPORT_CONTRACT)
+    (repository / "pkg").mkdir()
+    for name in ("__init__", "low", "high"):
+        (repository / "pkg" / f"{name}.py").write_text("")
+    env = {**os.environ, "PYTHONPATH": str(repository)}
+
+    def run() -> subprocess.CompletedProcess[str]:
+        test = ["bash", "scripts/test"]
+        return subprocess.run(test, cwd=repository, env=env, capture_output=True, text=True, timeout=WAIT_S)
+
+    kept = run()
+    assert kept.returncode == 0, kept.stdout + kept.stderr
+    assert "== lint-imports\nContracts: 1 kept, 0 broken.\n== pytest\npytest ran\n" in kept.stdout
+    assert "KEPT" not in kept.stdout and "╔" not in kept.stdout and kept.stderr == ""
+    (repository / "pkg" / "low.py").write_text("import pkg.high\n")
+    broken = run()
+    assert broken.returncode == 1
+    assert "pkg.low is not allowed to import pkg.high" in broken.stdout  # the whole report, where to look
+    assert "Contracts: 0 kept, 1 broken." in broken.stdout and "pytest ran" not in broken.stdout
