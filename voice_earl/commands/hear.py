@@ -91,7 +91,8 @@ def run(args: argparse.Namespace) -> int:
         knock=args.knock,
         verifier=args.judge_verifier,
     )
-    print(f"voice-earl hear: using {chain.description}", file=sys.stderr)
+    # What listens, in short; the models' paths and why these were chosen are in the log file.
+    print(f"voice-earl hear: listening with {chain.summary or chain.description}", file=sys.stderr)
     listener = chain.listener
     recognizer = listener.recognizer
     strictness = Strictness(args.strictness)
