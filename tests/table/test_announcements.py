@@ -53,7 +53,7 @@ def play_live(commands: Sequence[TurnInput], device: str | None = None) -> list[
         view = ScreenView(session, screen, show_hands=lambda seat: False)
         players.view = view
         narrator = Narrator(printer=view.narrate, device=device, speak=device is not None)
-        session.listeners = [Narration(session, narrator), view]
+        session.listeners = [view, Narration(session, narrator)]
         session.run()
         narrator.close()
     return players.seen
@@ -103,7 +103,7 @@ def test_line_mode_prints_each_announcement_when_it_is_made_and_repeat_prints_it
     view = ScreenView(session, screen, show_hands=lambda seat: False)
     session.inputs[0].view = view  # type: ignore[attr-defined]
     narrator = Narrator(speak=False, printer=view.narrate)
-    session.listeners = [Narration(session, narrator), view]
+    session.listeners = [view, Narration(session, narrator)]
     session.run()
     narrator.close()
     lines = out.getvalue().splitlines()
