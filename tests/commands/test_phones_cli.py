@@ -147,12 +147,16 @@ MICS = [
 
 
 def secure_state(url: str) -> dict[str, Any]:
+    result: dict[str, Any] = json.loads(secure_page(url + "/state.json"))
+    return result
+
+
+def secure_page(url: str) -> str:
     import ssl
 
     unchecked = ssl._create_unverified_context()  # the certificate is self-signed: its name is checked elsewhere
-    with urllib.request.urlopen(url + "/state.json", timeout=WAIT_S, context=unchecked) as response:
-        result: dict[str, Any] = json.load(response)
-        return result
+    with urllib.request.urlopen(url, timeout=WAIT_S, context=unchecked) as response:
+        return str(response.read().decode("utf-8"))
 
 
 @pytest.mark.slow
@@ -161,10 +165,13 @@ def test_phone_mics_serve_https_and_a_resumed_series_serves_the_same_addresses_t
     try:
         assert all(url.startswith("https://127.0.0.1:") for url in urls.values())
         assert secure_state(urls["Ben"])["moves"] == 0
+        page = secure_page(urls["Ben"])
         err = finish(game)
     finally:
         game.kill()
     assert "the players speak into their phones; the laptop takes keys" in err
+    assert "no microphone" in err and "--silent" not in err  # refused beside --phone-mics: not advised
+    assert "speak to the laptop" not in page and "Tap the buttons." in page  # the laptop has just said it cannot hear
     assert "the connection is not private: tap Advanced, then Proceed" in err
     assert "Certificate fingerprint (SHA-256): " in err
 

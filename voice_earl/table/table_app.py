@@ -64,7 +64,7 @@ def open_table(
     narration: NarratorOptions,
     show_hands: Callable[[int], bool],
     keys: KeyHelp,
-    hold: Callable[[bool], None] | None = None,
+    hold: Callable[[bool], bool] | None = None,
     moves: Sequence[Move] = (),
     jsonl: TextIO | None = None,
     extra_listeners: Callable[[TableSession], Sequence[Listener]] = lambda session: (),
