@@ -27,8 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from voice_earl.bench.corpus import PASS_SAYINGS, Expect, Trial, Voice, commands_context, every_line_due
 from voice_earl.game.cards import RANKS
 from voice_earl.listening.models.judge_models import discover_judge_model
+from voice_earl.table.recitals import synthesized_recital
 from voice_earl.table.speech import bot_voices
-from voice_earl.table.voice_input import synthesized_recital
 from voice_earl.words.verdicts import Verdict
 
 ACCENTS = ("en", "en-us", "en-gb-x-rp", "en-gb-scotland", "en-us-nyc", "en-gb-x-gbclan", "en-gb-x-gbcwmd", "en-029")

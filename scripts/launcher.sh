@@ -21,7 +21,35 @@ printf '%s\n' "$text" > "$launcher.partial"
 chmod 755 "$launcher.partial"
 mv "$launcher.partial" "$launcher"
 shown=${launcher/#$HOME\//\~/}
-case ":$PATH:" in
-    *":$bin_dir:"*) echo "voice-earl: added $shown: 'voice-earl play' from any folder" ;;
-    *) echo "voice-earl: added $shown, on your PATH from your next login" ;;
-esac
+
+# The PATH a new login has: the login shell asked, as a login reads them, with its profile files (root's
+# ~/.profile on Debian adds no ~/.local/bin, a user's does once the folder exists).
+login_path() {
+    local shell=${SHELL:-/bin/sh}
+    env -i HOME="$HOME" USER="${USER:-}" LOGNAME="${LOGNAME:-}" SHELL="$shell" TERM=dumb \
+        timeout 10 "$shell" -l -c 'printf "\nvoice-earl-path=%s\n" "$PATH"' </dev/null 2>/dev/null |
+        sed -n 's/^voice-earl-path=//p' | tail -n 1 || true
+}
+
+# The file a login of that shell reads, where a line can add the folder.
+login_profile() {
+    case "$(basename "${SHELL:-/bin/sh}")" in
+        zsh) echo "~/.zprofile" ;;
+        bash)
+            for name in .bash_profile .bash_login; do
+                [ -f "$HOME/$name" ] && { echo "~/$name"; return; }
+            done
+            echo "~/.profile" ;;
+        *) echo "~/.profile" ;;
+    esac
+}
+
+if [[ ":$PATH:" == *":$bin_dir:"* ]]; then
+    echo "voice-earl: added $shown: 'voice-earl play' from any folder"
+elif [[ ":$(login_path):" == *":$bin_dir:"* ]]; then
+    echo "voice-earl: added $shown, on your PATH from your next login (until then: $shown play)"
+else
+    echo "voice-earl: added $shown, but ${bin_dir/#$HOME/\~} is not on your PATH: run $shown play"
+    echo "voice-earl: or, for 'voice-earl play' from your next login, add this line to $(login_profile):" \
+        "export PATH=\"${bin_dir/#$HOME/\$HOME}:\$PATH\""
+fi

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 # A test run started in the background (`bash .ci/run &`) inherits SIGINT ignored, and so would every game the
 # tests start, whose Ctrl-C they check: take it back, so that the children get Python's own handler again.
@@ -29,6 +30,13 @@ def _roomy_tmpfs(path: str = "/dev/shm") -> bool:
 
 if _roomy_tmpfs():
     os.environ.setdefault("PYTEST_DEBUG_TEMPROOT", "/dev/shm")
+
+# No test may depend on the machine's speed: Hypothesis's 200 ms deadline fails a @given test on a machine busy with
+# other work. Both of its own profiles lose the deadline ("ci" is the one it loads itself under CI), and the one it
+# chose is loaded again, so that every @given test runs without one.
+for _profile in ("default", "ci"):
+    settings.register_profile(_profile, settings.get_profile(_profile), deadline=None)
+settings.load_profile(settings.get_current_profile_name())
 
 
 @pytest.fixture(autouse=True)

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+from support.patience import WAIT_S
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -60,7 +62,7 @@ def run_apt_part(
         env=env,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=WAIT_S,
         check=False,
     )
     calls = log.read_text().splitlines() if log.exists() else []
@@ -126,16 +128,27 @@ def fake_repository(tmp_path: Path) -> Path:
     return repository
 
 
-def first_run_env(tmp_path: Path, *, on_path: bool) -> dict[str, str]:
+# A login's ~/.profile as Debian gives one to a new user (it adds ~/.local/bin once the folder is there), and
+# root's, which adds nothing.
+USERS_PROFILE = 'if [ -d "$HOME/.local/bin" ] ; then\n    PATH="$HOME/.local/bin:$PATH"\nfi\n'
+ROOTS_PROFILE = (
+    'if [ "$BASH" ]; then\n  if [ -f ~/.bashrc ]; then\n    . ~/.bashrc\n  fi\nfi\nmesg n 2> /dev/null || true\n'
+)
+
+
+def first_run_env(tmp_path: Path, *, on_path: bool, profile: str = USERS_PROFILE) -> dict[str, str]:
     fake = tmp_path / "bin"
     fake.mkdir(exist_ok=True)
     (fake / "dpkg").write_text("#!/bin/sh\nexit 0\n")  # every system package is there
     (fake / "dpkg").chmod(0o755)
     home = tmp_path / "home"
+    home.mkdir(exist_ok=True)
+    (home / ".profile").write_text(profile)
     path = f"{fake}:{os.environ['PATH']}"
     if on_path:
         path = f"{home}/.local/bin:{path}"
-    return {**os.environ, "HOME": str(home), "PATH": path, "FAKE_PIP_LOG": str(tmp_path / "pip-calls")}
+    env = {**os.environ, "HOME": str(home), "PATH": path, "FAKE_PIP_LOG": str(tmp_path / "pip-calls")}
+    return env | {"SHELL": "/bin/sh"}  # the login shell that reads ~/.profile
 
 
 def test_the_first_run_shows_one_line_a_step_and_keeps_the_details_in_setup_log(tmp_path: Path) -> None:
@@ -147,21 +160,59 @@ def test_the_first_run_shows_one_line_a_step_and_keeps_the_details_in_setup_log(
         env=env,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=WAIT_S,
         check=False,
     )
     assert result.returncode == 0, result.stderr
     shown = (result.stdout + result.stderr).splitlines()
     assert shown[0] == "voice-earl: installing voice-earl[phones,judge] into .venv (details: setup.log)"
-    assert shown[1] == "voice-earl: added ~/.local/bin/voice-earl, on your PATH from your next login"
+    assert shown[1] == (
+        "voice-earl: added ~/.local/bin/voice-earl, on your PATH from your next login"
+        " (until then: ~/.local/bin/voice-earl play)"
+    )
     assert shown[2] == "voice-earl play --silent (VOICE_EARL_PLAY_SCRIPT=scripts/play)"  # then the game
     assert len(shown) == 3
     log = (repository / "setup.log").read_text()
     assert "BuildBackendWarning" in log and "-m pip install -e .[phones,judge]" in log
     again = subprocess.run(
-        ["bash", "scripts/play"], cwd=repository, env=env, capture_output=True, text=True, timeout=60, check=False
+        ["bash", "scripts/play"], cwd=repository, env=env, capture_output=True, text=True, timeout=WAIT_S, check=False
     )
     assert (again.stdout + again.stderr).splitlines() == ["voice-earl play (VOICE_EARL_PLAY_SCRIPT=scripts/play)"]
+
+
+@pytest.mark.parametrize("shell", ["/bin/sh", "/bin/bash"])
+def test_where_no_login_puts_the_folder_on_the_path_the_launcher_says_how_to_run_it(tmp_path: Path, shell: str) -> None:
+    """Root's ~/.profile on Debian adds no ~/.local/bin: "on your PATH from your next login" would not be true."""
+    repository = fake_repository(tmp_path)
+    env = first_run_env(tmp_path, on_path=False, profile=ROOTS_PROFILE) | {"SHELL": shell}
+    if shell == "/bin/bash":
+        (tmp_path / "home" / ".bash_profile").write_text(". ~/.profile\n")  # a login of bash reads this one
+    result = subprocess.run(
+        ["bash", str(repository / "scripts" / "launcher.sh")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=WAIT_S,
+        check=True,
+    )
+    profile = "~/.bash_profile" if shell == "/bin/bash" else "~/.profile"
+    assert result.stdout.splitlines() == [
+        "voice-earl: added ~/.local/bin/voice-earl, but ~/.local/bin is not on your PATH:"
+        " run ~/.local/bin/voice-earl play",
+        f"voice-earl: or, for 'voice-earl play' from your next login, add this line to {profile}:"
+        ' export PATH="$HOME/.local/bin:$PATH"',
+    ]
+    advised_file, advised_line = result.stdout.splitlines()[1].split(" add this line to ")[1].split(": ", 1)
+    with (tmp_path / "home" / advised_file.removeprefix("~/")).open("a") as profile_file:
+        profile_file.write(advised_line + "\n")  # as told
+    login = subprocess.run(
+        ["env", "-i", f"HOME={env['HOME']}", shell, "-l", "-c", "command -v voice-earl"],
+        capture_output=True,
+        text=True,
+        timeout=WAIT_S,
+        check=False,
+    )
+    assert login.stdout.strip() == f"{env['HOME']}/.local/bin/voice-earl"  # the next login finds the command
 
 
 def test_the_launcher_runs_the_game_from_any_folder_and_leaves_another_voice_earl_alone(tmp_path: Path) -> None:
@@ -172,7 +223,7 @@ def test_the_launcher_runs_the_game_from_any_folder_and_leaves_another_voice_ear
         env=env,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=WAIT_S,
         check=True,
     )
     assert installed.stdout == "voice-earl: added ~/.local/bin/voice-earl: 'voice-earl play' from any folder\n"
@@ -182,7 +233,7 @@ def test_the_launcher_runs_the_game_from_any_folder_and_leaves_another_voice_ear
         env=env,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=WAIT_S,
         check=True,
     )
     assert launched.stdout.startswith("voice-earl play --resume 1")
@@ -191,7 +242,7 @@ def test_the_launcher_runs_the_game_from_any_folder_and_leaves_another_voice_ear
         env=env,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=WAIT_S,
         check=True,
     )
     assert quiet.stdout == ""  # said once
@@ -202,7 +253,7 @@ def test_the_launcher_runs_the_game_from_any_folder_and_leaves_another_voice_ear
         env=env,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=WAIT_S,
         check=True,
     )
     assert "is another voice-earl; left as it is" in other.stdout
@@ -239,3 +290,52 @@ def test_quitting_a_game_started_by_scripts_play_names_the_script(
     monkeypatch.setattr(sys, "stdin", io.StringIO("quit\n"))
     assert main(["play", "--players", "Ann", "Ben", "Cy", "--silent", "--no-voice"]) == 0
     assert "The series is saved: bash scripts/play --resume 1 goes on with it." in capsys.readouterr().err
+
+
+# ---- the test command: quiet where all is well, whole where something is broken
+
+IMPORT_CONTRACT = """[tool.importlinter]
+root_package = "pkg"
+
+[[tool.importlinter.contracts]]
+name = "The low floor imports nothing above it"
+type = "forbidden"
+source_modules = ["pkg.low"]
+forbidden_modules = ["pkg.high"]
+"""
+
+
+def test_the_test_command_gives_the_import_contracts_one_line_and_a_broken_one_whole(tmp_path: Path) -> None:
+    """The real lint-imports on a small package: its logo and its list of kept contracts are not shown."""
+    linter = Path(sys.executable).parent / "lint-imports"
+    if not linter.exists():
+        pytest.skip("lint-imports comes with the dev extra")
+    repository = tmp_path / "repo"
+    (repository / "scripts").mkdir(parents=True)
+    (repository / "scripts" / "test").write_text((REPO / "scripts" / "test").read_text())
+    (repository / "scripts" / "setup.sh").write_text("exit 0\n")  # everything is set up
+    bin_dir = repository / ".venv" / "bin"
+    bin_dir.mkdir(parents=True)
+    for tool in ("ruff", "mypy", "pytest"):
+        (bin_dir / tool).write_text(f'#!/bin/sh\necho "{tool} ran"\n')
+        (bin_dir / tool).chmod(0o755)
+    (bin_dir / "lint-imports").symlink_to(linter)
+    (repository / "pyproject.toml").write_text(IMPORT_CONTRACT)
+    (repository / "pkg").mkdir()
+    for name in ("__init__", "low", "high"):
+        (repository / "pkg" / f"{name}.py").write_text("")
+    env = {**os.environ, "PYTHONPATH": str(repository)}
+
+    def run() -> subprocess.CompletedProcess[str]:
+        test = ["bash", "scripts/test"]
+        return subprocess.run(test, cwd=repository, env=env, capture_output=True, text=True, timeout=WAIT_S)
+
+    kept = run()
+    assert kept.returncode == 0, kept.stdout + kept.stderr
+    assert "== lint-imports\nContracts: 1 kept, 0 broken.\n== pytest\npytest ran\n" in kept.stdout
+    assert "KEPT" not in kept.stdout and "╔" not in kept.stdout and kept.stderr == ""
+    (repository / "pkg" / "low.py").write_text("import pkg.high\n")
+    broken = run()
+    assert broken.returncode == 1
+    assert "pkg.low is not allowed to import pkg.high" in broken.stdout  # the whole report, where to look
+    assert "Contracts: 0 kept, 1 broken." in broken.stdout and "pytest ran" not in broken.stdout

@@ -10,8 +10,10 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import shlex
 import shutil
 import stat
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -38,6 +40,12 @@ def command(arguments: str) -> str:
     if arguments.startswith("play "):
         return f"bash {script} {arguments.removeprefix('play ')}"
     return f"{Path(script).parent.parent / '.venv' / 'bin' / APP} {arguments}"
+
+
+def pip_install(requirement: str) -> str:
+    """The command that installs ``requirement`` into the Python this game runs in (its ``.venv``):
+    a bare ``pip`` may be another Python's, where the game would never find it."""
+    return f"{shlex.quote(sys.executable)} -m pip install {shlex.quote(requirement)}"
 
 
 def data_dir() -> Path:

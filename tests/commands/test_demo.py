@@ -8,6 +8,7 @@ import sys
 from typing import Any
 
 import pytest
+from support.patience import WAIT_S
 
 DEMO = [sys.executable, "-m", "voice_earl", "demo", "--jsonl", "--no-judge", "--recognizer", "pocketsphinx"]
 
@@ -21,7 +22,7 @@ def first_deal(*seed: str) -> tuple[str, list[Any]]:
         deal = json.loads(demo.stdout.readline())
     finally:
         demo.kill()
-        demo.communicate(timeout=30)
+        demo.communicate(timeout=WAIT_S)
     assert said.startswith("voice-earl demo: seed "), said
     return said.split()[3].rstrip(":"), deal["hands"]
 

@@ -15,6 +15,7 @@ import numpy.typing as npt
 import pytest
 from rich.console import Console
 from support.listening_audio import needs_espeak
+from support.patience import WAIT_S
 
 from voice_earl.commands import doctor_audio, doctor_checks, doctor_models, doctor_report, doctor_speech
 from voice_earl.commands.cli import main
@@ -198,7 +199,7 @@ def test_level_of_a_sine() -> None:
 
 def synthesized_formula(tmp_path: Path) -> npt.NDArray[np.float32]:
     path = tmp_path / "formula.wav"
-    subprocess.run(["espeak-ng", "-w", str(path), "And there's the Earl of Coventry"], check=True, timeout=30)
+    subprocess.run(["espeak-ng", "-w", str(path), "And there's the Earl of Coventry"], check=True, timeout=WAIT_S)
     with wave.open(str(path)) as audio:
         assert audio.getsampwidth() == 2 and audio.getnchannels() == 1
         frames = audio.readframes(audio.getnframes())

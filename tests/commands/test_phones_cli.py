@@ -13,6 +13,7 @@ from typing import Any
 import aiohttp
 import pytest
 from support.game_commands import silent_three
+from support.patience import WAIT_S
 
 PLAY = silent_three("--phones", "--host", "127.0.0.1", "--port", "0", "--seed", "3")
 RESUME = [sys.executable, "-m", "voice_earl", "play", "--resume", "--silent", "--no-voice", "--host", "127.0.0.1"]
@@ -29,13 +30,13 @@ def start(argv: list[str]) -> tuple[subprocess.Popen[str], dict[str, str]]:
 
 
 def state(url: str) -> dict[str, Any]:
-    with urllib.request.urlopen(url + "/state.json", timeout=5) as response:
+    with urllib.request.urlopen(url + "/state.json", timeout=WAIT_S) as response:
         result: dict[str, Any] = json.load(response)
         return result
 
 
 def finish(game: subprocess.Popen[str], commands: str = "quit\n") -> str:
-    _out, err = game.communicate(commands, timeout=30)
+    _out, err = game.communicate(commands, timeout=WAIT_S)
     assert game.returncode == 0, err
     return err
 
@@ -44,12 +45,12 @@ async def watch_a_lead(game: subprocess.Popen[str], urls: dict[str, str]) -> tup
     """Ann's phone watches while a line on stdin leads for the player whose turn it is."""
     assert game.stdin is not None
     async with aiohttp.ClientSession() as client, client.ws_connect(urls["Ann"] + "/ws") as ws:
-        before = json.loads((await ws.receive(timeout=5)).data)["state"]
+        before = json.loads((await ws.receive(timeout=WAIT_S)).data)["state"]
         leader = state(urls[before["turn"]["player"]])
         game.stdin.write(f"lead {leader['leads'][0]}\n")
         game.stdin.flush()
         while True:
-            after = json.loads((await ws.receive(timeout=5)).data)
+            after = json.loads((await ws.receive(timeout=WAIT_S)).data)
             if after["type"] == "state" and after["state"]["moves"] == 1:
                 return before, after["state"]
 
@@ -90,7 +91,7 @@ def test_a_scripted_game_prints_addresses_serves_views_and_resumes_on_them() -> 
 )
 def test_bad_phone_options_give_one_clear_line(extra: list[str], message: str) -> None:
     argv = silent_three(*extra)
-    done = subprocess.run(argv, input="quit\n", capture_output=True, text=True, timeout=30)
+    done = subprocess.run(argv, input="quit\n", capture_output=True, text=True, timeout=WAIT_S)
     assert done.returncode == 2, done.stderr
     assert message in done.stderr
     assert "Traceback" not in done.stderr
@@ -101,11 +102,11 @@ def test_a_quit_at_the_laptop_tells_the_phones_the_command_that_goes_on() -> Non
     async def quit_while_watching(game: subprocess.Popen[str], url: str) -> tuple[dict[str, Any], int | None]:
         assert game.stdin is not None
         async with aiohttp.ClientSession() as client, client.ws_connect(url + "/ws") as ws:
-            await ws.receive(timeout=5)
+            await ws.receive(timeout=WAIT_S)
             game.stdin.write("quit\n")
             game.stdin.flush()
             last: dict[str, Any] = {}
-            while (message := await ws.receive(timeout=10)).type is aiohttp.WSMsgType.TEXT:
+            while (message := await ws.receive(timeout=WAIT_S)).type is aiohttp.WSMsgType.TEXT:
                 parsed = json.loads(message.data)
                 last = parsed.get("state", last)
             return last, ws.close_code
@@ -146,12 +147,16 @@ MICS = [
 
 
 def secure_state(url: str) -> dict[str, Any]:
+    result: dict[str, Any] = json.loads(secure_page(url + "/state.json"))
+    return result
+
+
+def secure_page(url: str) -> str:
     import ssl
 
     unchecked = ssl._create_unverified_context()  # the certificate is self-signed: its name is checked elsewhere
-    with urllib.request.urlopen(url + "/state.json", timeout=5, context=unchecked) as response:
-        result: dict[str, Any] = json.load(response)
-        return result
+    with urllib.request.urlopen(url, timeout=WAIT_S, context=unchecked) as response:
+        return str(response.read().decode("utf-8"))
 
 
 @pytest.mark.slow
@@ -160,10 +165,13 @@ def test_phone_mics_serve_https_and_a_resumed_series_serves_the_same_addresses_t
     try:
         assert all(url.startswith("https://127.0.0.1:") for url in urls.values())
         assert secure_state(urls["Ben"])["moves"] == 0
+        page = secure_page(urls["Ben"])
         err = finish(game)
     finally:
         game.kill()
     assert "the players speak into their phones; the laptop takes keys" in err
+    assert "no microphone" in err and "--silent" not in err  # refused beside --phone-mics: not advised
+    assert "speak to the laptop" not in page and "Tap the buttons." in page  # the laptop has just said it cannot hear
     assert "the connection is not private: tap Advanced, then Proceed" in err
     assert "Certificate fingerprint (SHA-256): " in err
 
@@ -190,6 +198,6 @@ def test_phone_mics_serve_https_and_a_resumed_series_serves_the_same_addresses_t
 
 def test_phone_mics_in_silent_earl_is_one_clear_line() -> None:
     argv = [sys.executable, "-m", "voice_earl", "play", "--players", "Ann", "Ben", "--phone-mics", "--silent"]
-    done = subprocess.run(argv, input="quit\n", capture_output=True, text=True, timeout=30)
+    done = subprocess.run(argv, input="quit\n", capture_output=True, text=True, timeout=WAIT_S)
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert "--phone-mics listens to the players' phones, and Silent Earl listens to nobody" in done.stderr

@@ -11,6 +11,7 @@ import sys
 
 import pytest
 from support.game_commands import silent_three
+from support.patience import WAIT_S
 
 from voice_earl.commands.cli import main
 from voice_earl.keep.storage_file import database_path
@@ -22,7 +23,7 @@ GOOD = json.dumps({"players": [A, B, C], "join": J, "port": None}, separators=("
 
 
 def run(argv: list[str], commands: str = "quit\n") -> subprocess.CompletedProcess[str]:
-    return subprocess.run(argv, input=commands, capture_output=True, text=True, timeout=60, check=False)
+    return subprocess.run(argv, input=commands, capture_output=True, text=True, timeout=WAIT_S, check=False)
 
 
 def addresses(out: str) -> list[str]:

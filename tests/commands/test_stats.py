@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import shlex
 import sys
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -238,7 +239,11 @@ def test_stats_plot_without_matplotlib_says_what_to_install(
     _store_practice()
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # as if it were not installed
     assert main(["stats", "--plot", str(tmp_path / "x.png")]) == 1
-    assert "pip install 'voice-earl[plot]'" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    # into this game's own Python (its .venv): a bare pip may be another Python's, where the game never looks
+    assert err.strip().endswith(
+        f"--plot needs matplotlib: {shlex.quote(sys.executable)} -m pip install 'voice-earl[plot]'"
+    )
     assert not (tmp_path / "x.png").exists()
 
 

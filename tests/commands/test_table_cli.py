@@ -6,6 +6,8 @@ import io
 import sys
 
 import pytest
+from support.patience import WAIT_S
+from support.silent_script import as_input, human_script
 
 from voice_earl.commands.cli import main
 
@@ -153,6 +155,20 @@ def test_ctrl_c_says_the_series_is_saved_and_how_to_resume(command: list[str], r
             break
     time.sleep(0.5)
     process.send_signal(signal.SIGINT)
-    _, err = process.communicate(timeout=30)
+    _, err = process.communicate(timeout=WAIT_S)
     assert process.returncode == 130, err
     assert resume in err and "saved" in err and "Traceback" not in err
+
+
+def test_printed_to_a_file_the_last_move_comes_before_the_final_standings(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not at a terminal the screen prints a line per change and the narrator its lines: the state after the
+    last move is shown first, and what the narrator says about it (the winner, the settlement, the standings) after."""
+    monkeypatch.setattr(sys, "stdin", io.StringIO(as_input(human_script(800))))
+    argv = ["play", "--players", "Ann", "Ben", "Cy", "--deck", "virtual", "--silent", "--no-voice", "--deals", "1"]
+    assert main([*argv, "--seed", "5"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[-1].startswith("Final: 1. ")  # the final standings close the game
+    won = next(index for index, line in enumerate(lines) if " wins deal 1" in line)
+    assert "0 cards" in lines[won - 1] and ", won" in lines[won - 1]  # the last state line, the winner out

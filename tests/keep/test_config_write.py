@@ -10,6 +10,7 @@ import textwrap
 import time
 
 import pytest
+from support.patience import WAIT_S
 
 from voice_earl.commands.cli import main
 from voice_earl.keep import config
@@ -135,7 +136,7 @@ def test_config_set_run_at_the_same_moment_keeps_every_key() -> None:
             subprocess.Popen([sys.executable, "-c", SETTER, str(start), key, value], env=env)
             for key, value in AT_ONCE.items()
         ]
-        assert [process.wait(timeout=60) for process in processes] == [0] * len(AT_ONCE)
+        assert [process.wait(timeout=WAIT_S) for process in processes] == [0] * len(AT_ONCE)
         loaded = load_settings()
         assert loaded.from_file == frozenset(AT_ONCE), f"round {round_number}"
         assert loaded.settings.narrator_rate == 200

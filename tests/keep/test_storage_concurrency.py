@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
+from support.patience import WAIT_S
 
 from voice_earl.keep.storage import Store
 from voice_earl.keep.storage_schema import SCHEMA_VERSION
@@ -52,7 +53,7 @@ def test_commands_starting_together_on_a_new_database_all_open_it(tmp_path: Path
             for _ in range(AT_ONCE)
         ]
         for process in processes:
-            out, _ = process.communicate(timeout=60)
+            out, _ = process.communicate(timeout=WAIT_S)
             if process.returncode != 0:
                 failures.append(out.strip())
         with Store.open(path, exclusive=False) as store:

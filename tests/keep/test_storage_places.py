@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from support.patience import WAIT_S
 from support.storage_faults import fill_disk, read_only_mount, small_disk
 
 from voice_earl.commands.cli import main
@@ -143,7 +144,7 @@ def test_a_disk_full_at_start_says_so_in_one_line_without_logging_tracebacks(tmp
         env = {"VOICE_EARL_DATA_DIR": str(disk / "data"), "VOICE_EARL_CONFIG_DIR": str(tmp_path / "config")}
         run = [sys.executable, "-m", "voice_earl", *GAME]
         first = subprocess.run(
-            run, input="lead 7\nquit\n", capture_output=True, text=True, env=env, timeout=60, check=False
+            run, input="lead 7\nquit\n", capture_output=True, text=True, env=env, timeout=WAIT_S, check=False
         )
         assert first.returncode == 0, first.stderr
         for log in (disk / "data" / "logs").iterdir():
@@ -155,7 +156,7 @@ def test_a_disk_full_at_start_says_so_in_one_line_without_logging_tracebacks(tmp
             capture_output=True,
             text=True,
             env=env,
-            timeout=60,
+            timeout=WAIT_S,
             check=False,
         )
     assert full.returncode == 1

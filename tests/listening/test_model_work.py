@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from support.model_files import TEST_MODEL, leftovers, make_model, start_server, zip_model
+from support.patience import WAIT_S
 
 from voice_earl.commands.cli import main
 from voice_earl.commands.doctor_models import check_leftovers
@@ -47,7 +48,7 @@ def kill_when_ready(process: subprocess.Popen[str]) -> None:
     assert process.stdout is not None
     assert process.stdout.readline().strip() == "ready"
     process.send_signal(signal.SIGKILL)
-    assert process.wait(timeout=30) == -signal.SIGKILL
+    assert process.wait(timeout=WAIT_S) == -signal.SIGKILL
 
 
 def test_a_killed_install_is_mentioned_by_doctor_and_cleared_by_the_next_models_command(

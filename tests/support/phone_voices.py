@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from support.listening_audio import speak
+from support.patience import WAIT_S
 from support.phones_table import Phone
 from voice_earl.game.cards import Rank
 from voice_earl.game.chants import EARL
@@ -75,7 +76,7 @@ async def hold(phone: Phone, turn: str, pcm: bytes, frame: int = FRAME_BYTES, re
         await phone.ws.send_str(json.dumps({"type": "release", "turn": turn}))
 
 
-async def answer(phone: Phone, timeout: float = 30.0) -> dict[str, Any]:
+async def answer(phone: Phone, timeout: float = WAIT_S) -> dict[str, Any]:
     """The next answer to a hold that is not "listening": "heard", "unheard" or "cut-off"."""
     while True:
         message = await phone.reply(timeout)

@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from support.patience import WAIT_MS
+
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
 
@@ -37,8 +39,9 @@ def fake_microphone(wav: Path) -> list[str]:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
 
+    expect.set_options(timeout=WAIT_MS)  # an expectation waits as long as a busy machine needs, not Playwright's 5 s
     assert CHROMIUM.exists(), "the browser tests need Debian's chromium: bash scripts/setup.sh dev installs it"
     with sync_playwright() as playwright:
         launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
@@ -53,6 +56,7 @@ class PhonePage:
 
     def __init__(self, browser: Browser, url: str, viewport: dict[str, int] = PHONE) -> None:
         self.context = browser.new_context(viewport=viewport, has_touch=True, is_mobile=True)
+        self.context.set_default_timeout(WAIT_MS)
         self.page: Page = self.context.new_page()
         self.errors: list[str] = []
         self.page.on("pageerror", lambda error: self.errors.append(str(error)))

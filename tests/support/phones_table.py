@@ -18,6 +18,7 @@ from typing import Any
 
 import aiohttp
 
+from support.patience import WAIT_S
 from voice_earl.game.rules import HOYLE, DeckMode, RulesProfile
 from voice_earl.table.phones.hub import Phones, serve_phones
 from voice_earl.table.phones.limits import DEFAULT_LIMITS, Limits
@@ -119,7 +120,7 @@ def phone_table(
         finally:
             commands.put("quit")
             commands.put(None)
-            thread.join(timeout=10)
+            thread.join(timeout=WAIT_S)
 
 
 class Phone:
@@ -131,7 +132,7 @@ class Phone:
         self.state: dict[str, Any] = {}
         self.told = False  # an answer to a hold came that is not "listening"
 
-    async def receive(self, timeout: float = 5.0) -> dict[str, Any]:
+    async def receive(self, timeout: float = WAIT_S) -> dict[str, Any]:
         # aiohttp's own receive timeout starts again after every ping it answers, and the server pings
         # every 20 s: a longer wait would never end.
         message = await asyncio.wait_for(self.ws.receive(), timeout)
@@ -142,7 +143,7 @@ class Phone:
             self.state = parsed["state"]
         return parsed
 
-    async def until(self, test: Any, timeout: float = 5.0) -> dict[str, Any]:
+    async def until(self, test: Any, timeout: float = WAIT_S) -> dict[str, Any]:
         """Receive until a state passes ``test``; returns that state."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
@@ -152,7 +153,7 @@ class Phone:
             await self.receive(remaining)
         return self.state
 
-    async def reply(self, timeout: float = 5.0) -> dict[str, Any]:
+    async def reply(self, timeout: float = WAIT_S) -> dict[str, Any]:
         """The next message that is not a state."""
         while True:
             message = await self.receive(timeout)
@@ -167,7 +168,9 @@ class Phone:
 
 
 async def closing(
-    ws: aiohttp.ClientWebSocketResponse, timeout: float = 5.0, seen: Callable[[dict[str, Any]], None] = lambda _: None
+    ws: aiohttp.ClientWebSocketResponse,
+    timeout: float = WAIT_S,
+    seen: Callable[[dict[str, Any]], None] = lambda _: None,
 ) -> aiohttp.WSMessage:
     """The first message that is no text: the close. States the game sent before the server closed the
     socket come first on a busy machine; ``seen`` is given each text message before it."""
@@ -198,7 +201,7 @@ def view(table: PhoneTable, seat: int) -> dict[str, Any]:
 
 
 def wait_for(
-    table: PhoneTable, test: Callable[[dict[str, Any]], bool], seat: int = 0, timeout: float = 10.0
+    table: PhoneTable, test: Callable[[dict[str, Any]], bool], seat: int = 0, timeout: float = WAIT_S
 ) -> dict[str, Any]:
     """Read ``seat``'s view until it passes ``test``."""
     deadline = time.monotonic() + timeout

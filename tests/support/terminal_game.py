@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import voice_earl
+from support.patience import WAIT_S
 
 REPOSITORY = Path(voice_earl.__file__).resolve().parent.parent
 _ESCAPES = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][0-9A-Za-z]|\x1b[=>78]")
@@ -87,7 +88,7 @@ class TerminalGame:
     def press(self, keys: str) -> None:
         os.write(self._main, keys.encode())
 
-    def wait_for(self, what: str | Callable[[], bool], since: int = 0, timeout: float = 60.0) -> None:
+    def wait_for(self, what: str | Callable[[], bool], since: int = 0, timeout: float = WAIT_S) -> None:
         check = (lambda: self.seen(what, since)) if isinstance(what, str) else what
         deadline = time.monotonic() + timeout
         while not check():
@@ -97,7 +98,7 @@ class TerminalGame:
                 raise AssertionError(f"{what!r} did not come in {timeout:.0f} s:\n{self.tail()}")
             time.sleep(0.05)
 
-    def play_out(self, keys: str, timeout: float = 180.0) -> int:
+    def play_out(self, keys: str, timeout: float = WAIT_S) -> int:
         """Type ``keys`` over and over until the game ends (a key that does nothing is only refused)."""
         deadline = time.monotonic() + timeout
         while self.process.poll() is None:
@@ -108,7 +109,7 @@ class TerminalGame:
             except OSError:
                 break
             time.sleep(0.1)  # the game reads keys as it goes: no need to fill its input
-        return self.process.wait(timeout=30)
+        return self.process.wait(timeout=WAIT_S)
 
     def tail(self, characters: int = 1500) -> str:
         return self.screen_text()[-characters:]
@@ -116,6 +117,6 @@ class TerminalGame:
     def close(self) -> None:
         if self.process.poll() is None:
             self.process.kill()
-            self.process.wait(timeout=30)
+            self.process.wait(timeout=WAIT_S)
         os.close(self._main)
-        self._reader.join(timeout=5)
+        self._reader.join(timeout=WAIT_S)

@@ -53,7 +53,7 @@ def play_live(commands: Sequence[TurnInput], device: str | None = None) -> list[
         view = ScreenView(session, screen, show_hands=lambda seat: False)
         players.view = view
         narrator = Narrator(printer=view.narrate, device=device, speak=device is not None)
-        session.listeners = [Narration(session, narrator), view]
+        session.listeners = [view, Narration(session, narrator)]
         session.run()
         narrator.close()
     return players.seen
@@ -103,7 +103,7 @@ def test_line_mode_prints_each_announcement_when_it_is_made_and_repeat_prints_it
     view = ScreenView(session, screen, show_hands=lambda seat: False)
     session.inputs[0].view = view  # type: ignore[attr-defined]
     narrator = Narrator(speak=False, printer=view.narrate)
-    session.listeners = [Narration(session, narrator), view]
+    session.listeners = [view, Narration(session, narrator)]
     session.run()
     narrator.close()
     lines = out.getvalue().splitlines()
@@ -128,3 +128,16 @@ def test_a_resumed_deal_that_has_not_begun_shows_its_sizes() -> None:
     session = TableSession(silent_earl(), {}, moves=[])
     assert deal_line(session) == SIZES
     assert deal_line(TableSession(silent_earl(), {}, moves=[Move(session.deal.legal_actions()[0])])) == ""
+
+
+def test_a_refusal_leaves_the_screen_with_the_move_that_answers_it() -> None:
+    kings = KeyCommand(Command.LEAD, Rank.KING)
+    # Ann leads Queens; Ben tries to lead (refused), then plays; Cy and Ann play the quartet out; Ann, leading
+    # again, tries Queens (all four are out: refused), then leads Kings.
+    seen = [" ".join(text.split()) for text in play_live([QUEENS, QUEENS, PLAY, PLAY, PLAY, QUEENS, kings, PASS])]
+    open_queens = "the queens are open: play one (enter) or pass (space)"
+    assert open_queens in seen[2]  # Ben, asked again
+    assert open_queens not in seen[3]  # Cy's turn: Ben played, and the refusal went with his move
+    finished = "All four queens are out already: lead another rank."
+    assert finished in seen[6]  # Ann, asked again
+    assert finished not in seen[7]  # Ben's turn: Ann led Kings

@@ -24,7 +24,7 @@ def test_each_deal_ends_in_a_deal_over_event_and_the_table_holds_until_the_playe
     session = bot_session(deals=2)
     timeline: list[object] = []
     session.listeners = [timeline.append]
-    session.hold = lambda final: timeline.append(("hold", final))
+    session.hold = lambda final: timeline.append(("hold", final)) or True
     session.run()
     overs = [e for e in timeline if isinstance(e, DealOver)]
     assert [(o.deal, o.final) for o in overs] == [(1, False), (2, True)]
@@ -49,12 +49,13 @@ def test_the_deal_over_view_shows_winner_payments_and_totals_and_offers_only_goi
     keys: list[str] = []
     headings: list[str] = []
 
-    def look(final: bool) -> None:
+    def look(final: bool) -> bool:
         seen.append(screen_text(view.snapshot()))
         snapshot = view.snapshot()
         keys.append(snapshot.keys)
         assert snapshot.result is not None
         headings.append(snapshot.result.heading)
+        return True
 
     session.listeners = [view]
     session.hold = look
@@ -69,7 +70,7 @@ def test_the_deal_over_view_shows_winner_payments_and_totals_and_offers_only_goi
     assert f"{winner} takes " in first and " pays " in first
     for name in session.settings.names:
         assert name in first and name in final
-    assert keys == ["any key: next deal", "any key: close"]
+    assert keys == ["any key: next deal · x quit", "any key: close"]
     view.finish()
     assert view.snapshot().keys == ""  # the game is over: the key bar offers nothing
 
@@ -202,3 +203,40 @@ def test_thirteen_players_final_standings_fit_80x24() -> None:
     assert len(text) <= 24
     assert all(any(f" {name} " in row for row in text) for name in names)
     assert text[-1] == "any key: close"
+
+
+def test_quitting_after_a_deal_ends_the_session_there_and_the_next_deal_begins_on_resuming() -> None:
+    session = bot_session(deals=2)
+    timeline: list[TableEvent] = []
+    session.listeners = [timeline.append]
+    session.hold = lambda final: False  # x, then y, on the deal-over view
+    assert session.run() == SessionEnded(finished=False)
+    assert isinstance(timeline[-2], DealOver) and timeline[-1] == SessionEnded(finished=False)
+    assert not any(isinstance(event, DealBegins) and event.deal == 2 for event in timeline)  # not dealt, not said
+    assert session.deal.number == 1 and session.deal.over
+    resumed = TableSession(session.settings, session.inputs, moves=session.moves)
+    again: list[TableEvent] = []
+    resumed.listeners = [again.append]
+    resumed.run()
+    assert isinstance(again[0], DealBegins) and again[0].deal == 2  # announced where the players left off
+    assert [r for r in resumed.records[: len(session.records)]] == session.records
+
+
+def test_the_deal_over_view_shows_what_is_asked_after_the_deal() -> None:
+    session = bot_session(deals=2)
+    console = Console(file=io.StringIO(), width=80, height=24)
+    view = ScreenView(session, TableScreen(console, live=True), show_hands=lambda s: True)
+    view.keys = SILENT_KEYS
+    seen: list[str] = []
+
+    def asked(final: bool) -> bool:
+        seen.append(screen_text(view.snapshot()))
+        view.narrate("Quit? the series is saved (y/n)")
+        seen.append(screen_text(view.snapshot()))
+        return False
+
+    session.listeners = [view]
+    session.hold = asked
+    session.run()
+    assert "Quit?" not in seen[0] and "Quit? the series is saved (y/n)" in seen[1]
+    assert " takes " in seen[1] and "deal 1" in seen[1]  # on the deal-over view, not instead of it

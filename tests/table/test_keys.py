@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import io
+import os
 import string
+from dataclasses import replace
 
 import pytest
 from support.table_views import screen_text
@@ -131,3 +133,76 @@ def test_the_key_bar_names_every_key_that_leads_a_rank() -> None:
         if (given := key_command(key, at_lead=True)) is not None and given.command is Command.LEAD
     }
     assert leading == named
+
+
+def test_after_a_deal_x_or_esc_asks_first_and_yes_stops_the_game() -> None:
+    shown: list[str] = []
+    assert KeyPresses(io.StringIO(" "), shown.append).wait_to_go_on(final=False)  # any key: the next deal
+    assert KeyPresses(io.StringIO("xn "), shown.append).wait_to_go_on(final=False)  # no: still waiting, then on
+    assert shown == ["Quit? the series is saved (y/n)", "Not quitting: the game goes on."]
+    shown.clear()
+    assert not KeyPresses(io.StringIO("\x1by"), shown.append).wait_to_go_on(final=False)  # yes: stop here
+    assert shown == ["Quit? the series is saved (y/n)"]
+    shown.clear()
+    assert KeyPresses(io.StringIO("x"), shown.append).wait_to_go_on(final=True)  # the end: x closes, as any key
+    assert shown == []
+
+
+class JoinCodeShown:
+    """The phones' join code as the keys see it: each toggle noted."""
+
+    def __init__(self) -> None:
+        self.shown = False
+        self.toggles: list[bool] = []
+
+    def toggle(self) -> None:
+        self.shown = not self.shown
+        self.toggles.append(self.shown)
+
+
+def test_the_join_key_shows_the_join_code_and_the_next_key_only_hides_it() -> None:
+    lead, second = requests()
+    shown: list[str] = []
+    keys = KeyPresses(io.StringIO("cx "), shown.append)
+    keys.join_code = code = JoinCodeShown()
+    assert keys.next_input(second) == KeyCommand(Command.PASS)  # c showed it, x hid it (and did not quit)
+    assert code.toggles == [True, False] and shown == []
+    keys = KeyPresses(io.StringIO("c  "), shown.append)
+    keys.join_code = code = JoinCodeShown()
+    assert keys.wait_to_go_on(final=False)  # after a deal too: c shows it, a space hides it, a space goes on
+    assert code.toggles == [True, False]
+    assert KeyPresses(io.StringIO("c"), shown.append).next_input(lead) == KeyCommand(Command.QUIT)
+    assert "that key does nothing here" in shown[-1]  # without phones c is no key of the game
+
+
+def test_no_key_is_both_a_move_and_the_join_key() -> None:
+    from voice_earl.table.extra_keys import JOIN_KEY
+
+    for key in (JOIN_KEY, JOIN_KEY.upper()):
+        assert key_command(key, at_lead=True) is None and key_command(key, at_lead=False) is None
+
+
+def test_a_key_pressed_during_a_bots_turn_does_nothing_at_the_players_next_turn() -> None:
+    """Practice: the player passes at move 0, the bots make moves 1 and 2, and a space pressed meanwhile
+    must not pass for the player at move 3. Keys typed ahead between two turns of the keyboard's stay."""
+    _, second = requests()
+    main, side = os.openpty()
+    with os.fdopen(side, "r") as stream:
+        keys = KeyPresses(stream, print)
+        os.write(main, b" ")
+        assert keys.next_input(replace(second, move_number=0)) == KeyCommand(Command.PASS)
+        os.write(main, b" ")  # during the bots' turns
+
+        typed: list[bytes] = []
+
+        def typed_in_turn() -> bool:  # asked while the keyboard waits, once its turn has begun
+            if not typed:
+                typed.append(b"\r")
+                os.write(main, b"\r")
+            return False
+
+        keys.interrupt = typed_in_turn
+        assert keys.next_input(replace(second, move_number=3)) == KeyCommand(Command.PLAY)
+        os.write(main, b" ")  # typed ahead, for the next turn, which is the keyboard's too
+        assert keys.next_input(replace(second, move_number=4)) == KeyCommand(Command.PASS)
+    os.close(main)

@@ -10,7 +10,7 @@ import io
 import json
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import aiohttp
@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 from rich.console import Console
 from support.listening_audio import needs_espeak
+from support.patience import WAIT_S
 from support.phone_voices import FRAME_BYTES, Voices, answer, hearing, hold, listener
 from support.phones_table import Phone, PhoneTable, choose, closing, keys_until, my_turn, phone_table
 
@@ -48,7 +49,18 @@ async def _phones(client: aiohttp.ClientSession, table: PhoneTable) -> list[Phon
 
 async def _all_see(phones: list[Phone], moves: int) -> None:
     for phone in phones:
-        await phone.until(lambda state: state["moves"] >= moves or state["phase"] == "over", timeout=30)
+        await phone.until(lambda state: state["moves"] >= moves or state["phase"] == "over")
+
+
+async def _soon(test: Callable[[], bool]) -> bool:
+    """Whether ``test`` comes true, looked at every 10 ms for as long as a busy machine needs."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + WAIT_S
+    while not test():
+        if loop.time() > deadline:
+            return False
+        await asyncio.sleep(0.01)
+    return True
 
 
 async def _quiet_for(phone: Phone, seconds: float) -> list[dict[str, Any]]:
@@ -84,7 +96,7 @@ def test_a_whole_deal_is_spoken_into_the_phones_and_each_verdict_comes_back(voic
 
     with phone_table(deals=1, mics=QUICK, hear=hearing()) as table:
         said = asyncio.run(play(table))
-        table.thread.join(timeout=10)
+        table.thread.join(timeout=WAIT_S)
         assert table.ended and table.ended[0].finished
         records = table.session.records
     moves = [r for r in records if r.get("event") in ("lead", "play", "pass")]
@@ -200,7 +212,7 @@ def test_a_hold_longer_than_eight_seconds_is_dropped_and_the_game_goes_on(voices
 
 
 def test_a_hold_never_released_is_closed_after_the_limit(voices: Voices) -> None:
-    limits = MicLimits(hold_s=0.6, grace_s=0.3, speed=1000.0, burst_s=60.0)
+    limits = MicLimits(hold_s=2.0, grace_s=0.3, speed=1000.0, burst_s=60.0)
 
     async def run(table: PhoneTable) -> tuple[dict[str, Any], bool, bool, list[dict[str, Any]]]:
         async with aiohttp.ClientSession() as client:
@@ -210,16 +222,15 @@ def test_a_hold_never_released_is_closed_after_the_limit(voices: Voices) -> None
             mics = table.phones.mics
             assert mics is not None
             await hold(mover, state["turn"]["id"], b"\0\0" * 1600, release=False)  # and the phone goes quiet
-            await asyncio.sleep(0.3)
-            held = mics.pressed()
-            closed = await answer(mover, timeout=5)
+            held = await _soon(mics.pressed)  # the hold has come; it stays open for 2 s
+            closed = await answer(mover)
             await mover.ws.send_str(json.dumps({"type": "release", "turn": state["turn"]["id"]}))  # far too late
             return closed, held, mics.pressed(), await _quiet_for(mover, 0.5)
 
     with phone_table(mics=limits, hear=hearing()) as table:
         closed, held, still_held, late = asyncio.run(run(table))
     assert held and not still_held  # the laptop's microphone listens again
-    assert closed["type"] == "unheard" and closed["reason"].startswith("Held too long: at most 0.6 seconds")
+    assert closed["type"] == "unheard" and closed["reason"].startswith("Held too long: at most 2 seconds")
     assert late == []
 
 

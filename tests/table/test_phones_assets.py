@@ -10,6 +10,7 @@ from typing import Any
 
 import aiohttp
 import pytest
+from support.patience import WAIT_S
 from support.phones_table import FAST, PhoneTable, choose, phone_table, view, wait_for
 
 from voice_earl.table.phones import pages
@@ -94,7 +95,7 @@ def test_with_phone_mics_the_microphone_s_files_carry_their_digest_too() -> None
 def test_the_socket_names_the_build_of_the_pages() -> None:
     async def first_state(url: str) -> dict[str, Any]:
         async with aiohttp.ClientSession() as client, client.ws_connect(url + "/ws") as ws:
-            message: dict[str, Any] = await ws.receive_json(timeout=5)
+            message: dict[str, Any] = await ws.receive_json(timeout=WAIT_S)
             return message
 
     with phone_table(tokens=PhoneTokens.new(("Ann", "Ben", "Cy"))) as table:

@@ -23,6 +23,7 @@ from typing import Any
 
 import aiohttp
 import pytest
+from support.patience import WAIT_S
 from support.phones_table import FAST, PhoneTable, phone_table
 
 from voice_earl.table.phones.doors import connection_limits
@@ -85,7 +86,7 @@ def ask(phone: socket.socket, url: str) -> bytes:
 
 
 def state_status(url: str) -> int:
-    with urllib.request.urlopen(url + "/state.json", timeout=5) as response:
+    with urllib.request.urlopen(url + "/state.json", timeout=WAIT_S) as response:
         return int(response.status)
 
 
@@ -94,7 +95,7 @@ def test_a_half_sent_request_is_closed_once_its_time_is_up() -> None:
         sock = connect(port_of(table.url(0)))
         opened = time.monotonic()
         try:
-            assert closed_within([sock], 10, 1) == [sock]
+            assert closed_within([sock], WAIT_S, 1) == [sock]
             waited = time.monotonic() - opened
         finally:
             sock.close()
@@ -252,7 +253,7 @@ def test_the_soft_limit_on_open_files_is_raised_to_the_hard_one_and_the_caps_fol
         ["prlimit", "--nofile=256:2048", sys.executable, "-c", code],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=WAIT_S,
         check=True,
     )
     assert done.stdout.strip() == "2048"
@@ -264,11 +265,11 @@ def test_the_soft_limit_on_open_files_is_raised_to_the_hard_one_and_the_caps_fol
 def test_a_phone_s_live_updates_outlast_the_time_allowed_for_a_request() -> None:
     async def idle_then_ask(table: PhoneTable) -> dict[str, Any]:
         async with aiohttp.ClientSession() as client, client.ws_connect(table.ws_url(0)) as ws:
-            await ws.receive(timeout=5)  # the state
+            await ws.receive(timeout=WAIT_S)  # the state
             await asyncio.sleep(1.5)  # three times the time a request may take
             await ws.send_str("not a tap")
             while True:
-                reply = json.loads((await ws.receive(timeout=5)).data)
+                reply = json.loads((await ws.receive(timeout=WAIT_S)).data)
                 if reply["type"] != "state":
                     return reply
 

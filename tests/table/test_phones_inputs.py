@@ -107,10 +107,9 @@ def test_the_voice_stops_listening_when_a_tap_arrives() -> None:
             time.sleep(0.04)
             yield AudioChunk(np.zeros(640, dtype=np.int16).tobytes(), captured_at=None)
 
-    source = WithPhones(VoiceInput(listener, chunks=room, silence_timeout_s=60.0), gate)
+    # No silence ends this turn within the test's time (it would answer Silence): only the tap can.
+    source = WithPhones(VoiceInput(listener, chunks=room, silence_timeout_s=3600.0), gate)
     asked = request()
-    started = time.monotonic()
     tapping = _tap_later(gate, asked.seat, KeyCommand(Command.LEAD, Rank.QUEEN), delay=0.3)
     assert source.next_input(asked) == KeyCommand(Command.LEAD, Rank.QUEEN)
-    assert time.monotonic() - started < 5  # not the 60 s it would listen for
     tapping.join()

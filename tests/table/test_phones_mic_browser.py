@@ -53,7 +53,7 @@ def test_a_phone_is_a_microphone_held_to_speak_in_real_chromium(tmp_path: Path) 
                 page.screenshot(path=str(tmp_path / "holding.png"))
                 page.wait_for_timeout(3200)  # the lead-in, the line, and a moment after it
                 page.mouse.up()
-                expect(page.locator("#mic-status")).to_have_text("✓ " + line, timeout=15000)
+                expect(page.locator("#mic-status")).to_have_text("✓ " + line)
                 assert wait_for(table, lambda s: s["moves"] >= 1)["moves"] == 1
                 expect(page.locator("#whose")).not_to_have_text("Your turn")
                 page.screenshot(path=str(tmp_path / "heard.png"))
@@ -186,7 +186,8 @@ def test_with_phone_mics_a_double_tap_on_play_that_ends_a_quartet_leads_no_rank_
                 expect(page.locator("#leads button").first).to_be_visible()  # the lead is on the screen
                 page.touchscreen.tap(x, y)  # the finger comes down again at once
                 assert phone.at(x, y)["id"] == "lead-note", phone.at(x, y)
-                page.wait_for_timeout(1500)
+                wait_for(table, lambda state: state["moves"] > due["moves"], due["seat"])  # the Play
+                page.wait_for_timeout(1500)  # time enough for a lead, if the second touch made one
                 after = view(table, due["seat"])
                 assert after["moves"] == due["moves"] + 1 and after["legal"] == ["lead"]  # the Play, and no lead
                 expect(page.locator("#mic-status")).to_be_hidden()  # and no hold, no question for the microphone
@@ -228,7 +229,7 @@ def test_a_wrong_line_said_into_a_phone_plays_the_card_and_the_phone_does_not_as
                 page.mouse.down()
                 page.wait_for_timeout(3200)  # the lead-in, the line, and a moment after it
                 page.mouse.up()
-                wait_for(table, lambda s: s["moves"] == due["moves"] + 1, timeout=15.0)
+                wait_for(table, lambda s: s["moves"] == due["moves"] + 1)
                 expect(page.locator("#whose")).not_to_have_text("Your turn")
                 status = page.locator("#mic-status")
                 expect(status).to_have_text(

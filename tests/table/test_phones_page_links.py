@@ -10,6 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 from playwright.sync_api import Browser, expect
+from support.patience import WAIT_S
 from support.phones_browser import PhonePage, browser
 from support.phones_table import FAST, keys_to_the_end, phone_table, wait_for
 
@@ -74,11 +75,11 @@ def test_a_socket_that_dies_without_a_word_is_seen_within_seconds(browser: Brows
             expect(page.locator("#link")).to_have_class("dot on")
             wifi.silent.set()
             # Pings go unanswered: within seconds (not the 45 s and more of old), the page says so.
-            expect(page.locator("#link")).not_to_have_class("dot on", timeout=12_000)
+            expect(page.locator("#link")).not_to_have_class("dot on")
             expect(page.locator("#status")).to_have_text("Connection lost: trying again…")
             expect(page.locator("#leads button").first).to_be_disabled()  # a tap now would be lost
             wifi.silent.clear()
-            expect(page.locator("#status")).to_be_hidden(timeout=15_000)  # and back by itself
+            expect(page.locator("#status")).to_be_hidden()  # and back by itself
             expect(page.locator("#leads button").first).to_be_enabled()
             assert not phone.errors
 
@@ -88,7 +89,7 @@ def test_a_quit_at_the_laptop_is_said_on_the_phone_with_how_to_go_on(browser: Br
         page = ben.page
         expect(page.locator("#hand .card").first).to_be_visible()
         table.commands.put("quit")
-        table.thread.join(timeout=10)
+        table.thread.join(timeout=WAIT_S)
         table.phones.server.stop()  # as the game's end does
         expect(page.locator("#whose")).to_have_text("Stopped at the laptop.")
         expect(page.locator("#hint")).to_have_text(
@@ -108,7 +109,7 @@ def test_the_end_of_the_series_is_said_on_the_phone_which_stops_trying(browser: 
         sockets: list[str] = []
         page.on("websocket", lambda ws: sockets.append(ws.url))
         keys_to_the_end(table)
-        table.thread.join(timeout=10)
+        table.thread.join(timeout=WAIT_S)
         table.phones.server.stop()
         expect(page.locator("#whose")).to_contain_text("Deal 1 is over: ")
         expect(page.locator("#standings-title")).to_have_text("Final standings")

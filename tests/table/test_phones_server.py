@@ -12,6 +12,7 @@ from typing import Any
 import aiohttp
 import pytest
 from rich.console import Console
+from support.patience import WAIT_S
 from support.phones_table import (
     FAST,
     Phone,
@@ -80,7 +81,7 @@ def test_a_whole_deal_never_shows_a_player_another_players_cards() -> None:
 
     with phone_table(deals=1, limits=FAST) as table:
         seen, moves = asyncio.run(play(table))
-        table.thread.join(timeout=10)
+        table.thread.join(timeout=WAIT_S)
         assert table.ended and table.ended[0].finished
         dealt = table.session.records[0]["hands"]
     assert moves > 40
@@ -369,7 +370,7 @@ async def _closing_words(phone: Phone) -> tuple[list[dict[str, Any]], int | None
     """Every state until the server closes the socket, and the close's code and reason."""
     states = []
     while True:
-        message = await phone.ws.receive(timeout=15)
+        message = await phone.ws.receive(timeout=WAIT_S)
         if message.type is not aiohttp.WSMsgType.TEXT:
             return states, phone.ws.close_code, str(message.extra or "")
         parsed = json.loads(message.data)

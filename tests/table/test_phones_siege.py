@@ -25,6 +25,7 @@ from typing import Any
 
 import pytest
 from support.game_commands import silent_three
+from support.patience import WAIT_S
 from support.phones_table import MALFORMED, choose
 
 HALF_SENT = b"GET /p/x HTTP/1.1\r\nHost: x\r\n"  # and then nothing more
@@ -45,11 +46,11 @@ def game(prefix: tuple[str, ...] = ()) -> Iterator[tuple[subprocess.Popen[str], 
         yield process, urls
     finally:
         process.kill()
-        process.wait(timeout=10)
+        process.wait(timeout=WAIT_S)
 
 
 def state(url: str) -> dict[str, Any]:
-    with urllib.request.urlopen(url + "/state.json", timeout=5) as response:
+    with urllib.request.urlopen(url + "/state.json", timeout=WAIT_S) as response:
         view: dict[str, Any] = json.load(response)
         return view
 
@@ -62,7 +63,7 @@ def play_a_move(process: subprocess.Popen[str], urls: dict[str, str]) -> int:
     assert process.stdin is not None
     process.stdin.write(f"lead {rank}\n" if action == "lead" else f"{action}\n")
     process.stdin.flush()
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + WAIT_S
     while time.monotonic() < deadline:
         moves = int(state(urls["Ann"])["moves"])
         if moves > before["moves"]:
@@ -71,7 +72,7 @@ def play_a_move(process: subprocess.Popen[str], urls: dict[str, str]) -> int:
     raise AssertionError("the move was not made")
 
 
-def half_sent(count: int, port: int, deadline_s: float = 60.0) -> list[socket.socket]:
+def half_sent(count: int, port: int, deadline_s: float = WAIT_S) -> list[socket.socket]:
     """``count`` connections that each send half a request and stop, as fast as they open."""
     held: list[socket.socket] = []
     deadline = time.monotonic() + deadline_s
@@ -93,7 +94,7 @@ def open_descriptors(pid: int) -> int:
 
 
 def finish(process: subprocess.Popen[str]) -> tuple[str, str]:
-    out, err = process.communicate("quit\n", timeout=30)
+    out, err = process.communicate("quit\n", timeout=WAIT_S)
     assert process.returncode == 0, err
     return out, err
 
@@ -109,7 +110,7 @@ def assert_nothing_on_the_screen(out: str, err: str) -> None:
 def exported(series_id: int, data: Path, tmp_path: Path) -> str:
     target = tmp_path / "export.jsonl"
     command = [sys.executable, "-m", "voice_earl", "history", "export", str(series_id), "--out", str(target)]
-    subprocess.run(command, check=True, capture_output=True, timeout=60)
+    subprocess.run(command, check=True, capture_output=True, timeout=WAIT_S)
     return target.read_text(encoding="utf-8")
 
 
@@ -155,7 +156,7 @@ def test_a_thousand_half_sent_requests_neither_lock_phones_out_nor_reach_the_scr
 
 def answer(port: int, request: bytes) -> bytes:
     """The first line of the server's answer to ``request``."""
-    with socket.create_connection((LOOPBACK, port), timeout=10) as sock:
+    with socket.create_connection((LOOPBACK, port), timeout=WAIT_S) as sock:
         with contextlib.suppress(ConnectionResetError, BrokenPipeError):  # it may answer before the end
             sock.sendall(request)
         reply = b""

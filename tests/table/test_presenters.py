@@ -145,7 +145,7 @@ def test_silent_earl_does_not_echo_the_turn_under_its_big_letters() -> None:
             snapshot = view.snapshot()
             seen.append((snapshot.due_line, snapshot.message))
 
-    session.listeners = [Narration(session, narrator), view, while_waiting]
+    session.listeners = [view, Narration(session, narrator), while_waiting]
     for _ in range(6):
         session.play_turn()
     narrator.close()

@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+from support.patience import WAIT_S
 
 from voice_earl.commands.cli import main
 from voice_earl.game.bots import MostStrategy, RandomStrategy
@@ -82,7 +83,7 @@ def run_until_it_has_moved(script: Path, env: dict[str, str], data_dir: Path) ->
     lands mid-series however slow the machine is to start Python."""
     before = logged_bytes(data_dir) if (data_dir / "series").exists() else 0
     process = subprocess.Popen([sys.executable, str(script)], env=env)
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + WAIT_S
     while process.poll() is None and time.monotonic() < deadline:
         if (data_dir / "series").exists() and logged_bytes(data_dir) > before:
             break
@@ -106,7 +107,7 @@ def test_kill_and_resume_repeatedly_gives_the_uninterrupted_log(tmp_path: Path, 
         process.send_signal(signal.SIGKILL)
         process.wait()
         kills += 1
-    finish = subprocess.run([sys.executable, str(script)], env=env, timeout=300)  # then left to finish
+    finish = subprocess.run([sys.executable, str(script)], env=env, timeout=WAIT_S)  # then left to finish
     assert finish.returncode == 0
     assert kills >= 2, "the series ended before it could be interrupted"
     with Store.open(exclusive=False) as store:

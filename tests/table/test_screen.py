@@ -11,6 +11,7 @@ import time
 import pytest
 from rich.console import Console
 from rich.segment import Segment
+from support.patience import WAIT_S
 from support.table_views import screen_text, table_console
 
 from voice_earl.game.cards import full_deck
@@ -459,7 +460,7 @@ def test_the_live_frame_follows_the_terminal_when_it_grows() -> None:
         out.truncate(0)
         out.seek(0)
         os.kill(os.getpid(), signal.SIGWINCH)
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + WAIT_S
         while out.getvalue().count("\n") < 39 and time.monotonic() < deadline:
             time.sleep(0.01)
         assert out.getvalue().count("\n") == 39  # redrawn at once, 40 rows, without waiting for a key

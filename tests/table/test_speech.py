@@ -14,6 +14,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 from support.listening_audio import espeak_finds_variant
+from support.patience import WAIT_S
 
 from voice_earl.errors import UsageError
 from voice_earl.table import speech, speech_synth
@@ -213,13 +214,13 @@ def test_renders_from_many_threads_are_each_their_own_line() -> None:
     for thread in threads:
         thread.start()
     for thread in threads:
-        thread.join(30)
+        thread.join(WAIT_S)
     for line in lines:
         assert abs(together[line] - alone[line]) < 0.05 * alone[line] + 0.05, line
 
 
 def run_python(code: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=60)
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=WAIT_S)
 
 
 @pytest.mark.slow

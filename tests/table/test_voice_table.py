@@ -9,15 +9,17 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from support.patience import WAIT_S
 
 from voice_earl.commands.cli import main
 from voice_earl.game.cards import Rank
 from voice_earl.game.rules import HOYLE, DeckMode
 from voice_earl.listening.stream.audio import AudioChunk
+from voice_earl.table.recitals import synthesized_recital
 from voice_earl.table.session import TableSession
 from voice_earl.table.session_events import Seat, TableSettings
 from voice_earl.table.turns import Heard, Silence
-from voice_earl.table.voice_input import Clock, VoiceInput, open_listener, synthesized_recital
+from voice_earl.table.voice_input import Clock, VoiceInput, open_listener
 from voice_earl.words.context import ListenContext
 from voice_earl.words.verdicts import Verdict
 
@@ -147,7 +149,7 @@ def test_practice_bots_recite_their_formulas_in_their_own_voices() -> None:
     session = TableSession(settings, dict.fromkeys(range(3), bot))
     for _ in range(4):
         session.play_turn()
-    narrator.wait(timeout=60)
+    narrator.wait(timeout=WAIT_S)
     narrator.close()
     recited = [line for line in lines if "There's" in line]
     assert recited, "the bots said their lines"
@@ -353,6 +355,44 @@ def test_after_a_deal_a_key_goes_on_at_once_even_while_the_narrator_speaks() -> 
         keys.close()
         os.close(master)
     assert cut == [True] and len(waited) == 3  # the key cut the narrator short
+
+
+def test_after_a_deal_x_asks_whether_to_quit_even_while_the_narrator_speaks() -> None:
+    import os
+
+    from voice_earl.table.terminal import cbreak
+
+    def no_microphone() -> Iterator[AudioChunk]:
+        raise AssertionError("a key answered: nothing is listened to")
+
+    master, slave = os.openpty()
+    keys = os.fdopen(slave, "r")
+    shown: list[str] = []
+
+    def show(text: str) -> None:
+        shown.append(text)
+        if len(shown) == 3:  # asked again: this time, yes
+            os.write(master, b"y")
+
+    try:
+        source = VoiceInput(
+            None,  # type: ignore[arg-type]
+            chunks=no_microphone,
+            keys=keys,
+            narrator_idle=lambda timeout: False,  # the narrator never finishes
+            show=show,
+        )
+        with cbreak(keys):
+            os.write(master, b"xnx")  # x: asked, no, waiting still; x: asked again
+            assert source.wait_to_go_on(final=False) is False
+    finally:
+        keys.close()
+        os.close(master)
+    assert shown == [
+        "Quit? the series is saved (y/n)",
+        "Not quitting: the game goes on.",
+        "Quit? the series is saved (y/n)",
+    ]
 
 
 @pytest.mark.slow

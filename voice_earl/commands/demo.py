@@ -55,12 +55,13 @@ def run(args: argparse.Namespace) -> int:
     from voice_earl.i18n import N_, _
     from voice_earl.table.console import text_console
     from voice_earl.table.narrator import Verbosity
+    from voice_earl.table.recitals import synthesized_recital
     from voice_earl.table.screen import TableScreen
     from voice_earl.table.session_events import Seat, SeatKind, TableSettings
     from voice_earl.table.speech import bot_voices
     from voice_earl.table.table_app import NarratorOptions, open_table
     from voice_earl.table.turns import BotSource, Heard, KeyHelp, TurnRequest
-    from voice_earl.table.voice_input import open_listener, synthesized_recital
+    from voice_earl.table.voice_input import open_listener
     from voice_earl.words.verdicts import Strictness
 
     profile = profile_by_name(args.profile)

@@ -20,7 +20,7 @@ from voice_earl.table.drill import Drill, Prompt, run_drill
 from voice_earl.words.verdicts import Strictness
 
 if TYPE_CHECKING:
-    from voice_earl.table.voice_input import DrillRecital
+    from voice_earl.table.recitals import DrillRecital
 
 Recital = Callable[[Prompt], "tuple[str, float] | None"]
 
@@ -108,6 +108,6 @@ def typed_recital(prompt: Prompt) -> tuple[str, float] | None:
 
 
 def voice_recital(args: argparse.Namespace) -> contextlib.AbstractContextManager[DrillRecital]:
-    from voice_earl.table.voice_input import drill_recital
+    from voice_earl.table.recitals import drill_recital
 
     return drill_recital(args)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import codecs
+import contextlib
 import json
 import sys
 from collections.abc import Iterator
@@ -17,6 +18,7 @@ from voice_earl.errors import UsageError, VoiceEarlError
 from voice_earl.paths import path_problem
 
 MAX_MANIFEST_BYTES = 10 * 1000 * 1000
+HEAR_A_RECORDING = "or hear a recording instead: voice-earl hear FILE.wav --position N"
 
 if TYPE_CHECKING:
     from voice_earl.game.cards import Rank
@@ -83,6 +85,11 @@ def run(args: argparse.Namespace) -> int:
     else:
         context = _context(args.position, args.rank, args.ranks, chant)
         jobs = [_Job(str(path), context) for path in args.files]
+    if args.mic:
+        from voice_earl.listening.stream.audio import choose_input_device
+
+        with _what_hear_can_do_instead():
+            choose_input_device(args.device)  # no microphone: say so before the recognizer takes seconds to load
     chain = open_listener(
         args.recognizer,
         args.model,
@@ -92,12 +99,14 @@ def run(args: argparse.Namespace) -> int:
         knock=args.knock,
         verifier=args.judge_verifier,
     )
-    print(f"voice-earl hear: using {chain.description}", file=sys.stderr)
+    # What listens, in short; the models' paths and why these were chosen are in the log file.
+    print(f"voice-earl hear: listening with {chain.summary or chain.description}", file=sys.stderr)
     listener = chain.listener
     recognizer = listener.recognizer
     strictness = Strictness(args.strictness)
     if args.mic:
-        return _hear_mic(args, listener, context, strictness)
+        with _what_hear_can_do_instead():
+            return _hear_mic(args, listener, context, strictness)
     failures = 0
     for job in jobs:
         record = _hear_file(job, listener, strictness, args.grammar == "fixed")
@@ -276,6 +285,17 @@ def _print(record: dict[str, Any], as_json: bool) -> None:
             f"heard {record['heard']!r}{feedback}",
             flush=True,
         )
+
+
+@contextlib.contextmanager
+def _what_hear_can_do_instead() -> Iterator[None]:
+    """A microphone's problem says what ``hear`` can do instead: Silent Earl, which hears nothing, is no way on."""
+    from voice_earl.listening.stream.audio import other_way_on
+
+    try:
+        yield
+    except VoiceEarlError as error:
+        raise VoiceEarlError(other_way_on(str(error), HEAR_A_RECORDING)) from None
 
 
 def _hear_mic(args: argparse.Namespace, listener: Listener, context: ListenContext, strictness: Strictness) -> int:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from voice_earl.commands.arguments import file_path, whole_number
 from voice_earl.errors import UsageError, VoiceEarlError, tell
+from voice_earl.paths import pip_install
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -137,7 +138,7 @@ def _plot(utterances: Sequence[Utterance], by: TrendBy, out: Path) -> None:
     try:
         import matplotlib
     except ImportError:
-        raise VoiceEarlError("--plot needs matplotlib: pip install 'voice-earl[plot]'") from None
+        raise VoiceEarlError(f"--plot needs matplotlib: {pip_install('voice-earl[plot]')}") from None
     matplotlib.use("Agg")  # no display needed
     import matplotlib.pyplot as plt
 

@@ -18,7 +18,9 @@ from voice_earl.game.rules import DeckMode
 from voice_earl.i18n import _, current_language, rank_plural
 from voice_earl.keep.storage import Store
 from voice_earl.keep.storage_values import Mode
+from voice_earl.paths import pip_install
 from voice_earl.table import narrator as say
+from voice_earl.table.extra_keys import JOIN_HELP
 from voice_earl.table.journal import GoOnUnsaved, Journal, resume_journal, start_journal
 from voice_earl.table.narrator import Narrator, Verbosity, recital
 from voice_earl.table.saved_series import SavedSeries, SeriesSetup, remember_settings, resume_command, with_silent
@@ -27,7 +29,15 @@ from voice_earl.table.session_events import Listener, Move, SeatKind, TableSetti
 from voice_earl.table.speech import narrator_voice_for
 from voice_earl.table.table_app import NarratorOptions, Table, keyboard_input, open_table
 from voice_earl.table.terminal import cbreak
-from voice_earl.table.turns import InputSource, KeyHelp, KeyPresses, TurnRequest, is_yes
+from voice_earl.table.turns import (
+    InputSource,
+    KeyHelp,
+    KeyPresses,
+    LineCommands,
+    PlayersQuit,
+    TurnRequest,
+    is_yes,
+)
 
 if TYPE_CHECKING:
     from voice_earl.table.phones.at_table import PhonesAtTable
@@ -78,8 +88,11 @@ def human_input(
 def _phones_listen(
     problem: VoiceEarlError, stack: contextlib.ExitStack[bool | None]
 ) -> tuple[InputSource, KeyHelp, bool]:
-    """The laptop cannot listen, but the phones can: the laptop takes keys, and the game is not silent."""
-    print(f"voice-earl: {problem}", file=sys.stderr)
+    """The laptop cannot listen, but the phones can: the laptop takes keys, and the game is not silent (so
+    --silent, refused beside --phone-mics, is not offered)."""
+    from voice_earl.listening.stream.audio import other_way_on
+
+    print(f"voice-earl: {other_way_on(str(problem))}", file=sys.stderr)
     print("voice-earl: " + _("the players speak into their phones; the laptop takes keys"), file=sys.stderr)
     source, keys = keyboard_input(sys.stdin, _complain)
     if isinstance(source, KeyPresses):
@@ -126,12 +139,16 @@ def _bot_move(name: str, action: Action, rank: Rank | None) -> str:
     return _("{player} passes").format(player=name)
 
 
-def _couple_to_table(source: InputSource, table: Table, barge_in: bool) -> None:
-    """The keys' questions and complaints go on the screen. With a voice: half-duplex (the microphone is
-    muted while the narrator speaks), a key (and, with ``barge_in``, a player talking over it) cuts the
-    narrator short, and after a deal the game waits for the narrator to finish."""
+def _couple_to_table(source: InputSource, table: Table, barge_in: bool, phones: PhonesAtTable | None) -> None:
+    """The keys' questions and complaints go on the screen, and with phones a key shows their join code. With
+    a voice: half-duplex (the microphone is muted while the narrator speaks), a key (and, with ``barge_in``, a
+    player talking over it) cuts the narrator short, and after a deal the game waits for the narrator."""
     from voice_earl.table.voice_input import VoiceInput, mute_while_speaking
 
+    keys = isinstance(source, KeyPresses) or (isinstance(source, VoiceInput) and source.keys is not None)
+    if phones is not None and keys and isinstance(source, KeyPresses | VoiceInput):
+        source.join_code = phones.join_code(table.screen)
+        table.view.more_keys = (JOIN_HELP,)
     if isinstance(source, KeyPresses):
         source.show = table.view.narrate
     if isinstance(source, VoiceInput):
@@ -183,10 +200,9 @@ def _warn_hands_unseen(table: Table) -> None:
 
 def offer_silent(problem: str) -> bool:
     """Ask (at a terminal) whether to play Silent Earl instead; elsewhere say so and go on."""
-    from voice_earl.listening.stream.audio import SILENT_MODE_HINT
+    from voice_earl.listening.stream.audio import other_way_on
 
-    problem = problem.replace(f", {SILENT_MODE_HINT}", "")  # the question offers it, with no command to type
-    print(f"voice-earl: {problem}", file=sys.stderr)
+    print(f"voice-earl: {other_way_on(problem)}", file=sys.stderr)  # the question offers it, with no command
     if not sys.stdin.isatty():
         print(
             "voice-earl: " + _("playing Silent Earl instead (one command per line: play, pass, lead Q, undo, quit)"),
@@ -217,11 +233,12 @@ def open_phones(
     series_id: int | None,
     settings: TableSettings,
     stack: contextlib.ExitStack[bool | None],
+    laptop_listens: bool = True,
 ) -> PhonesAtTable | None:
     """With ``--phones`` (or resuming a series that had them): the players' phones, served while the game runs.
 
     A resumed series' phones record that is damaged is refused, not guessed at: ``--phones`` gives the
-    phones new addresses instead."""
+    phones new addresses instead. ``laptop_listens``: whether the laptop's microphone hears the table."""
     wanted = bool(getattr(args, "phones", False))
     kept = None
     if series_id is not None:
@@ -245,9 +262,9 @@ def open_phones(
     except ImportError as error:
         raise UsageError(
             f"--phones needs the phones extra ({error.name or error} is missing): "
-            "pip install 'voice-earl[phones]', or run scripts/setup.sh"
+            f"{pip_install('voice-earl[phones]')}, or run scripts/setup.sh"
         ) from None
-    return stack.enter_context(phones_at_table(args, store, series_id, settings, kept))
+    return stack.enter_context(phones_at_table(args, store, series_id, settings, kept, laptop_listens))
 
 
 def _kept_mics(store: Store, series_id: int) -> bool:
@@ -267,7 +284,12 @@ def run_table_mode(args: argparse.Namespace, store: Store, setup: SeriesSetup, s
             args.phone_mics = True  # the same addresses, served the same way
         human, keys, silent = human_input(args, settings, stack)
         spoken = human  # the voice, before the phones' taps join it
-        phones = open_phones(args, store, None if saved is None else saved.id, settings, stack)
+        listens = not silent and not isinstance(spoken, KeyPresses | LineCommands)  # not the keys alone
+        try:
+            phones = open_phones(args, store, None if saved is None else saved.id, settings, stack, listens)
+        except PlayersQuit:
+            _complain("voice-earl: " + _quit_before_play(setup.mode, saved))
+            return 0
         if phones is not None:
             human = phones.beside(human)
         if silent and not settings.profile.silent:
@@ -313,7 +335,7 @@ def run_table_mode(args: argparse.Namespace, store: Store, setup: SeriesSetup, s
                 saved=lambda: all(map(_all_saved, journal_box)),
             ) as table:
                 table_box.append(table)
-                _couple_to_table(spoken, table, bool(getattr(args, "barge_in", False)))
+                _couple_to_table(spoken, table, bool(getattr(args, "barge_in", False)), phones)
                 reciter.narrator = table.narrator
                 _before_the_first_deal(table, settings, phones is not None or any(map(show_hands, humans)))
                 ended = table.run()
@@ -329,9 +351,20 @@ def run_table_mode(args: argparse.Namespace, store: Store, setup: SeriesSetup, s
     return code
 
 
+def _quit_before_play(mode: Mode, saved: SavedSeries | None) -> str:
+    """The players quit on the phones' code screens: a resumed series is as it was, a new one never began."""
+    if saved is None:
+        return _("Stopped before the first deal: nothing was played.")
+    return _saved_as(mode, saved.id)
+
+
 def _saved(journal: Journal) -> str:
+    return _saved_as(journal.mode, journal.series_id)
+
+
+def _saved_as(mode: Mode, series_id: int) -> str:
     """That a stopped series is saved, and the command that goes on with it."""
-    command = resume_command(journal.mode, journal.series_id)
+    command = resume_command(mode, series_id)
     return _("The series is saved: {command} goes on with it.").format(command=command)
 
 

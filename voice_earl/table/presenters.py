@@ -157,8 +157,10 @@ class ScreenView:
         self.show_hands = show_hands
         self.heard: FormulaGraded | None = None
         self.message = ""
+        self._refusal: str | None = None  # the message line's refusal, until the move that answers it
         self.status = ""
         self.keys = KeyHelp(N_("u undo · r repeat · p pause · x quit"))  # the screen translates them
+        self.more_keys: tuple[str, ...] = ()  # what this table adds to them on turns and between deals
         self.result: DealResult | None = None  # between deals, and at the end: the deal-over view
         self.finished = False  # the game is over or stopped: no key does anything any more
         self._owner = threading.get_ident()
@@ -196,16 +198,27 @@ class ScreenView:
         return say.deal_begins(begins.deal, begins.dealer, begins.hand_sizes if begins.physical else None).line
 
     def __call__(self, event: TableEvent) -> None:
+        if isinstance(event, MoveRefused):
+            self._refusal = event.reason  # the narrator shows it next (not a refusal for a phone alone)
+        elif isinstance(event, RulesApplied | Undone):
+            self._answered()
         if isinstance(event, FormulaGraded):
             self.heard = event
         elif isinstance(event, PauseChanged):
             self.status = _("paused") if event.paused else ""
         elif isinstance(event, DealOver):
             self.result = deal_result(event)
+            self.message = ""  # the result says who won and paid: the view keeps its line for what is asked next
         elif isinstance(event, DealBegins):
             self.result = None
             self.heard = None
         self.refresh()
+
+    def _answered(self) -> None:
+        """A move was made (or taken back): a refusal on the message line was about the turn before it."""
+        if self._refusal is not None and self.message == self._refusal:
+            self.message = ""
+        self._refusal = None
 
     def finish(self) -> None:
         """The game is over (or stopped): the key bar offers nothing more."""
@@ -254,6 +267,7 @@ class ScreenView:
             listening=not settings.silent,
             status=self.status,
             keys=self._keys(),
+            more_keys=() if self.finished or (self.result is not None and self.result.final) else self.more_keys,
             recent=self._recent(),
             result=self.result,
         )

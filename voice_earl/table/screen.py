@@ -22,7 +22,7 @@ from contextlib import AbstractContextManager
 from types import FrameType
 from typing import Any
 
-from rich.console import Console
+from rich.console import Console, RenderableType
 from rich.live import Live
 from rich.progress import BarColumn, Progress, SpinnerColumn, TaskProgressColumn, TextColumn, TimeElapsedColumn
 
@@ -54,6 +54,7 @@ class TableScreen:
         self._live: Live | None = None
         self._alt_screen = False
         self._snapshot: TableSnapshot | None = None
+        self._over: RenderableType | None = None
         self._notices: deque[str] = deque(maxlen=_NOTICE_MEMORY)
         self._progress: Progress | None = None
         self._printed: dict[str, str] = {}
@@ -86,6 +87,13 @@ class TableScreen:
             else:
                 self.console.print(text, markup=False, highlight=False, soft_wrap=True)
 
+    def show_over(self, shown: RenderableType | None) -> None:
+        """On the live frame: ``shown`` in place of the table (the phones' join code) until it is taken away
+        with None; the table goes on being updated underneath."""
+        with self._lock:
+            self._over = shown
+            self._redraw()
+
     def progress(self, description: str, total: float | None = None) -> AbstractContextManager[Callable[[float], None]]:
         """Show long work (loading a model, synthesizing voices) while the block runs; yields ``advance(amount)``.
 
@@ -113,7 +121,7 @@ class TableScreen:
     # -- live mode --------------------------------------------------------------------------------------
 
     def _view(self) -> TableView:
-        return TableView(self._snapshot, tuple(self._notices), self._progress)
+        return TableView(self._snapshot, tuple(self._notices), self._progress, self._over)
 
     def _redraw(self) -> None:
         with self._lock:

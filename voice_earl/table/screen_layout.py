@@ -76,14 +76,19 @@ class TableView:
         snapshot: TableSnapshot | None,
         notices: tuple[str, ...] = (),
         progress: RenderableType | None = None,
+        over: RenderableType | None = None,
     ) -> None:
         self.snapshot = snapshot
         self.notices = notices
         self.progress = progress
+        self.over = over  # shown in place of the table, from the top (the phones' join code)
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         height = options.height if options.height is not None else options.size.height
-        lines = _Fitter(self, console, options.reset_height()).fit(height)
+        if self.over is not None:
+            lines = console.render_lines(self.over, options.reset_height(), pad=False)[:height]
+        else:
+            lines = _Fitter(self, console, options.reset_height()).fit(height)
         for line in lines:
             yield from line
             yield Segment.line()
@@ -166,7 +171,10 @@ class _Fitter:
         blank: _Lines = [[]]
         spacer = blank if plan.spacers else []
         lines = self.lines_of("header", lambda: sections.header(snapshot)) + spacer + heading + spacer
-        return lines + self.lines_of("result", lambda: screen_result.body(result))
+        lines = lines + self.lines_of("result", lambda: screen_result.body(result))
+        if snapshot.message:  # said since the deal was won: a question ("Quit? ..."), a notice
+            lines = lines + blank + self.lines_of("message", functools.partial(sections.message, snapshot))
+        return lines
 
     def rank_lines(self, snapshot: TableSnapshot, scale: int) -> _Lines | None:
         if not scale:

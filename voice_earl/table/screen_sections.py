@@ -96,6 +96,7 @@ class TableSnapshot:
     message: str = ""  # the narrator's last printed line
     status: str = ""  # "listening…", "paused", "loading model…"
     keys: str = DEFAULT_KEYS  # in English: the screen translates it
+    more_keys: tuple[str, ...] = ()  # keys this table adds after them (the phones' join code), in English too
     recent: tuple[str, ...] = ()  # the deal's moves so far, oldest first ("Ann Q♠", "Ben pass")
     result: DealResult | None = None  # a deal is over: the deal-over view instead of the table
     deal_line: str = ""  # "Deal 2. Ben deals: Cy 18, Ann 17, Ben 17.": in the moves line until the first card
@@ -327,7 +328,8 @@ def recent_moves(snapshot: TableSnapshot, width: int) -> Text | None:
 
 def keys(snapshot: TableSnapshot, width: int) -> Text:
     """Every key, on as many lines as the width needs; a key and what it does are never split."""
-    return Text("\n".join(pack(_(snapshot.keys).split(KEY_SEPARATOR), width)), style="dim", overflow="fold")
+    entries = _(snapshot.keys).split(KEY_SEPARATOR) + [_(key) for key in snapshot.more_keys]
+    return Text("\n".join(pack(entries, width)), style="dim", overflow="fold")
 
 
 def pack(entries: list[str], width: int) -> list[str]:

@@ -56,15 +56,17 @@ from voice_earl.words.context import ListenContext
 from voice_earl.words.verdicts import Verdict
 
 
-def _go_on(final: bool) -> None:
+def _go_on(final: bool) -> bool:
     """Unattended tables (bots, scripts, tests) go straight on after a deal."""
+    return True
 
 
 class TableSession:
     """A series at the table. ``inputs`` maps each seat to its input source.
 
     ``hold`` is called after each deal's :class:`DealOver` (``final=False``) and, once the series
-    is over, after :class:`SessionEnded` (``final=True``): it returns when the players go on.
+    is over, after :class:`SessionEnded` (``final=True``): it returns when the players go on, False
+    when they quit instead (the next deal is then dealt on resuming).
     """
 
     def __init__(
@@ -82,7 +84,8 @@ class TableSession:
         self._move_events: list[tuple[Event, ...]] = []  # what each move did, for saying what undo takes back
         self.series = self._new_series()
         self.paused = False
-        self.hold: Callable[[bool], None] = _go_on
+        self.hold: Callable[[bool], bool] = _go_on
+        self._quitting = False  # the players quit after a deal: the turn that ended it ends the session
         self._tapped = False  # the input being handled was tapped on its player's phone: refusals are for it alone
         self._rebuild(list(moves))
 
@@ -135,9 +138,8 @@ class TableSession:
             self._emit(RulesApplied(events, records))
             if self.deal.over:
                 self._emit(self._deal_over(events))
-                if not self.series.over:
-                    self.hold(False)
-        if self.deal.over and not self.series.over:
+                self._quitting = not self.series.over and not self.hold(False)
+        if self.deal.over and not self.series.over and not self._quitting:
             self._start_deal(announce)
         return events
 
@@ -241,7 +243,7 @@ class TableSession:
             if outcome is _Outcome.QUIT:
                 return False
             if outcome is _Outcome.DONE:
-                return True
+                return not self._quitting
             if outcome is _Outcome.REMINDED:
                 request = self.request(reminded=True)
             elif outcome is _Outcome.PAUSE_TOGGLED:

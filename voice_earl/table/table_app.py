@@ -64,7 +64,7 @@ def open_table(
     narration: NarratorOptions,
     show_hands: Callable[[int], bool],
     keys: KeyHelp,
-    hold: Callable[[bool], None] | None = None,
+    hold: Callable[[bool], bool] | None = None,
     moves: Sequence[Move] = (),
     jsonl: TextIO | None = None,
     extra_listeners: Callable[[TableSession], Sequence[Listener]] = lambda session: (),
@@ -90,8 +90,9 @@ def open_table(
         speak=narration.speak,
         printer=view.narrate,
     )
-    # The journal (among the extras) comes first: a record is safe before it is announced.
-    listeners: list[Listener] = [*extra_listeners(session), Narration(session, narrator, saved), view]
+    # The journal (among the extras) comes first: a record is safe before it is announced. The screen shows the
+    # move before the narrator's lines about it: printed to a file, the last state comes before the final standings.
+    listeners: list[Listener] = [*extra_listeners(session), view, Narration(session, narrator, saved)]
     if jsonl is not None:
         listeners.append(JsonlLog(jsonl))
     session.listeners = listeners

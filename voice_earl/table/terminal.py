@@ -65,3 +65,10 @@ def key_waiting(stream: TextIO, timeout: float = 0.0) -> bool:
     except (ValueError, OSError):
         return False
     return bool(ready)
+
+
+def drop_waiting_keys(stream: TextIO) -> None:
+    """Throw away the keys typed so far and not read (typed out of turn)."""
+    with cbreak(stream):
+        while key_waiting(stream) and read_waiting_key(stream) is not None:
+            pass

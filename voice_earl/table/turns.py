@@ -20,6 +20,7 @@ from voice_earl.game.bots import Strategy
 from voice_earl.game.cards import Rank
 from voice_earl.game.moves import Action, FormulaDue, Lead, Play, SeatView
 from voice_earl.i18n import N_, _
+from voice_earl.table.extra_keys import JoinCode, OutOfTurn, toggled_join_code
 from voice_earl.words.context import ListenContext
 from voice_earl.words.verdicts import LineGrade, Strictness, grade_line
 
@@ -125,8 +126,13 @@ _POLL_S = 0.02  # how often a waiting source looks at its interrupt
 KEY_HELP = N_("space pass · enter play · A 2-9 0/T J Q K lead that rank · u undo · r repeat · p pause · x quit")
 LINE_HELP = N_("commands: play, pass, lead RANK (e.g. lead Q), undo, repeat, pause, quit")
 QUIT_QUESTION = N_("Quit? the series is saved (y/n)")
+QUIT_BEFORE_PLAY = N_("Quit? nothing has been played yet (y/n)")  # a new series, before its first deal
 SAY_PASS = N_("say “I pass”")  # how a player who holds none of the open rank passes (sources may say otherwise)
 TAP_PASS = N_("tap Pass")  # the same, to a player who tapped on their phone
+
+
+class PlayersQuit(Exception):
+    """The players quit before the first deal (on the phones' code screens): the game does not begin."""
 
 
 @dataclass(frozen=True)
@@ -134,7 +140,7 @@ class KeyHelp:
     """What the key bar says: on a turn, after a deal (the next one waits), and at the final standings."""
 
     turn: str
-    next_deal: str = N_("any key: next deal")
+    next_deal: str = N_("any key: next deal · x quit")
     close: str = N_("any key: close")
 
 
@@ -212,16 +218,22 @@ def key_command(key: str, at_lead: bool) -> KeyCommand | None:
     return KeyCommand(command) if command is not None else None
 
 
+def quits(key: str) -> bool:
+    """Whether a key asks to quit (x or Esc), wherever it is pressed: on a turn, after a deal, on a code screen."""
+    command = key_command(key, at_lead=False)
+    return command is not None and command.command is Command.QUIT
+
+
 def is_yes(key: str | None) -> bool:
     """Whether a key answers yes: y, or the table's language's y."""
     return key is not None and key.lower() in ("y", _("y"))
 
 
-def confirm_quit(stream: TextIO, show: Callable[[str], None]) -> bool:
+def confirm_quit(stream: TextIO, show: Callable[[str], None], question: str = QUIT_QUESTION) -> bool:
     """Ask "Quit? the series is saved (y/n)" and read one key: y quits (so does the end of input)."""
     from voice_earl.table.terminal import read_key
 
-    show(_(QUIT_QUESTION))
+    show(_(question))
     key = read_key(stream)
     if key is None or is_yes(key):
         return True
@@ -259,14 +271,15 @@ class LineCommands:
             except ValueError as error:
                 self._complain(str(error))
 
-    def wait_to_go_on(self, final: bool) -> None:
-        """After a deal: take a ``next`` line if it is the next one; leave any other line for the game.
-        At the end of the series nothing is read: the program ends."""
+    def wait_to_go_on(self, final: bool) -> bool:
+        """After a deal: take a ``next`` line if it is the next one; leave any other line for the game (a
+        ``quit`` quits at the next turn). At the end of the series nothing is read: the program ends."""
         if final:
-            return
+            return True
         line = self._next_command_line()
         if isinstance(line, str) and line.strip().lower() != Command.NEXT.value:
             self._peeked = line
+        return True
 
     def _next_command_line(self) -> str | Woken | None:
         """The next line that is not empty or a comment."""
@@ -309,14 +322,22 @@ class KeyPresses:
         self._stream = stream
         self.show = show
         self.interrupt: Callable[[], bool] | None = None
+        self.join_code: JoinCode | None = None
+        self._out_of_turn = OutOfTurn()
 
     def next_input(self, request: TurnRequest) -> TurnInput:
+        from voice_earl.table.terminal import drop_waiting_keys
+
+        if self._out_of_turn.others_moved(request.move_number):
+            drop_waiting_keys(self._stream)  # pressed during a bot's turn: not a move of this one
         while True:
             key = self._key()
             if isinstance(key, Woken):
                 return key
             if key is None:
                 return KeyCommand(Command.QUIT)
+            if toggled_join_code(self.join_code, key):
+                continue
             command = key_command(key, at_lead=request.due.position == 1 and request.due.rank is None)
             if command is not None and command.command is Command.QUIT:
                 if confirm_quit(self._stream, self.show):
@@ -326,9 +347,19 @@ class KeyPresses:
                 return command
             self.show(_("that key does nothing here: {help}").format(help=_(KEY_HELP)))
 
-    def wait_to_go_on(self, final: bool) -> None:
-        """After a deal (and at the final standings): any key goes on (or input arriving elsewhere)."""
-        self._key()
+    def wait_to_go_on(self, final: bool) -> bool:
+        """After a deal: any key goes on (or input arriving elsewhere), but x or Esc asks first, and yes
+        stops the game (False). At the final standings any key closes."""
+        while True:
+            key = self._key()
+            if key is None:
+                return False
+            if isinstance(key, str) and toggled_join_code(self.join_code, key):
+                continue
+            if final or isinstance(key, Woken) or not quits(key):
+                return True
+            if confirm_quit(self._stream, self.show):
+                return False
 
     def _key(self) -> str | Woken | None:
         from voice_earl.table.terminal import cbreak, key_waiting, read_key, read_waiting_key

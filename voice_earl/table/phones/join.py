@@ -20,7 +20,9 @@ from voice_earl.table.console import text_console
 from voice_earl.table.phones import qr
 from voice_earl.table.phones.pages import certificate_warning, fingerprint_line
 from voice_earl.table.phones.server import PhoneServer
+from voice_earl.table.screen import TableScreen
 from voice_earl.table.terminal import cbreak, key_waiting, read_waiting_key
+from voice_earl.table.turns import QUIT_QUESTION, confirm_quit, quits
 
 _POLL_S = 0.2
 
@@ -40,31 +42,72 @@ def at_terminal(out: TextIO, keys: TextIO) -> bool:
     return out.isatty() and keys.isatty()
 
 
-def show_codes(server: PhoneServer, seats: Sequence[int], out: TextIO, keys: TextIO) -> None:
-    """Show each player their code on the terminal, one at a time, until they connect or a key is pressed."""
+def show_codes(
+    server: PhoneServer, seats: Sequence[int], out: TextIO, keys: TextIO, question: str = QUIT_QUESTION
+) -> bool:
+    """Show each player their code on the terminal, one at a time, until they connect or a key is pressed.
+    x or Esc asks ``question`` first, as everywhere in the game: False when the players quit."""
     console = text_console(file=out)
     with cbreak(keys), Live(console=console, screen=True, auto_refresh=False) as live:
         for number, seat in enumerate(seats, start=1):
-            live.update(code_screen(server, seat, number, len(seats)), refresh=True)
+
+            def show(note: str = "", seat: int = seat, number: int = number) -> None:
+                live.update(code_screen(server, seat, number, len(seats), note), refresh=True)
+
+            show()
             while not server.joined(seat):
-                if key_waiting(keys, _POLL_S):
-                    read_waiting_key(keys)
+                if not key_waiting(keys, _POLL_S):
+                    continue
+                key = read_waiting_key(keys)
+                if key is None or not quits(key):
                     break
+                if confirm_quit(keys, show, question):
+                    return False
+                show()  # the same player's code again
+    return True
 
 
-def code_screen(server: PhoneServer, seat: int, number: int, count: int) -> Group:
+def code_screen(server: PhoneServer, seat: int, number: int, count: int, note: str = "") -> Group:
+    """One player's code and address; ``note``: a line below them (the quit question)."""
     name = server.names[seat]
     url = server.url(seat)
     title = Text(_("{player}, scan this").format(player=name), style="bold")
-    step = Text(
-        _("phone {number} of {count} · any key for the next player").format(number=number, count=count), style="dim"
-    )
+    step = _("phone {number} of {count} · any key for the next player · x quit").format(number=number, count=count)
     code: Text | Table = qr.terminal_code(url)
     notes = certificate_lines(server)
     if notes:  # beside the code: below it, they would not fit on 24 lines
         code = Table.grid(padding=(0, 2))
         code.add_row(qr.terminal_code(url), Group(*notes))
-    return Group(title, code, Text(url, style="bold"), step)
+    return Group(title, code, Text(url, style="bold"), Text(note or step, style="dim"))
+
+
+class JoinOnScreen:
+    """The join page's address and QR code over the table screen, at the join key: a phone or a tablet
+    that comes late joins mid-game (the codes shown before the first deal are gone by then)."""
+
+    def __init__(self, server: PhoneServer, screen: TableScreen) -> None:
+        self.server = server
+        self.screen = screen
+        self.shown = False
+
+    def toggle(self) -> None:
+        if not self.screen.is_live:  # a plain screen prints the address, and has nothing to take away
+            self.screen.print_line(_("join page with every code: {url}").format(url=self.server.join_url()))
+            return
+        self.shown = not self.shown
+        self.screen.show_over(join_screen(self.server) if self.shown else None)
+
+
+def join_screen(server: PhoneServer) -> Group:
+    """The join page's code and address, with what to do once it is scanned."""
+    url = server.join_url()
+    title = Text(_("Join page: each player opens their own code from it"), style="bold")
+    code: Text | Table = qr.terminal_code(url)
+    notes = certificate_lines(server)
+    if notes:  # beside the code, as on the code screens
+        code = Table.grid(padding=(0, 2))
+        code.add_row(qr.terminal_code(url), Group(*notes))
+    return Group(title, code, Text(url, style="bold"), Text(_("any key: back to the game"), style="dim"))
 
 
 def certificate_lines(server: PhoneServer) -> list[Text]:

@@ -109,8 +109,9 @@ def _json_for_html(value: object) -> str:
     return json.dumps(value, ensure_ascii=False).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-def mic_labels() -> dict[str, object]:
-    """The words of the Hold to speak button and its line (--phone-mics)."""
+def mic_labels(laptop_listens: bool = True) -> dict[str, object]:
+    """The words of the Hold to speak button and its line (--phone-mics); ``laptop_listens``: whether
+    the laptop's own microphone hears the table too (a phone that cannot listen sends its player there)."""
     return {
         "hold": _("Hold to speak"),
         "listening": _("Listening… release the button when you have said it."),
@@ -124,7 +125,7 @@ def mic_labels() -> dict[str, object]:
         "no_turn": _("Nothing to say yet: wait for the game."),
         # While the phone cannot listen: the button's word, and one line above the buttons on what to do.
         "off": _("Phone can't listen"),
-        "instead": _("Tap the buttons, or speak to the laptop."),
+        "instead": _("Tap the buttons, or speak to the laptop.") if laptop_listens else _("Tap the buttons."),
         # Why, when the button is pressed again.
         "refused": _(
             "The browser refused the microphone: allow it in this page's settings, then hold the button again."
@@ -156,13 +157,13 @@ def fingerprint_line(fingerprint: str) -> str:
     return _("Certificate fingerprint (SHA-256): {fingerprint}").format(fingerprint=grouped)
 
 
-def phone_page(base: str, player: str, mics: bool = False) -> str:
+def phone_page(base: str, player: str, mics: bool = False, laptop_listens: bool = True) -> str:
     """A player's page; ``base`` is the path of the player's address (``/p/TOKEN``). With ``mics``
     the page has a Hold to speak button (mic.js)."""
     words: dict[str, object] = {**labels(), "base": base, "build": build()}
     mic = ""
     if mics:
-        words["mic"] = {**mic_labels(), "worklet": asset_url(base, "mic-worklet.js")}
+        words["mic"] = {**mic_labels(laptop_listens), "worklet": asset_url(base, "mic-worklet.js")}
         mic = (
             f'<link rel="stylesheet" href="{html.escape(asset_url(base, "mic.css"))}">\n'
             f'<script src="{html.escape(asset_url(base, "mic.js"))}" defer></script>'

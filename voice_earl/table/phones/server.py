@@ -104,6 +104,7 @@ class PhoneServer:
         self._closing = False
         self.mics: Microphones | None = None  # with --phone-mics: holds and their audio (mics.py)
         self.certificate: SiteCertificate | None = None  # with --phone-mics: served over HTTPS (tls.py)
+        self.laptop_listens = True  # the laptop's microphone hears the table too (the pages say so)
 
     # -- addresses
 
@@ -288,7 +289,7 @@ class PhoneServer:
         base = f"/p/{self.tokens.players[seat]}"
         name = request.match_info.get("name", "")
         if name == "":
-            page = pages.phone_page(base, self.names[seat], mics=self.mics is not None)
+            page = pages.phone_page(base, self.names[seat], self.mics is not None, self.laptop_listens)
             return web.Response(text=page, content_type="text/html")
         if name == "state.json":
             return web.json_response(player_view(self._state, seat))
