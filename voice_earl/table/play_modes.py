@@ -275,6 +275,12 @@ def _kept_mics(store: Store, series_id: int) -> bool:
     return kept_mics(store, series_id)
 
 
+def _go_on_unsaved(table_box: list[Table], phones: PhonesAtTable | None) -> GoOnUnsaved:
+    """The players' choice when saving fails (the phones told that the game waits meanwhile)."""
+    go_on = _ask_to_go_on_unsaved(table_box)
+    return go_on if phones is None else phones.asking(go_on)
+
+
 def run_table_mode(args: argparse.Namespace, store: Store, setup: SeriesSetup, saved: SavedSeries | None = None) -> int:
     """Play or practice: humans by voice (or keys), bots by strategy; ``saved``: the series resumed."""
     with contextlib.ExitStack() as stack:
@@ -307,9 +313,7 @@ def run_table_mode(args: argparse.Namespace, store: Store, setup: SeriesSetup, s
 
         journal_box: list[Journal] = []
         table_box: list[Table] = []
-        go_on = _ask_to_go_on_unsaved(table_box)
-        if phones is not None:
-            go_on = phones.asking(go_on)
+        go_on = _go_on_unsaved(table_box, phones)
 
         def journal(session: TableSession) -> list[Listener]:
             if saved is None:
