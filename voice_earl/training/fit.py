@@ -30,8 +30,8 @@ from voice_earl.game.cards import RANKS, Rank
 from voice_earl.game.chants import EARL
 from voice_earl.listening.judge.candidates import PASS_PHRASES, sentence
 from voice_earl.listening.models.ct2_file import read_model, serialized, write_model
-from voice_earl.listening.models.judge_models import packaged_judge_model
-from voice_earl.listening.models.trained_judge import MANIFEST, PATCH, TRAINED_JUDGE, base_model_sha256
+from voice_earl.listening.models.judge_models import PINNED_JUDGE_FILES, packaged_judge_model
+from voice_earl.listening.models.trained_judge import MANIFEST, PATCH, TRAINED_JUDGE
 from voice_earl.training import data
 from voice_earl.training.decoder import as_tensor, decoder_from, padded, patch_of, token_logprobs, trained_parameters
 from voice_earl.words.context import SPOKEN_COMMANDS
@@ -374,7 +374,7 @@ def _ship(
     write_model(patch, out / PATCH)
     built = serialized(_laid(base_dir, patch))
     manifest = {
-        "base_model_sha256": base_model_sha256(),
+        "base_model_sha256": PINNED_JUDGE_FILES["model.bin"].sha256,
         "patch_sha256": hashlib.sha256((out / PATCH).read_bytes()).hexdigest(),
         "model_sha256": hashlib.sha256(built).hexdigest(),
         "seed": seed,

@@ -18,6 +18,8 @@ from pathlib import Path
 
 from voice_earl import paths
 from voice_earl.errors import VoiceEarlError
+from voice_earl.listening.models import trained_judge
+from voice_earl.listening.models.install_steps import file_sha256
 
 logger = logging.getLogger(__name__)
 
@@ -127,9 +129,6 @@ def _base_models() -> list[tuple[Path, str]]:
 
 def _trained_model(bases: list[Path]) -> FoundJudgeModel | None:
     """The trained judge: built already, or built now over the first base it was made for."""
-    from voice_earl.listening.models import trained_judge
-    from voice_earl.listening.models.install_steps import file_sha256
-
     try:
         manifest = trained_judge.read_manifest(trained_judge.shipped_patch_dir())
         if manifest is None:

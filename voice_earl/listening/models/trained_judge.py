@@ -44,12 +44,6 @@ class Manifest:
     model_sha256: str
 
 
-def base_model_sha256() -> str:
-    from voice_earl.listening.models.judge_models import PINNED_JUDGE_FILES
-
-    return PINNED_JUDGE_FILES["model.bin"].sha256
-
-
 def shipped_patch_dir() -> Path:
     return paths.repo_models_dir() / TRAINED_JUDGE
 
