@@ -297,6 +297,16 @@ def test_engine_refusals_are_explained_in_the_language_with_the_players_names() 
     )
 
 
+@pytest.mark.parametrize(("code", "word"), [("nl", "pas"), ("it", "passo")])
+def test_a_player_who_holds_none_is_told_to_pass_with_i_pass_or_the_word_the_rules_name(code: str, word: str) -> None:
+    from voice_earl.table.turns import SAY_PASS
+    from voice_earl.table.voice_input import SAY_PASS_OR_KNOCK
+
+    set_language(code)
+    for hint in (SAY_PASS, SAY_PASS_OR_KNOCK):
+        assert "“I pass”" in _(hint) and f"“{word}”" in _(hint)
+
+
 @pytest.mark.parametrize(
     "error",
     [

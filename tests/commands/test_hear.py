@@ -239,3 +239,17 @@ def test_the_judge_decides_by_its_verifier_when_asked(
     assert record["verdict"] == "correct"
     assert isinstance(record["why"], str) and record["why"].startswith("verifier: line ")
     assert "listening with pocketsphinx + whisper judge (its verifier)" in err
+
+
+def test_lang_hears_the_pass_word_that_languages_rules_name(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    said = write_wav(tmp_path / "passo.wav", padded(speak("passo", tmp_path / "raw.wav", "it")))
+    manifest = tmp_path / "list.jsonl"
+    manifest.write_text(json.dumps({"path": str(said), "position": 2, "rank": "K"}))
+    one_file = [str(said), "--position", "2", "--rank", "K"]
+    heard = []
+    for argv in (one_file, [*one_file, "--grammar", "fixed"], ["--manifest", str(manifest)]):
+        for lang in ([], ["--lang", "it"]):
+            main(["hear", *argv, *lang, "--json"])
+            (record,) = _json_lines(capsys.readouterr().out)
+            heard.append(record["verdict"] if record["verdict"] != "pass" else record["heard"])
+    assert heard == ["unclear", "passo"] * 3

@@ -120,6 +120,13 @@ def test_fixed_grammar_is_every_line_for_every_rank() -> None:
     assert set(snip.phrases()) == {r.word.lower() for r in RANKS} | {"snip", "snap", "snorum", "snorem", "pass"}
 
 
+def test_the_grammar_holds_the_pass_word_the_tables_rules_name() -> None:
+    english, dutch, italian = (ListenContext(2, (Rank.TEN,), language=code).phrases() for code in ("en", "nl", "it"))
+    assert set(dutch) - set(english) == {"pas"} and set(italian) - set(english) == {"passo"}
+    assert "pass" in dutch and "pass" in italian
+    assert set(ListenContext.fixed(language="it").phrases()) == set(ListenContext.fixed().phrases()) | {"passo"}
+
+
 def test_rival_ranks_add_the_due_line_for_every_other_rank() -> None:
     context = ListenContext(2, (Rank.QUEEN,))
     rivals = context.phrases(rival_ranks=True)

@@ -124,6 +124,32 @@ def test_a_pass_said_alone_is_a_pass(listener: Listener, voice_dir: Path, saying
     assert verdict is Verdict.PASS
 
 
+@pytest.mark.parametrize(
+    ("language", "saying", "talk"),
+    [
+        ("nl", "pas", ("ik pas op", "Pasen", "dat past niet")),  # I will mind it, Easter, that does not fit
+        ("it", "passo", ("passa il sale", "compasso", "pasta")),  # pass the salt, compasses
+    ],
+)
+def test_at_a_dutch_or_italian_table_the_word_its_rules_name_passes_and_talk_around_it_does_not(
+    listener: Listener, voice_dir: Path, language: str, saying: str, talk: tuple[str, ...]
+) -> None:
+    """Said by espeak-ng's Dutch or Italian voice, through the real listener with the table's language set."""
+    context = replace(KINGS_SECOND, language=language)
+
+    def said(text: str) -> Pcm16:
+        return padded(speak(text, voice_dir / f"{language}-{text}.wav", language), 0.4, 1.2)
+
+    utterance, verdict = hear(listener, said(saying), context)
+    assert verdict is Verdict.PASS, utterance.why
+    moved = []
+    for text in talk:
+        utterance, verdict = hear(listener, said(text), context)
+        if moved_the_game(verdict, utterance.text):
+            moved.append((text, utterance.text))
+    assert not moved
+
+
 @pytest.mark.parametrize("command", COMMANDS)
 def test_a_command_said_alone_is_heard(listener: Listener, voice_dir: Path, command: str) -> None:
     utterance, _verdict = hear(listener, kdl(command, voice_dir), KINGS_SECOND)

@@ -47,6 +47,17 @@ def test_the_line_due_names_every_rank_so_a_wrong_rank_is_heard() -> None:
     ]
 
 
+def test_the_judge_weighs_the_pass_word_the_tables_rules_name_said_alone() -> None:
+    def passes(language: str) -> list[tuple[str, str]]:
+        turn = turn_candidates(ListenContext(2, (Rank.KING,), language=language))
+        return [(c.text, c.phrase) for c in turn.fixed if c.kind is Kind.PASS]
+
+    english = [(" Pass.", "pass"), (" I pass.", "pass"), (" Pass, please.", "pass")]
+    assert passes("en") == english
+    assert passes("nl") == [*english, (" Pas.", "pas")]
+    assert passes("it") == [*english, (" Passo.", "passo")]
+
+
 def test_a_wording_that_sounds_the_same_is_not_scored_twice() -> None:
     lead = turn_candidates(ListenContext(1, RANKS))
     assert [t.before for t in lead.templates if t.position == 1] == [" There's as good as"]

@@ -6,7 +6,7 @@ import random
 
 import numpy as np
 
-from voice_earl.game.cards import RANKS
+from voice_earl.game.cards import RANKS, Rank
 from voice_earl.listening.sphinx_recognizer import MAX_GRAMMARS, SphinxRecognizer
 from voice_earl.words.context import ListenContext
 
@@ -35,3 +35,12 @@ def test_the_second_pass_decoder_is_made_only_when_needed() -> None:
     assert recognizer._second is None
     recognizer._decode_again(quiet)  # what finish() does when no phrase was completed
     assert recognizer._second is not None
+
+
+def test_pocketsphinx_knows_the_pass_word_of_every_tables_rules() -> None:
+    """Its dictionary has "pas" but not the Italian "passo", which the recognizer adds."""
+    recognizer = SphinxRecognizer()
+    for language in ("nl", "it"):
+        recognizer.begin(ListenContext(2, (Rank.KING,), language=language).phrases())
+        assert recognizer.missing_words == frozenset()
+    assert not recognizer.notices

@@ -123,6 +123,46 @@ def test_talk_mentioning_pass_is_not_a_pass(transcript: str) -> None:
     assert grade_line(transcript, QUEENS_SECOND, LENIENT).verdict is Verdict.UNCLEAR
 
 
+@pytest.mark.parametrize(
+    ("language", "transcript"), [("nl", "pas"), ("nl", "Pas!"), ("nl", "pas, pas"), ("it", "passo"), ("it", "Passo.")]
+)
+def test_at_a_dutch_or_italian_table_the_word_its_rules_name_passes(language: str, transcript: str) -> None:
+    result = grade_line(transcript, ListenContext(2, (Rank.QUEEN,), language=language), STRICT)
+    assert (result.verdict, result.heard_position, result.feedback()) == (Verdict.PASS, None, "")
+
+
+@pytest.mark.parametrize("language", ["nl", "it"])
+def test_pass_passes_in_every_language(language: str) -> None:
+    for transcript in ("pass", "I pass"):
+        assert grade_line(transcript, ListenContext(2, (Rank.QUEEN,), language=language)).verdict is Verdict.PASS
+
+
+@pytest.mark.parametrize(
+    ("language", "transcript"),
+    [
+        ("nl", "ik pas op"),  # I will mind it
+        ("nl", "pas op"),  # watch out
+        ("nl", "pasen"),  # Easter
+        ("nl", "pasta"),
+        ("nl", "mijn pas"),  # my bank card
+        ("nl", "past"),  # fits
+        ("it", "passa il sale"),  # pass the salt
+        ("it", "passa"),
+        ("it", "pasta"),
+        ("it", "compasso"),  # compasses
+        ("it", "il passo"),  # the step
+        ("it", "passo dopo"),  # I will come by later
+        ("en", "pas"),  # another language's word
+        ("en", "passo"),
+        ("nl", "passo"),
+        ("it", "pas"),
+    ],
+)
+def test_talk_around_the_tables_own_pass_word_is_not_a_pass(language: str, transcript: str) -> None:
+    context = ListenContext(2, (Rank.QUEEN,), language=language)
+    assert grade_line(transcript, context, LENIENT).verdict is Verdict.UNCLEAR
+
+
 @pytest.mark.parametrize("transcript", ["", "   ", "[unk]", "<unk> <sil>", "um", "uh ++NOISE++"])
 def test_silence(transcript: str) -> None:
     result = grade_line(transcript, QUEENS_SECOND)

@@ -356,6 +356,30 @@ def test_holding_none_of_the_open_rank_says_how_this_player_passes(source: str, 
     assert refused == f"{settings.names[follower]} holds no {rank.plural.lower()}: {how}"
 
 
+@pytest.mark.parametrize(("language", "word"), [("nl", "pas"), ("it", "passo")])
+def test_at_a_dutch_or_italian_table_a_player_passes_with_the_word_its_rules_name(language: str, word: str) -> None:
+    from voice_earl.i18n import set_language
+
+    class Native(Reciter):
+        def next_input(self, request: TurnRequest) -> TurnInput:
+            if len(self.said) > 300:  # a pass not heard is asked for again: the deal would never end
+                return KeyCommand(Command.QUIT)
+            return super().next_input(request)
+
+        def line_for(self, request: TurnRequest) -> str:
+            said = super().line_for(request)
+            return word if said == "pass" else said
+
+    set_language(language)
+    settings = TableSettings(seats("Ann", "Ben", "Cy"), HOYLE, DeckMode.VIRTUAL, deals=1, seed=11)
+    session = TableSession(settings, dict.fromkeys(range(3), Native(random.Random(1))))  # type: ignore[arg-type]
+    while not session.deal.over and session.play_turn():
+        pass
+    assert session.deal.over
+    passes = [record for record in session.records if record["event"] == "pass"]
+    assert passes and {(record["heard"], record["verdict"]) for record in passes} == {(word, "pass")}
+
+
 class RealPack:
     """A table with a real pack that plays every card it is asked for and leads the first rank not finished."""
 

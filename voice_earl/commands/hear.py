@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from voice_earl.commands.arguments import device, file_path, path_text, whole_number
 from voice_earl.commands.table_options import add_judge_options
 from voice_earl.errors import UsageError, VoiceEarlError
+from voice_earl.i18n import DEFAULT_LANGUAGE, LANGUAGES
 from voice_earl.paths import path_problem
 
 MAX_MANIFEST_BYTES = 10 * 1000 * 1000
@@ -44,6 +45,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ranks", metavar="R,R,...", help="at a lead: the ranks the player may lead (default all)")
     parser.add_argument(
         "--chant", type=path_text, default="earl", help="chant set: earl, snip-snap-snorum or a .toml file"
+    )
+    parser.add_argument(
+        "--lang",
+        choices=LANGUAGES,
+        default=DEFAULT_LANGUAGE,
+        help="the table's language: the word its rules name for a pass passes too (nl: pas, it: passo)",
     )
     parser.add_argument("--recognizer", default="auto", choices=("auto", "vosk", "pocketsphinx"))
     parser.add_argument("--model", type=file_path, metavar="PATH", help="the vosk model directory")
@@ -81,9 +88,9 @@ def run(args: argparse.Namespace) -> int:
     # Every argument is checked before the recognizer loads (which takes seconds).
     chant = chant_set(args.chant)
     if args.manifest is not None:
-        jobs = list(_manifest_jobs(args.manifest, chant))
+        jobs = list(_manifest_jobs(args.manifest, chant, args.lang))
     else:
-        context = _context(args.position, args.rank, args.ranks, chant)
+        context = _context(args.position, args.rank, args.ranks, chant, args.lang)
         jobs = [_Job(str(path), context) for path in args.files]
     if args.mic:
         from voice_earl.listening.stream.audio import choose_input_device
@@ -117,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
     return 1 if failures else 0
 
 
-def _context(position: int, rank: str | None, ranks: str | None, chant: ChantSet) -> ListenContext:
+def _context(position: int, rank: str | None, ranks: str | None, chant: ChantSet, language: str) -> ListenContext:
     from voice_earl.game.cards import RANKS
     from voice_earl.words.context import ListenContext
 
@@ -131,7 +138,7 @@ def _context(position: int, rank: str | None, ranks: str | None, chant: ChantSet
         chosen = RANKS  # at a lead every rank is possible
     if position != 1 and len(chosen) != 1:
         raise UsageError(f"position {position} follows one rank: give --rank R, not several")
-    return ListenContext(position, chosen, chant)
+    return ListenContext(position, chosen, chant, language=language)
 
 
 def _rank_list(ranks: str | None) -> list[str]:
@@ -153,7 +160,7 @@ def _parse_rank(name: str) -> Rank:
         raise UsageError(str(error)) from None
 
 
-def _manifest_jobs(path: Path, chant: ChantSet) -> Iterator[_Job]:
+def _manifest_jobs(path: Path, chant: ChantSet, language: str) -> Iterator[_Job]:
     """One job per line; a line that is not a good entry is a job that reports its error."""
     for number, line in _manifest_lines(path):
         if line is None:
@@ -178,7 +185,7 @@ def _manifest_jobs(path: Path, chant: ChantSet) -> Iterator[_Job]:
                 raise UsageError(f'"position" must be 1-4, not {json.dumps(position)[:20]}')
             rank_list = ",".join(str(r) for r in ranks) if isinstance(ranks, list) else None
             rank = entry.get("rank")
-            yield _Job(shown, _context(position, None if rank is None else str(rank), rank_list, chant))
+            yield _Job(shown, _context(position, None if rank is None else str(rank), rank_list, chant, language))
         except (VoiceEarlError, ValueError) as error:
             yield _Job(shown, None, str(error))
 
@@ -228,7 +235,7 @@ def _hear_file(job: _Job, listener: Listener, strictness: Strictness, fixed: boo
         samples = read_wav(Path(job.path))
     except VoiceEarlError as error:
         return {"path": job.path, "error": str(error)}
-    grammar = ListenContext.fixed(job.context.chant) if fixed else None
+    grammar = ListenContext.fixed(job.context.chant, job.context.language) if fixed else None
     try:
         utterance = listener.listen(pcm_chunks(samples), job.context, grammar=grammar)
     except VoiceEarlError as error:
@@ -303,7 +310,7 @@ def _hear_mic(args: argparse.Namespace, listener: Listener, context: ListenConte
     from voice_earl.listening.stream.utterance import grade_utterance
     from voice_earl.words.context import ListenContext
 
-    grammar = ListenContext.fixed(context.chant) if args.grammar == "fixed" else None
+    grammar = ListenContext.fixed(context.chant, context.language) if args.grammar == "fixed" else None
     device: str | int | None = args.device
     with Microphone(device) as microphone:
         print(

@@ -12,7 +12,7 @@ from pathlib import Path
 from voice_earl.errors import UsageError
 from voice_earl.game.chants import BUILTIN, ChantSet
 from voice_earl.paths import UnreadableFile, path_problem, read_regular_file, shown_path
-from voice_earl.words.context import PASS_WORDS, SPOKEN_COMMANDS
+from voice_earl.words.context import OWN_PASS_WORDS, PASS_WORDS, SPOKEN_COMMANDS
 from voice_earl.words.text import template_words
 
 if sys.version_info >= (3, 11):
@@ -22,7 +22,8 @@ else:  # pragma: no cover - Python 3.10
 
 MAX_FILE_BYTES = 64 * 1024
 MAX_LINE_WORDS = 30  # the formulas have 6 to 8; a line must be something a player can say in one breath
-RESERVED = (*PASS_WORDS, *SPOKEN_COMMANDS)
+# A chant file is the same whatever the table's language: every language's pass word is kept free.
+RESERVED = (*PASS_WORDS, *(word for words in OWN_PASS_WORDS.values() for word in words), *SPOKEN_COMMANDS)
 
 
 def chant_set(name_or_path: str) -> ChantSet:

@@ -31,6 +31,8 @@ logger = logging.getLogger(__name__)
 DECODER_OPTIONS: dict[str, str | float | bool] = {}
 # Turn grammars kept ready; older ones are removed (a lead's grammar differs with the ranks held).
 MAX_GRAMMARS = 16
+# Words the table listens for that the model's dictionary lacks, in its phones: the Italian rules' pass word.
+ADDED_WORDS: dict[str, str] = {"passo": "P AA S OW"}
 
 
 def jsgf_grammar(phrases: Sequence[str]) -> str:
@@ -82,7 +84,10 @@ class SphinxRecognizer(Recognizer):
         try:
             for key, value in settings.items():
                 config[key] = value
-            return self._pocketsphinx.Decoder(config)
+            decoder = self._pocketsphinx.Decoder(config)
+            for word, phones in ADDED_WORDS.items():
+                decoder.add_word(word, phones, True)
+            return decoder
         except (RuntimeError, ValueError, KeyError) as error:
             raise RecognizerError(
                 f"cannot load pocketsphinx's English model ({error}); reinstall pocketsphinx"

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from voice_earl.game.cards import RANKS, Rank
 from voice_earl.game.chants import EARL, POSITIONS, ChantSet
-from voice_earl.i18n import _, rank_plural
+from voice_earl.i18n import _, current_language, rank_plural
 from voice_earl.words.context import ListenContext
 from voice_earl.words.verdicts import LineGrade, Strictness, Verdict, grade_line
 
@@ -42,7 +42,7 @@ class Prompt:
         return text.format(ranks=ranks)
 
     def context(self, chant: ChantSet) -> ListenContext:
-        return ListenContext(self.position, (self.rank,), chant)
+        return ListenContext(self.position, (self.rank,), chant, language=current_language())
 
 
 @dataclass

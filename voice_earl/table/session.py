@@ -19,7 +19,7 @@ from voice_earl.game.gamelog import Record, to_record
 from voice_earl.game.moves import Action, FormulaDue, IllegalAction, Lead, Pass, Play
 from voice_earl.game.rules import DeckMode, Scoring
 from voice_earl.game.series import Series, competition_places
-from voice_earl.i18n import _, rank_plural
+from voice_earl.i18n import _, current_language, rank_plural
 from voice_earl.table.refusals import explain, holds_none, rank_finished
 from voice_earl.table.session_events import (
     DealBegins,
@@ -182,7 +182,8 @@ class TableSession:
     def context_for(self, due: FormulaDue) -> ListenContext:
         """What the player may say now: the rank is fixed at positions 2-4 (with a virtual deck, a
         player who holds none of it may only pass; with a real pack nobody knows, so any may pass); at a
-        lead the ranks held (virtual deck) or not yet finished (physical deck)."""
+        lead the ranks held (virtual deck) or not yet finished (physical deck). The table's language decides
+        which words pass besides "pass" ("pas", "passo")."""
         deal = self.deal
         if due.rank is not None:
             known = deal.hands is not None
@@ -193,12 +194,13 @@ class TableSession:
                 SPOKEN_COMMANDS,
                 must_pass=known and not deal.holds(due.player, due.rank),
                 may_pass=not known,
+                language=current_language(),
             )
         if deal.hands is not None:
             ranks = tuple(rank for rank in RANKS if deal.holds(due.player, rank))
         else:
             ranks = tuple(rank for rank in RANKS if deal.out[rank.index] < 4)
-        return ListenContext(1, ranks or RANKS, self.settings.chant, SPOKEN_COMMANDS)
+        return ListenContext(1, ranks or RANKS, self.settings.chant, SPOKEN_COMMANDS, language=current_language())
 
     def request(self, reminded: bool = False) -> TurnRequest:
         deal = self.deal

@@ -9,6 +9,8 @@
  'there is the best of all the three', 'and there is the earl of coventry', 'pass')
 >>> len(ListenContext.fixed().phrases())  # 13 ranks x 3 rank lines, 2 with "an" (Ace, Eight), 2 fixed lines, pass
 46
+>>> ListenContext(2, (Rank.QUEEN,), language="it").pass_words
+('pass', 'passo')
 """
 
 from __future__ import annotations
@@ -18,11 +20,15 @@ from dataclasses import dataclass
 
 from voice_earl.game.cards import RANKS, Rank
 from voice_earl.game.chants import EARL, POSITIONS, ChantSet
+from voice_earl.i18n import DEFAULT_LANGUAGE
 from voice_earl.words.text import normalise
 
 # Kept to the one word the rules name (parlour Gameplay 2: "simply say 'pass'"): every extra
 # word here is one more way for table talk to be heard as a pass.
 PASS_WORDS: tuple[str, ...] = ("pass",)
+# The word the rules in each language name (Dutch "zeg gewoon 'pas'", Italian "dice semplicemente 'passo'"),
+# a pass beside "pass" when the table speaks that language: only there, where the players read those rules.
+OWN_PASS_WORDS: dict[str, tuple[str, ...]] = {"nl": ("pas",), "it": ("passo",)}
 # What the game tells a player to say to pass ("pass" alone is a pass too): two syllables are heard
 # far more often than one in a loud room. On the golden corpus in babble at 6 dB, "I pass" 11 of 18
 # and "pass" 3 of 18; held to a phone, on the benchmark's held-out voices, 14 of 14 and 9 of 14.
@@ -43,6 +49,7 @@ class ListenContext:
     # rank), so what they are told to say when not heard is "I pass", not the line
     may_pass: bool = False  # the player may pass or play, and the laptop cannot tell which (a real pack:
     # it does not know the hands), so what they are told to say when not heard is the line or "I pass"
+    language: str = DEFAULT_LANGUAGE  # the table's language: its rules' own word passes too ("pas", "passo")
 
     def __post_init__(self) -> None:
         if self.position not in POSITIONS:
@@ -56,18 +63,23 @@ class ListenContext:
             raise ValueError("a lead cannot be passed")
 
     @classmethod
-    def fixed(cls, chant: ChantSet = EARL) -> ListenContext:
+    def fixed(cls, chant: ChantSet = EARL, language: str = DEFAULT_LANGUAGE) -> ListenContext:
         """One grammar for every turn (the baseline): every line for every rank.
 
         It is a lead with every rank open, whose phrases are every line x every rank; use it
         for a recognizer's grammar, and grade each line against its turn's real context.
         """
-        return cls(1, RANKS, chant)
+        return cls(1, RANKS, chant, language=language)
 
     @property
     def due_rank(self) -> Rank | None:
         """The rank the due line must name, or None at a lead with a choice of ranks."""
         return self.ranks[0] if len(self.ranks) == 1 else None
+
+    @property
+    def pass_words(self) -> tuple[str, ...]:
+        """What passes when said alone: "pass", and the word the rules in the table's language name."""
+        return (*PASS_WORDS, *OWN_PASS_WORDS.get(self.language, ()))
 
     def due_lines(self) -> tuple[str, ...]:
         """Every accepted wording of the due line, for each possible rank (display text)."""
@@ -90,7 +102,7 @@ class ListenContext:
             for rank in self.ranks
             for text in self.chant.accepted(position, rank)
         ]
-        return _unique(normalise(text) for text in (*due, *others, *PASS_WORDS, *self.commands))
+        return _unique(normalise(text) for text in (*due, *others, *self.pass_words, *self.commands))
 
     def vocabulary(self, *, rival_ranks: bool = False) -> frozenset[str]:
         """Every word in :meth:`phrases` (with the same ``rival_ranks``)."""

@@ -22,8 +22,8 @@ How a verdict is reached (``score`` is the weighted word match of
 :mod:`voice_earl.words.align`, 0-100; ``threshold`` depends on the strictness):
 
 1. nothing left after :func:`normalise` -> ``silent``;
-2. pass words and small words only ("pass", "I pass") -> ``pass`` (kept tight on purpose:
-   table talk that merely contains "pass" is not a pass);
+2. pass words and small words only ("pass", "I pass"; with a Dutch or Italian table "pas" or
+   "passo" too) -> ``pass`` (kept tight on purpose: table talk that merely contains "pass" is not a pass);
 3. the due line scores at least the threshold, no worse than any other line: its rank word
    decides: the due rank (at a lead: one of ``context.ranks``) -> ``correct``; another rank
    -> ``wrong_rank``; no rank word where the rank goes -> ``unclear`` (``lenient`` lets a
@@ -49,7 +49,7 @@ from voice_earl.game.cards import Rank
 from voice_earl.game.chants import POSITIONS, ChantSet
 from voice_earl.i18n import _, rank_name
 from voice_earl.words.align import SMALL_WORDS, Alignment, align
-from voice_earl.words.context import PASS_SAYING, PASS_WORDS, ListenContext
+from voice_earl.words.context import PASS_SAYING, ListenContext
 from voice_earl.words.text import RANK_BY_WORD, RANK_HOMOPHONES, SLOT, normalise, template_words
 
 
@@ -171,7 +171,6 @@ def _wordings(chant: ChantSet) -> tuple[_Wording, ...]:
     )
 
 
-_PASS_SET = frozenset(normalise(word) for word in PASS_WORDS)
 # Below this score nothing was close: no line is reported as heard.
 NOTHING_CLOSE = 50
 
@@ -186,7 +185,7 @@ def grade_line(transcript: str, context: ListenContext, strictness: Strictness =
     wordings = _wordings(context.chant)
     if not said:
         return _line_grade(Verdict.SILENT, said, context, context.due_rank, 0, None, None)
-    if _only_pass_words(said):
+    if _only_pass_words(said, context):
         return _line_grade(Verdict.PASS, said, context, context.due_rank, 100, None, None)
 
     best_by_position: dict[int, _Heard] = {}
@@ -209,10 +208,10 @@ def grade_line(transcript: str, context: ListenContext, strictness: Strictness =
     return _line_grade(verdict, said, context, rank, score, best.wording.position, best.rank)
 
 
-def _only_pass_words(said: tuple[str, ...]) -> bool:
+def _only_pass_words(said: tuple[str, ...], context: ListenContext) -> bool:
     """ "pass", "I pass", "pass, pass": a pass word and small words only."""
     words = [word for word in said if word not in SMALL_WORDS]
-    return bool(words) and all(word in _PASS_SET for word in words)
+    return bool(words) and all(word in context.pass_words for word in words)
 
 
 def _grade_rank(due: _Heard, context: ListenContext, strictness: Strictness) -> tuple[Verdict, Rank | None]:

@@ -29,11 +29,12 @@ from typing import TypeVar
 
 from voice_earl.game.cards import RANKS, Rank
 from voice_earl.game.chants import POSITIONS
-from voice_earl.words.context import PASS_WORDS, ListenContext
+from voice_earl.words.context import OWN_PASS_WORDS, PASS_WORDS, ListenContext
 from voice_earl.words.text import SLOT, normalise
 
 # Ways of saying "pass" on its own. Each is judged the pass word itself; a sentence that merely
-# contains "pass" is none of them (the full stop is scored).
+# contains "pass" is none of them (the full stop is scored). A Dutch or Italian table's own word is
+# weighed too, alone ("Pas.", "Passo.").
 PASS_PHRASES: tuple[str, ...] = ("Pass", "I pass", "Pass, please")
 # The due line is scored whole with this many of the ranks likeliest in its slot; other lines with one.
 DUE_RANKS_SCORED = 3
@@ -137,6 +138,8 @@ def turn_candidates(context: ListenContext) -> TurnCandidates:
                 fixed.append(Candidate(Kind.LINE, text, normalise(text), position, rankless=True))
     pass_word = normalise(PASS_WORDS[0])
     fixed.extend(Candidate(Kind.PASS, sentence(phrase), pass_word) for phrase in PASS_PHRASES)
+    own = OWN_PASS_WORDS.get(context.language, ())
+    fixed.extend(Candidate(Kind.PASS, sentence(word.capitalize()), normalise(word)) for word in own)
     fixed.extend(
         Candidate(Kind.COMMAND, sentence(command.capitalize()), normalise(command)) for command in context.commands
     )

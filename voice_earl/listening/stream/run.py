@@ -40,7 +40,7 @@ from voice_earl.listening.stream.utterance import (
     Utterance,
     verdict_why,
 )
-from voice_earl.words.context import PASS_WORDS, ListenContext
+from voice_earl.words.context import ListenContext
 from voice_earl.words.text import normalise
 
 logger = logging.getLogger("voice_earl.listening.stream.listener")
@@ -352,7 +352,9 @@ class ListenRun:
         run = self._latest_judgement(text) if self.judge is not None else None
         if run is not None:
             text = run.result.phrase if self._heard(run) else ""
-        if cut_off and normalise(text) in {normalise(saying) for saying in (*PASS_WORDS, *self.context.commands)}:
+        if cut_off and normalise(text) in {
+            normalise(saying) for saying in (*self.context.pass_words, *self.context.commands)
+        }:
             self.veto, text = f"listener: {text!r} cut off with the voice still loud", ""
         self._decided(text, early, by=run)
 
