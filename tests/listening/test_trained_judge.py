@@ -177,3 +177,21 @@ def test_the_shipped_patch_builds_the_model_its_manifest_names(tmp_path: Path) -
     manifest = trained_judge.read_manifest(patch_dir)
     assert manifest is not None and file_sha256(built / "model.bin")[0] == manifest.model_sha256
     assert manifest.base_sha256 == judge_models.PINNED_JUDGE_FILES["model.bin"].sha256
+
+
+def test_doctor_and_models_list_say_the_trained_judge_is_in_use_and_check_it(
+    shipped: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from voice_earl.commands.cli import main
+    from voice_earl.commands.doctor_checks import Status
+    from voice_earl.commands.doctor_judge import check_judge
+
+    checked = check_judge()
+    assert checked.status is Status.OK and "trained on the game's words" in checked.detail
+    main(["models", "list"])
+    out = capsys.readouterr().out
+    assert f"{trained_judge.TRAINED_JUDGE}  ({SOURCE_TRAINED})" in out and "--base-judge" in out
+    built = trained_judge.built_dir() / "model.bin"
+    built.write_bytes(built.read_bytes()[:-1] + b"\x01")
+    checked = check_judge()
+    assert checked.status is Status.WARN and "is not the one" in checked.detail and str(built.parent) in checked.fix
