@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import signal
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -30,6 +33,13 @@ def _roomy_tmpfs(path: str = "/dev/shm") -> bool:
 
 if _roomy_tmpfs():
     os.environ.setdefault("PYTEST_DEBUG_TEMPROOT", "/dev/shm")
+
+# A fixture wider than one test (a module's listener) finds its models before that test's own folders are set:
+# it gets the run's own folders, never the real user's (the trained judge is built into the data folder).
+_RUN_DIRS = Path(tempfile.mkdtemp(prefix="voice-earl-tests-", dir=os.environ.get("PYTEST_DEBUG_TEMPROOT")))
+atexit.register(shutil.rmtree, _RUN_DIRS, True)
+os.environ["VOICE_EARL_DATA_DIR"] = str(_RUN_DIRS / "user-data")
+os.environ["VOICE_EARL_CONFIG_DIR"] = str(_RUN_DIRS / "user-config")
 
 # No test may depend on the machine's speed: Hypothesis's 200 ms deadline fails a @given test on a machine busy with
 # other work. Both of its own profiles lose the deadline ("ci" is the one it loads itself under CI), and the one it
