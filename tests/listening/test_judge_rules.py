@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
+import numpy as np
 import pytest
 
 from voice_earl.game.cards import Rank
@@ -22,6 +23,8 @@ from voice_earl.listening.judge.decision import (
     voice_stopped,
 )
 from voice_earl.listening.judge.rules import choose
+from voice_earl.listening.judge.whisper import speaker_stopped
+from voice_earl.listening.stream.audio import SAMPLE_RATE
 from voice_earl.words.text import normalise
 
 SETTINGS = JudgeSettings(
@@ -458,3 +461,27 @@ def test_only_the_line_due_with_a_rank_due_heard_on_its_mean_is_taken_before_the
     assert not sure(LINE, -2.5, due=False)  # a wrong rank
     assert not sure(LINE, -2.5, position=3)  # a wrong line
     assert not sure(PASS, -0.5) and not sure(UNDO, -0.5)
+
+
+def test_whether_the_speaker_stopped_after_a_line_is_asked_of_its_likeliest_spelling() -> None:
+    """The line due is weighed in every spelling of the rank due: "a 9" just under the line floor and
+    "a Nine" far under it do not keep "a nine", over it, from being taken where the voice fell away."""
+    loud = replace(SETTINGS, line_floor=-3.5, line_gain=1.0, voice_drop_db=4.0)
+    phrase = "there is a nine as good as he"
+    means = {
+        " There's a 9 as good as he": -3.56,
+        " There's a nine as good as he": -3.31,
+        " There's a Nine as good as he": -3.95,
+    }
+    spelled = tuple(
+        Scored(Candidate(Kind.LINE, text, phrase, 2), mean * 8, 8, quiet_logprob=(mean - 1.5) * 8, end_s=1.0)
+        for text, mean in means.items()
+    )
+    slot = Slot(" There's a", " 9", -7.9, "zero", -1.0, Rank.NINE, 1, due=True)
+    result = JudgeResult(
+        phrase, spelled[1], 0.05, spelled, dict.fromkeys((s.candidate for s in spelled), slot), position=2
+    )
+    voice = (8000 * np.sin(np.arange(SAMPLE_RATE) * 0.2)).astype(np.int16)
+    assert speaker_stopped(result, np.concatenate([voice, voice // 100]), loud) is True
+    assert speaker_stopped(result, np.concatenate([voice, voice]), loud) is False  # the voice went on
+    assert speaker_stopped(result, voice, loud) is None  # nothing after it yet

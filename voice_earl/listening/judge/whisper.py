@@ -162,23 +162,8 @@ class WhisperJudge:
 
         Only the line due with a rank due (:func:`sure_line`) is taken so: talk may start with a
         pass or a command ("undo your seat belt first"), and a wrong rank or a wrong line waits for
-        the judge's word on the whole of the speech."""
-        heard = [item for item in result.scored if item.candidate.phrase == result.phrase]
-        if not heard or not all(sure_line(item, result, self.settings) for item in heard):
-            return False
-        seconds, look = len(samples) / SAMPLE_RATE, VOICE_SPAN_S + self.settings.stop_look_s
-        if seconds < min(item.end_s for item in heard) + look:
-            return None
-        levels, search_s = Levels(samples), FALL_SEARCH_S
-        measured = []
-        for item in heard:
-            fall = voice_fall(levels, item.end_s, search_s)
-            if fall is not None and seconds >= fall.at_s + look:
-                measured.append(replace(item, voice_drop_db=fall.drop_db, end_s=fall.at_s, voice_back_db=fall.back_db))
-        if heard_where_voice_fell_away(replace(result, scored=tuple(measured)), self.settings):
-            return True
-        # Whisper may put the end half a second early or late: a fall may still come there.
-        return False if seconds >= max(item.end_s for item in heard) + search_s + look else None
+        the judge's word on the whole of the speech. See :func:`speaker_stopped`."""
+        return speaker_stopped(result, samples, self.settings)
 
     def _voice_start(self, samples: Pcm16) -> int:
         """The first sample to weigh: in a loud room, ``VOICE_LEAD_S`` before the voice is first
@@ -282,7 +267,9 @@ class WhisperJudge:
         self, encoded: Any, templates: Sequence[Template], due_ranks: tuple[Rank, ...] = ()
     ) -> tuple[list[Candidate], dict[Candidate, Slot]]:
         """Each template with the ranks likeliest in its slot (one decoder pass for all templates);
-        the line due also with the rank due, when one is, wherever it stands in the slot.
+        the line due also with the rank due, when one is, wherever it stands in the slot, and in
+        every spelling of it: the slot is read on a rank's first token alone, and the words after it
+        may make the line likelier spelled otherwise (" There's a nine as good as he" than " ... a 9 ...").
 
         Before a rank that starts with a vowel, "a" is also tried as "an" ("There's an Eight")."""
         slotted = [t for t in templates if len(t.ranks) > 1]
@@ -292,8 +279,13 @@ class WhisperJudge:
         for template in slotted:
             for slot in self._rank_tokens.ranked(at_slot, template, due_ranks):
                 candidate = template.fill(slot.spelling, slot.before)
-                if slot.place < template.keep or (template.keep > 1 and due_ranks == (slot.rank,)):
+                rank_due = template.keep > 1 and due_ranks == (slot.rank,)
+                if slot.place < template.keep or rank_due:
                     filled.append(candidate)
+                if rank_due:
+                    spelled = [template.fill(s, slot.before) for s in rank_spellings(slot.rank) if s != slot.spelling]
+                    filled.extend(spelled)
+                    slots.update(dict.fromkeys(spelled, slot))
                 slots[candidate] = slot
                 slots.setdefault(template.fill(rank_spellings(slot.rank)[0]), slot)  # as the first pass says it
         heard_rank = slots[filled[0]].spelling if filled else None
@@ -388,6 +380,26 @@ class WhisperJudge:
                 (text, float(logprobs.sum())) for text, (logprobs, _end, _start) in zip(missing, aligned, strict=True)
             )
         return {t: self._quiet_logprobs[t] for t in texts}
+
+
+def speaker_stopped(result: JudgeResult, samples: Pcm16, settings: JudgeSettings) -> bool | None:
+    """:meth:`WhisperJudge.stopped_after`, asked of the line heard in its likeliest spelling: the line
+    due is weighed in every spelling of the rank due ("a 9", "a nine", "a Nine"), and one of them is
+    always less likely than the others."""
+    said = [item for item in result.scored if item.candidate.phrase == result.phrase]
+    heard = max(said, key=lambda item: item.mean, default=None)
+    if heard is None or not sure_line(heard, result, settings):
+        return False
+    seconds, look = len(samples) / SAMPLE_RATE, VOICE_SPAN_S + settings.stop_look_s
+    if seconds < heard.end_s + look:
+        return None
+    fall = voice_fall(Levels(samples), heard.end_s, FALL_SEARCH_S)
+    if fall is not None and seconds >= fall.at_s + look:
+        measured = replace(heard, voice_drop_db=fall.drop_db, end_s=fall.at_s, voice_back_db=fall.back_db)
+        if heard_where_voice_fell_away(replace(result, scored=(measured,)), settings):
+            return True
+    # Whisper may put the end half a second early or late: a fall may still come there.
+    return False if seconds >= heard.end_s + FALL_SEARCH_S + look else None
 
 
 # Whisper's encoder gives one step of the alignment per 20 ms of audio.
