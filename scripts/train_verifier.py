@@ -42,7 +42,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from voice_earl.bench.corpus import VOICES, Expect
-from voice_earl.bench.golden_file import CORPUS, LOOKS_CORPUS, Case, HeardTrial, LookCase, read_corpus, read_looks
+from voice_earl.bench.golden_file import (
+    BASE_JUDGE,
+    CORPUS,
+    LOOKS_CORPUS,
+    Case,
+    HeardTrial,
+    LookCase,
+    corpus_file,
+    judge_of,
+    read_corpus,
+    read_looks,
+)
 from voice_earl.bench.golden_replay import (
     POINTS,
     REPORT,
@@ -50,6 +61,7 @@ from voice_earl.bench.golden_replay import (
     TRAIN,
     VOICE_PARTS,
     WRONG,
+    corpus_settings,
     part_of,
     replay,
     right,
@@ -68,7 +80,7 @@ from voice_earl.bench.looks_replay import (
     takeable,
 )
 from voice_earl.listening.judge.candidates import Heard, Kind, heard_as
-from voice_earl.listening.judge.decision import Decision, JudgeResult, JudgeSettings, Scored
+from voice_earl.listening.judge.decision import Decision, JudgeResult, Scored
 from voice_earl.listening.judge.verifier import (
     LINE_FEATURES,
     MODEL_FILE,
@@ -283,9 +295,9 @@ def main() -> int:
     parser.add_argument(
         "--looks",
         type=Path,
-        default=LOOKS_CORPUS,
         help="the listener's looks (scripts/judge_corpus.py --looks): trained on too, and the points chosen "
-        "so that a trial moves the game when any of its looks would ('none': the whole recordings alone)",
+        "so that a trial moves the game when any of its looks would ('none': the whole recordings alone; "
+        "default: the looks the corpus's judge took, when there are any)",
     )
     parser.add_argument(
         "--talk",
@@ -304,7 +316,18 @@ def main() -> int:
         "(voice_earl/bench/listened_points.py; the first run takes about half an hour a condition on 2 cores)",
     )
     parser.add_argument("--dry-run", action="store_true")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        help=f"where the numbers go (default: {MODEL_FILE.name}, tiny.en's verifier, which only tiny.en's "
+        "corpus may write: another judge's verifier is written only where asked)",
+    )
     args = parser.parse_args()
+    if judge_of(args.corpus) != BASE_JUDGE and args.out is None and not args.dry_run:
+        parser.error(f"{args.corpus.name} was scored by the {judge_of(args.corpus)} judge: give --out or --dry-run")
+    if args.looks is None:
+        own = corpus_file(LOOKS_CORPUS, judge_of(args.corpus))
+        args.looks = own if own.exists() else Path("none")
     cases = read_corpus(args.corpus)
     parts = {part: [c for c in cases if part_of(c.group) == part] for part in (TRAIN, POINTS, REPORT)}
     print(", ".join(f"{part}: {len(found)} trials" for part, found in parts.items()))
@@ -329,7 +352,8 @@ def main() -> int:
             + ", ".join(f"{n} {c / s:+.2f}" for n, c, s in zip(model.features, model.coef, model.scale, strict=True))
         )
     verifier = Verifier(line, short, {}, "")
-    unbarred = replace(JudgeSettings(), line_point=0.0, wrong_point=0.0, pass_point=0.0, command_point=0.0)
+    fitted = corpus_settings(args.corpus)  # the numbers both decisions share, as the corpus's judge ships them
+    unbarred = replace(fitted, line_point=0.0, wrong_point=0.0, pass_point=0.0, command_point=0.0)
     whole = replay(parts[POINTS], unbarred, verifier, exact=True)
     if looks:
         trials = by_trial(look_parts[POINTS], heard_parts[POINTS])
@@ -343,7 +367,7 @@ def main() -> int:
     print("\nthe whole recordings of the report voices:")
     print("\n".join(table(heard_at(replay(parts[REPORT], unbarred, verifier, exact=True), points))))
     if looks:
-        shipped = JudgeSettings()
+        shipped = fitted
         print("\nthe listener's looks at the points voices' trials (a trial: its first look taken), the rules:")
         print("\n".join(looks_table(decided_looks(trials, shipped), None)))
         print("... the shipped verifier:")
@@ -404,9 +428,10 @@ def write(
         "line": line.to_json(),
         "short": short.to_json(),
     }
-    MODEL_FILE.parent.mkdir(parents=True, exist_ok=True)
-    MODEL_FILE.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
-    print(f"\nwritten: {MODEL_FILE}")
+    out = args.out or MODEL_FILE
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    print(f"\nwritten: {out}")
 
 
 if __name__ == "__main__":

@@ -355,7 +355,13 @@ class WatchedJudge:
     def understands(self, context: ListenContext) -> bool:
         return self.inner.understands(context)
 
-    def judge(self, samples: Pcm16, context: ListenContext, first_pass: str = "", held: bool = False) -> JudgeResult:
+    def judge(
+        self,
+        samples: Pcm16,
+        context: ListenContext,
+        first_pass: str = "",
+        held: bool = False,
+    ) -> JudgeResult:
         return self.inner.judge(samples, context, first_pass, held)
 
     def stopped_after(self, result: JudgeResult, samples: Pcm16) -> bool | None:
@@ -389,7 +395,13 @@ class HeardOnceJudge(WatchedJudge):
         super().__init__(judge)
         self.first_line = ""
 
-    def judge(self, samples: Pcm16, context: ListenContext, first_pass: str = "", held: bool = False) -> JudgeResult:
+    def judge(
+        self,
+        samples: Pcm16,
+        context: ListenContext,
+        first_pass: str = "",
+        held: bool = False,
+    ) -> JudgeResult:
         result = self.inner.judge(samples, context, first_pass, held)
         if result.heard and result.phrase == self.first_line:
             return replace(result, phrase="", voice_stopped=False)
@@ -519,7 +531,13 @@ class SlowJudge:
     def understands(self, context: ListenContext) -> bool:
         return self.inner.understands(context)
 
-    def judge(self, samples: Pcm16, context: ListenContext, first_pass: str = "", held: bool = False) -> JudgeResult:
+    def judge(
+        self,
+        samples: Pcm16,
+        context: ListenContext,
+        first_pass: str = "",
+        held: bool = False,
+    ) -> JudgeResult:
         time.sleep(self.delay_s)
         return self.inner.judge(samples, context, first_pass, held)
 
@@ -567,3 +585,23 @@ def test_without_the_judge_the_first_pass_alone_decides(tmp_path: Path) -> None:
     line = speak("There's a King as good as he", tmp_path / "line.wav")
     utterance, verdict = hear(plain, padded(line), KINGS_SECOND)
     assert verdict is Verdict.CORRECT and utterance.judge_result is None and utterance.judge_started is None
+
+
+def test_a_lines_full_stop_is_likely_when_it_was_said_alone_and_unlikely_when_talk_goes_on_past_it(
+    listener: Listener, voice_dir: Path
+) -> None:
+    """The full stop after a line's words is scored apart from them (``Scored.last_logprob``): said
+    alone, the line ends there; in talk that goes on past its words, something else follows."""
+    judge = listener.judge
+    assert isinstance(judge, WhisperJudge)
+    third = ListenContext(3, (Rank.KING,), commands=COMMANDS)
+
+    def line_stop(saying: str, context: ListenContext, line: str) -> float:
+        result = judge.judge(kdl(saying, voice_dir), context)
+        (item,) = [s for s in result.scored if s.candidate.kind is Kind.LINE and s.candidate.text == f" {line}"]
+        return item.last_logprob
+
+    assert line_stop("There's the best of all the three", third, "There's the best of all the three") > -1.0
+    assert line_stop("she picked the best of all the three puppies", third, "There's the best of all the three") < -3.0
+    assert line_stop("There's a King as good as he", KINGS_SECOND, "There's a king as good as he") > -1.0
+    assert line_stop("he thinks he's as good as the king", KINGS_SECOND, "There's a king as good as he") < -3.0

@@ -1,4 +1,5 @@
-"""The judge's decision with the shipped settings, replayed on the golden corpus (tests/data/judge_corpus.npz).
+"""The judge's decision with the shipped settings, replayed on the golden corpus (tests/data/judge_corpus.npz,
+and the trained judge's own, judge_corpus_earl.npz).
 
 The corpus keeps what Whisper scored for every trial of the benchmark's tune split, so the decision
 runs here in about a second, without the model. The counts below are what the shipped settings (and
@@ -11,13 +12,25 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
 from voice_earl.bench.corpus import TUNING_CONDITIONS, VOICES, Expect
-from voice_earl.bench.golden_file import CORPUS, Case, read_corpus
+from voice_earl.bench.golden_file import (
+    BASE_JUDGE,
+    CORPUS,
+    TRAINED_CORPUS,
+    TRAINED_JUDGE,
+    Case,
+    corpus_file,
+    judge_of,
+    read_corpus,
+    write_corpus,
+)
 from voice_earl.bench.golden_replay import Tally, ranked_first, replay, tally
 from voice_earl.listening.judge.decision import Decision, JudgeSettings
+from voice_earl.listening.judge.settings import trained_judge_settings
 
 
 @pytest.fixture(scope="module")
@@ -129,4 +142,67 @@ VERIFIER = {
     "commands heard": 62,
     "talk that moved the game": 27,
     "said, and heard as something else that moves the game": 10,
+}
+
+
+def test_a_corpus_says_which_judge_scored_it(cases: list[Case], tmp_path: Path) -> None:
+    """The trained judge's scores are on another scale: its corpus is its own file, and says so."""
+    assert judge_of(CORPUS) == BASE_JUDGE
+    assert corpus_file(CORPUS, BASE_JUDGE) == CORPUS
+    assert corpus_file(CORPUS, TRAINED_JUDGE) == TRAINED_CORPUS == CORPUS.with_name("judge_corpus_earl.npz")
+    path = tmp_path / "earl.npz"
+    assert write_corpus({"clean": [(case.trial, case.result) for case in cases[:2]]}, path, judge=TRAINED_JUDGE) == 2
+    assert judge_of(path) == TRAINED_JUDGE
+    assert [c.result.scored for c in read_corpus(path)] == [c.result.scored for c in cases[:2]]
+
+
+@pytest.fixture(scope="module")
+def trained_cases() -> list[Case]:
+    return read_corpus(TRAINED_CORPUS)
+
+
+def test_the_trained_judges_corpus_is_the_same_trials_scored_by_it(
+    cases: list[Case], trained_cases: list[Case]
+) -> None:
+    assert judge_of(TRAINED_CORPUS) == TRAINED_JUDGE
+    assert [(c.condition, c.group, c.expect, c.text) for c in trained_cases] == [
+        (c.condition, c.group, c.expect, c.text) for c in cases
+    ]
+
+
+def test_the_trained_judge_hears_with_its_numbers_what_it_heard_when_it_shipped(trained_cases: list[Case]) -> None:
+    assert counted(replay(trained_cases, trained_judge_settings())).heard() == TRAINED_SHIPPED
+
+
+def test_the_trained_judge_ranks_what_was_said_first_far_more_often_in_a_loud_room(
+    cases: list[Case], trained_cases: list[Case]
+) -> None:
+    """What a decision can hear is bound by what the model ranks first (see RANKED_FIRST)."""
+    for condition, (lines, passes) in TRAINED_RANKED_FIRST.items():
+        chosen = [case for case in trained_cases if case.condition == condition]
+        assert sum(ranked_first(c) for c in chosen if c.expect == Expect.CORRECT) == lines
+        assert sum(ranked_first(c) for c in chosen if c.expect == Expect.PASS) == passes
+        assert lines > RANKED_FIRST[condition][0] and passes > RANKED_FIRST[condition][1]
+
+
+def test_the_bar_on_a_lines_full_stop_keeps_talk_that_goes_on_past_a_formula_from_moving_the_game(
+    trained_cases: list[Case],
+) -> None:
+    """With the trained judge's numbers, and without its bar on a line's full stop."""
+    shipped = counted(replay(trained_cases, trained_judge_settings()))
+    unbarred = counted(replay(trained_cases, replace(trained_judge_settings(), line_stop_floor=float("-inf"))))
+    assert shipped.talk < unbarred.talk
+    assert shipped.good[Expect.CORRECT] >= unbarred.good[Expect.CORRECT] - 5
+
+
+# The trained judge's corpus (tests/data/judge_corpus_earl.npz): what it ranks first, and what its numbers
+# hear (scripts/judge_replay.py --corpus tests/data/judge_corpus_earl.npz prints them per condition).
+TRAINED_RANKED_FIRST = {"babble 12 dB": (188, 53), "babble 6 dB": (173, 50), "cafe 6 dB": (179, 54)}
+TRAINED_SHIPPED = {
+    "lines accepted": 1322,  # of 1344
+    "wrong lines and ranks accepted": 11,  # of 420
+    "passes heard": 332,  # of 378
+    "commands heard": 55,  # of 84
+    "talk that moved the game": 22,  # of 2912 (27 without the bar on a line's full stop)
+    "said, and heard as something else that moves the game": 13,
 }

@@ -376,6 +376,22 @@ def test_talk_that_starts_with_any_pass_is_no_pass_whichever_pass_scored_best() 
     assert decide(options, {}, alone, lambda: Transcript(" Pass. Pass, please.", -1.0)).phrase == "pass"
 
 
+def test_a_line_must_not_go_on_past_its_words() -> None:
+    """The full stop after a line's words, scored apart from them, is unlikely when talk goes on past
+    them ("she picked the best of all the three puppies"): below ``line_stop_floor`` it is not heard."""
+    floor = replace(SETTINGS, line_stop_floor=-2.0)
+    went_on = Scored(LINE, -0.5 * 8, 8, last_logprob=-4.0)
+    stopped = Scored(LINE, -0.5 * 8, 8, last_logprob=-0.3)
+    assert choose([went_on], {}, SETTINGS).phrase == LINE.phrase
+    decided = choose([went_on], {}, floor)
+    assert decided.phrase == "" and decided.detail.startswith("veto line-goes-on"), decided
+    assert choose([stopped], {}, floor).phrase == LINE.phrase
+    # ... nor when the first pass heard it too.
+    agreed = Scored(LINE, -4.0 * 8, 8, -6.0 * 8, last_logprob=-4.0)
+    assert choose([agreed], {}, SETTINGS, LINE.phrase, 2).rule == "rule agreement"
+    assert choose([agreed], {}, floor, LINE.phrase, 2).phrase == ""
+
+
 def test_a_pass_or_a_command_must_end_where_its_full_stop_is() -> None:
     """A word after "pass" ("Pass it to the left", "my password is ...") makes the full stop that
     ends the pass phrase unlikely, however well "pass" itself scored; a line has no full stop."""
@@ -387,7 +403,7 @@ def test_a_pass_or_a_command_must_end_where_its_full_stop_is() -> None:
     assert choose([stopped], {}, stop).phrase == "pass"
     assert choose([Scored(UNDO, -1.0 - 5.0, 2, last_logprob=-5.0)], {}, replace(stop, command_floor=-3.5)).phrase == ""
     line = Scored(LINE, -1.0 * 8, 8, last_logprob=-6.0)
-    assert choose([line], {}, stop).phrase == LINE.phrase
+    assert choose([line], {}, stop).phrase == LINE.phrase  # a line's own floor is apart
     # A pass on its gain over a quiet room must end there too.
     gains = replace(stop, pass_gain=1.0, pass_gain_floor=-6.0)
     assert choose([Scored(PASS, -5.0 * 2, 2, -8.0 * 2, last_logprob=-3.5)], {}, gains).phrase == "pass"

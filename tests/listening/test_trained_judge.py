@@ -146,6 +146,18 @@ def test_the_base_is_the_default_and_the_trained_judge_one_flag_away(shipped: Pa
     assert not trained_judge.built_dir().exists()  # nothing built until it is asked for
 
 
+def test_each_judge_decides_by_the_numbers_chosen_on_its_own_scores(shipped: Path) -> None:
+    """The trained judge's scores are on another scale: it has its own numbers (its bar on a line's full
+    stop, chosen on the corpus it scored); tiny.en keeps the ones chosen on its scores."""
+    from voice_earl.listening.judge.settings import TRAINED_LINE_STOP_FLOOR, JudgeSettings
+    from voice_earl.listening.judge.whisper import settings_for
+
+    trained, base = discover_judge_model(trained=True), discover_judge_model()
+    assert trained is not None and base is not None
+    assert settings_for(trained.path).line_stop_floor == TRAINED_LINE_STOP_FLOOR > float("-inf")
+    assert settings_for(base.path) == JudgeSettings()
+
+
 def test_a_new_patch_is_built_again(shipped: Path) -> None:
     discover_judge_model(trained=True)
     shipped_patch_again = shipped.parent / "again"

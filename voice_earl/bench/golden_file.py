@@ -28,6 +28,22 @@ HELD_CONDITIONS = ("clean", "babble 6 dB", "cafe 6 dB")
 # Every look the real listener asked the judge for, at the train and points voices' trials
 # (voice_earl/bench/looks.py): a row per look, with where it ends against the trial's true end.
 LOOKS_CORPUS = CORPUS.with_name("looks_corpus.npz")
+BASE_JUDGE, TRAINED_JUDGE = "tiny.en", "tiny.en-earl"  # which judge scored a corpus
+
+
+def corpus_file(base: Path, judge: str) -> Path:
+    """The corpus ``base`` as ``judge`` scored it: the trained judge's scores are on another scale, so
+    it has corpora of its own (``judge_corpus_earl.npz``)."""
+    return base if judge == BASE_JUDGE else base.with_name(f"{base.stem}_earl{base.suffix}")
+
+
+TRAINED_CORPUS = corpus_file(CORPUS, TRAINED_JUDGE)
+
+
+def judge_of(path: Path) -> str:
+    """Which judge scored the corpus in ``path`` (a corpus that does not say: tiny.en's)."""
+    with np.load(path) as data:
+        return str(data["judge"]) if "judge" in data.files else BASE_JUDGE
 
 
 @dataclass(frozen=True)
@@ -114,6 +130,7 @@ def write_corpus(
     path: Path,
     held: bool = False,
     extra: Mapping[str, np.ndarray] | None = None,
+    judge: str = BASE_JUDGE,
 ) -> int:
     """The kept results as one compressed file of columns: a row per trial, and a row per candidate
     (and the ``extra`` columns as given); ``held``: every trial held to a phone."""
@@ -166,6 +183,7 @@ def write_corpus(
     columns.update(extra or {})
     path.parent.mkdir(parents=True, exist_ok=True)
     columns["held"] = np.array(held)  # every trial held to a phone, or none
+    columns["judge"] = np.array(judge)
     np.savez_compressed(path, **columns)  # type: ignore[arg-type]
     return len(trial_rows)
 
@@ -196,7 +214,7 @@ def read_corpus(path: Path = CORPUS) -> list[Case]:
         numbers: dict[str, list[Any]] = {
             name: _unfixed(data[name]) if name in FIXED else data[name].tolist()
             for name in data.files
-            if not name.endswith("__values") and name not in strings and name != "held"
+            if not name.endswith("__values") and name not in strings and name not in ("held", "judge")
         }
     by_trial: list[list[tuple[Scored, Slot | None]]] = [[] for _ in strings["condition"]]
     candidate_of = functools.cache(

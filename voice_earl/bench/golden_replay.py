@@ -29,10 +29,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from voice_earl.bench.corpus import TUNING_CONDITIONS, VOICES, Expect, moved_the_game
-from voice_earl.bench.golden_file import CORPUS, Case, read_corpus
+from voice_earl.bench.golden_file import CORPUS, TRAINED_JUDGE, Case, judge_of, read_corpus
 from voice_earl.bench.outcomes import grouped_by_reason
 from voice_earl.bench.settings import chosen_settings
 from voice_earl.listening.judge.decision import Decision, JudgeSettings, Transcript, decide
+from voice_earl.listening.judge.settings import trained_judge_settings
 from voice_earl.listening.judge.verifier import Verifier
 from voice_earl.words.context import ListenContext
 from voice_earl.words.verdicts import LineGrade, Verdict, grade_line
@@ -53,6 +54,11 @@ def part_of(group: str) -> str:
 
 TALK = (Expect.CHATTER, Expect.HUMAN, Expect.ROOM)  # speech that must not move the game
 WRONG = (Expect.WRONG_LINE, Expect.WRONG_RANK)
+
+
+def corpus_settings(path: Path) -> JudgeSettings:
+    """The shipped decision of the judge that scored the corpus in ``path`` (each judge has its own)."""
+    return trained_judge_settings() if judge_of(path) == TRAINED_JUDGE else JudgeSettings()
 
 
 def replay(
@@ -225,7 +231,12 @@ def _mistaken(case: Case, phrase: str) -> bool:
 def main(looks: Callable[[JudgeSettings, str | None], int] | None = None) -> int:
     """``looks``: what replays a decision on the listener's looks (``--looks``; see scripts/judge_replay.py)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--corpus", type=Path, default=CORPUS)
+    parser.add_argument(
+        "--corpus",
+        type=Path,
+        default=CORPUS,
+        help=f"default: {CORPUS.name}, tiny.en's (its decision replayed; a trained judge's corpus, its own)",
+    )
     parser.add_argument("--set", nargs="+", default=[], metavar="NAME=VALUE", help="judge settings to try")
     parser.add_argument(
         "--part",
@@ -243,7 +254,7 @@ def main(looks: Callable[[JudgeSettings, str | None], int] | None = None) -> int
     if args.looks and looks is not None:
         return looks(chosen_settings(args.set)[1], args.part)
     cases = [case for case in read_corpus(args.corpus) if args.part in (None, part_of(case.group))]
-    decided = replay(cases, chosen_settings(args.set)[1])
+    decided = replay(cases, chosen_settings(args.set, corpus_settings(args.corpus))[1])
     print("\n".join(table([(case, d.phrase) for case, d in decided])))
     if args.show_errors:
         show_errors(decided)

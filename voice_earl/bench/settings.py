@@ -10,10 +10,11 @@ from voice_earl.listening.judge.decision import JudgeSettings
 from voice_earl.listening.stream.utterance import ListenSettings
 
 
-def chosen_settings(pairs: Sequence[str]) -> tuple[ListenSettings, JudgeSettings]:
-    """The listener's and the judge's settings, with fields set from NAME=VALUE pairs (--set)."""
+def chosen_settings(pairs: Sequence[str], judge: JudgeSettings | None = None) -> tuple[ListenSettings, JudgeSettings]:
+    """The listener's and the judge's settings, with fields set from NAME=VALUE pairs (--set) over the
+    defaults (``judge``: the judge's, when its model's are not tiny.en's)."""
     chosen: list[Any] = []
-    for defaults in (ListenSettings(), JudgeSettings()):
+    for defaults in (ListenSettings(), judge or JudgeSettings()):
         names = [f.name for f in dataclasses.fields(defaults)]
         values: dict[str, Any] = {}
         for name, _, value in (pair.partition("=") for pair in pairs):

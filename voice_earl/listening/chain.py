@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from voice_earl.listening.choice import choose_recognizer, load_recognizer
@@ -51,10 +51,10 @@ def open_listener(
         logger.warning(notice)
     second = None
     if judging.model is not None:
-        from voice_earl.listening.judge.settings import JudgeSettings
-        from voice_earl.listening.judge.whisper import WhisperJudge
+        from voice_earl.listening.judge.whisper import WhisperJudge, settings_for
 
-        second = WhisperJudge(judging.model.path, JudgeSettings(verifier=verifier))
+        fitted = settings_for(judging.model.path)
+        second = WhisperJudge(judging.model.path, replace(fitted, verifier=True) if verifier else fitted)
     name = f"{loaded.name} + whisper judge" if second is not None else f"{loaded.name} alone"
     name += " (its verifier)" if second is not None and verifier else ""
     description = f"{name}: {first.reason}; {judging.reason}"

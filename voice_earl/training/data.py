@@ -34,7 +34,7 @@ from voice_earl.game.cards import RANKS, Rank
 from voice_earl.game.chants import EARL
 from voice_earl.listening.judge.candidates import PASS_PHRASES
 from voice_earl.listening.stream.audio import SAMPLE_RATE, Pcm16, read_wav
-from voice_earl.words.context import SPOKEN_COMMANDS
+from voice_earl.words.context import OWN_PASS_WORDS, SPOKEN_COMMANDS
 
 SPLITS = ("train", "choose", "report")
 TRAIN_CACHE = CACHE / "train-judge"
@@ -95,6 +95,46 @@ HUMAN_VARIANTS = (
 CHOOSE_VARIANTS = ("m4", "Alicia", "david", "steph", "klatt3", "norbert")
 TRAIN_VOICES = 48
 CHOOSE_VOICES = 8
+# Said where a rank goes, these are no rank: the line is heard as said ("eleven" is never "seven").
+NOT_RANK_WORDS = ("eleven", "twelve", "thirteen", "zero", "twenty")
+# A Dutch or Italian table passes with its own word (words.context.OWN_PASS_WORDS), said by espeak-ng's
+# voice for that language; its talk, some of it near the word, must not pass. The default voice (no
+# variant) is left out: the tests speak with it.
+OWN_PASS_TALK: dict[str, tuple[str, ...]] = {
+    "nl": (
+        "pas op voor de hond",
+        "het paspoort ligt op tafel",
+        "wie heeft er nog koffie",
+        "ik ben zo terug",
+        "wat een mooi spel",
+        "de passage was dicht",
+    ),
+    "it": (
+        "passami il pane per favore",
+        "facciamo una passeggiata",
+        "chi ha le carte",
+        "torno subito",
+        "che bella partita",
+        "il passaporto è sul tavolo",
+    ),
+}
+OWN_PASS_VOICES = {"train": 4, "choose": 1}  # per language
+# Talk that says a formula's words and goes on (or starts before them): a line said alone ends with it.
+GOES_ON: tuple[str, ...] = (
+    "he said there's the best of all the three of them",
+    "and there's the earl of coventry's castle on the hill",
+    "the best of all the three films was the second",
+    "the earl of coventry is a pub near my house",
+    "my brother can be as good as anyone",
+    "there's as good as nothing left in the fridge",
+    "there's a king as good as any in the history books",
+    "and there's the earl's hat on the chair",
+    "there's the best of all the three sisters over there",
+    "you can be as good as he is with practice",
+    "there's as good as a whole pack here",
+    "the earl of coventry story is in this book",
+)
+GOES_ON_EACH = 2  # sentences of it each voice says
 
 # Talk of its own (the benchmark's is kept for measuring), a part of it borrowing the formulas' words.
 TALK: tuple[str, ...] = (
@@ -201,6 +241,8 @@ class Utterance:
     position: int | None = None  # a line's place in the quartet
     rank: Rank | None = None  # the rank a line names
     path: Path | None = None  # a recording
+    not_rank: str | None = None  # a line said with a word that is no rank where the rank goes
+    language: str = "en"  # the table's: a Dutch or Italian table passes with its own word too
 
     @property
     def game_phrase(self) -> bool:
@@ -242,6 +284,38 @@ def split_voices(seed: int) -> dict[str, tuple[Voice, ...]]:
     train = [p for p in pairs if p[1] not in CHOOSE_VARIANTS]
     report = (*VOICES["heldout"], Voice("hibari", "heart", 100), Voice("hibari", "heart", 85))
     return {"train": drawn(train, TRAIN_VOICES), "choose": drawn(choose, CHOOSE_VOICES), "report": report}
+
+
+def not_rank_lines(voice: Voice, rng: random.Random) -> Iterator[Utterance]:
+    """The two lines that name a rank, each said once with a word that is no rank."""
+    for position in (1, 2):
+        word = rng.choice(NOT_RANK_WORDS)
+        text = EARL.lines[position - 1].replace("{rank}", word)
+        yield Utterance("line", text, voice, position, None, not_rank=word)
+
+
+def own_pass_voices(split: str, seed: int) -> tuple[Voice, ...]:
+    """Voices of espeak-ng's Dutch and Italian, drawn like the English ones (the choice's variants apart)."""
+    if split not in OWN_PASS_VOICES:
+        return ()
+    rng = random.Random(f"own-pass-voices-{seed}")
+    heldout = _heldout_variants()
+    made: list[Voice] = []
+    for language in OWN_PASS_TALK:
+        variants = [v for v in HUMAN_VARIANTS if v and v not in heldout]
+        pool = [v for v in variants if (v in CHOOSE_VARIANTS) == (split == "choose")]
+        for variant in rng.sample(pool, OWN_PASS_VOICES[split]):
+            made.append(Voice("espeak-ng", f"{language}+{variant}", rng.randint(125, 195), rng.randint(25, 75)))
+    return tuple(made)
+
+
+def own_pass_phrases(voice: Voice, rng: random.Random) -> Iterator[Utterance]:
+    """A Dutch or Italian voice: its table's pass word three times and its talk (heard at that table)."""
+    language = voice.name.split("+")[0]
+    for _ in range(3):
+        yield Utterance("pass", OWN_PASS_WORDS[language][0], voice, language=language)
+    for text in rng.sample(OWN_PASS_TALK[language], 3):
+        yield Utterance("talk", text, voice, language=language)
 
 
 def phrases(voice: Voice, rng: random.Random, talk: int) -> Iterator[Utterance]:
@@ -288,6 +362,25 @@ def clips(split: str, seed: int, rooms_each: int = 2, talk: int = 10) -> list[Cl
     for number in range(len(said) // 20):
         room = REPORT_ROOMS[1 + number % 2] if split == "report" else _room(rng, quiet=False)
         made.append(Clip(Utterance("room", f"room {number}", None), room, rng.randrange(1 << 30)))
+    return made + _negatives(split, seed, each)
+
+
+def _negatives(split: str, seed: int, each: int) -> list[Clip]:
+    """Lines with a word that is no rank, the Dutch and Italian tables' passes and talk, and talk that
+    says a formula's words and goes on: drawn
+    apart (their own seed) so that the clips before them stay as they were."""
+    rng = random.Random(f"negatives-{split}-{seed}")
+    said = [u for voice in split_voices(seed)[split] for u in not_rank_lines(voice, rng)]
+    said += [u for voice in own_pass_voices(split, seed) for u in own_pass_phrases(voice, rng)]
+    said += [
+        Utterance("talk", text, voice)
+        for voice in split_voices(seed)[split]
+        for text in rng.sample(GOES_ON, GOES_ON_EACH)
+    ]
+    made = []
+    for utterance in said:
+        rooms = REPORT_ROOMS if split == "report" else [_room(rng) for _ in range(each)]
+        made += [Clip(utterance, room, rng.randrange(1 << 30)) for room in rooms]
     return made
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import pickle
 import random
 import time
 from collections import defaultdict
@@ -34,7 +35,7 @@ from voice_earl.listening.models.judge_models import PINNED_JUDGE_FILES, package
 from voice_earl.listening.models.trained_judge import MANIFEST, PATCH, TRAINED_JUDGE
 from voice_earl.training import data
 from voice_earl.training.decoder import as_tensor, decoder_from, padded, patch_of, token_logprobs, trained_parameters
-from voice_earl.words.context import SPOKEN_COMMANDS
+from voice_earl.words.context import OWN_PASS_WORDS, SPOKEN_COMMANDS
 
 SEED = 7
 STEPS = 400
@@ -42,7 +43,7 @@ BATCH = 16
 LEARNING_RATE = 3e-5
 HINGE_WEIGHT = 1.0
 CHECK_EVERY = 100
-CACHE_VERSION = "v1"  # what an encoded split kept on disk holds
+CACHE_VERSION = "v2"  # what the encodings kept on disk hold
 
 
 @dataclass
@@ -74,31 +75,44 @@ class Tokens:
 
 
 def written(utterance: data.Utterance) -> str | None:
-    """What was said, as Whisper writes it (None: not known, a recording or the room)."""
-    if utterance.kind == "line":
-        return f" {utterance.text}"
+    """What was said, as Whisper writes it (None: not known, a recording, the room, or talk in
+    another language)."""
+    if utterance.kind == "line":  # with its full stop: said alone, a line ends there (talk goes on)
+        return sentence(utterance.text)
+    if utterance.kind == "pass" and utterance.language != "en":
+        return sentence(utterance.text.capitalize())
     if utterance.kind == "pass":
         return sentence(next(p for p in PASS_PHRASES if p.replace(",", "") == utterance.text))
-    if utterance.kind in ("command", "talk"):
+    if utterance.kind in ("command", "talk") and utterance.language == "en":
         return sentence(utterance.text[0].upper() + utterance.text[1:])
     return None
 
 
 def turn(clip: data.Clip) -> tuple[int, Rank, list[tuple[str, str]], str | None]:
     """The turn the clip is heard at: its position, the rank due, the phrases the judge weighs there
-    (label and text: the due line with every rank it may name) and the label of what was said."""
+    (label and text: the due line with every rank it may name, and with every word that is no rank)
+    and the label of what was said."""
     utterance, rng = clip.utterance, random.Random(clip.seed)
-    if utterance.kind == "line":
-        assert utterance.position is not None and utterance.rank is not None
+    if utterance.kind == "line" and utterance.rank is not None:
+        assert utterance.position is not None
         position, rank = utterance.position, utterance.rank
+    elif utterance.kind == "line":
+        assert utterance.position is not None
+        position, rank = utterance.position, rng.choice(RANKS)
     else:
         position, rank = rng.randint(1 if utterance.kind != "pass" else 2, 4), rng.choice(RANKS)
-    phrases = [(f"line{position}:{r.name}", f" {EARL.line(position, r)}") for r in RANKS] if position < 3 else []
+    phrases: list[tuple[str, str]] = []
+    if position < 3:
+        template = EARL.lines[position - 1]
+        phrases += [(f"line{position}:{r.name}", f" {EARL.line(position, r)}") for r in RANKS]
+        phrases += [(f"line{position}:{w}", f" {template.replace('{rank}', w)}") for w in data.NOT_RANK_WORDS]
     phrases += [(f"line{q}", f" {EARL.line(q, rank)}") for q in (1, 2, 3, 4) if q != position or q > 2]
     phrases += [("pass", sentence(p)) for p in PASS_PHRASES]
+    phrases += [("pass", sentence(w.capitalize())) for w in OWN_PASS_WORDS.get(utterance.language, ())]
     phrases += [(f"command:{c}", sentence(c.capitalize())) for c in SPOKEN_COMMANDS]
+    said_line = utterance.not_rank or (rank.name if position < 3 else None)
     said = {
-        "line": f"line{position}:{rank.name}" if position < 3 else f"line{position}",
+        "line": f"line{position}:{said_line}" if said_line else f"line{position}",
         "pass": "pass",
         "command": f"command:{utterance.text}",
     }.get(utterance.kind)
@@ -106,35 +120,48 @@ def turn(clip: data.Clip) -> tuple[int, Rank, list[tuple[str, str]], str | None]
 
 
 def examples(split: str, seed: int, judge: Any, tokens: Tokens, cache: Path = data.TRAIN_CACHE) -> list[Example]:
-    """The split's clips, each encoded once by the judge (kept on disk: a second run reads them)."""
+    """The split's clips, each encoded once by the judge. Encodings are kept on disk by what each clip
+    is, so a run with more clips encodes only the new ones."""
     clips = data.clips(split, seed)
-    key = hashlib.sha1(f"{CACHE_VERSION}|{split}|{seed}|{len(clips)}|{judge.model_dir}".encode()).hexdigest()[:16]
-    kept = cache / f"encoded-{split}-{key}.npy"
-    if kept.exists():
-        encoded = list(np.load(kept, allow_pickle=True))
-    else:
-        encoded = []
-        started = time.monotonic()
-        for number, clip in enumerate(clips, 1):
-            audio = data.heard_in_room(clip, split, cache)
-            encoded.append(np.asarray(judge.encoded(audio)[0][0], dtype=np.float16))
-            if number % max(1, len(clips) // 10) == 0 or number == len(clips):
-                print(
-                    f"  {split}: {number}/{len(clips)} clips heard and encoded ({time.monotonic() - started:.0f} s)",
-                    flush=True,
-                )
-        holder = np.empty(len(encoded), dtype=object)
-        holder[:] = encoded
-        cache.mkdir(parents=True, exist_ok=True)
-        np.save(kept, holder, allow_pickle=True)
+    kept_file = cache / f"encoded-{CACHE_VERSION}-{hashlib.sha1(str(judge.model_dir).encode()).hexdigest()[:12]}.pickle"
+    kept: dict[str, np.ndarray] = pickle.loads(kept_file.read_bytes()) if kept_file.exists() else {}
+    missing = [clip for clip in clips if clip_key(clip) not in kept]
+    started = time.monotonic()
+    for number, clip in enumerate(missing, 1):
+        kept[clip_key(clip)] = np.asarray(judge.encoded(data.heard_in_room(clip, split, cache))[0][0], np.float16)
+        if number % max(1, len(missing) // 10) == 0 or number == len(missing):
+            print(
+                f"  {split}: {number}/{len(missing)} new clips heard and encoded ({time.monotonic() - started:.0f} s)",
+                flush=True,
+            )
+            _keep(kept_file, kept)
     made = []
-    for clip, array in zip(clips, encoded, strict=True):
+    for clip in clips:
         _position, _rank, phrases, said = turn(clip)
         text = written(clip.utterance)
         made.append(
-            Example(clip, array, tokens(text) if text else None, [(label, tokens(t)) for label, t in phrases], said)
+            Example(
+                clip,
+                kept[clip_key(clip)],
+                tokens(text) if text else None,
+                [(label, tokens(t)) for label, t in phrases],
+                said,
+            )
         )
     return made
+
+
+def clip_key(clip: data.Clip) -> str:
+    """What a clip is (who says what, in which room, drawn how), as a short stable key."""
+    return hashlib.sha1(repr(clip).encode()).hexdigest()[:20]
+
+
+def _keep(path: Path, kept: dict[str, np.ndarray]) -> None:
+    """Written whole and then moved into place: a run stopped keeps what it had encoded."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_suffix(".part")
+    partial.write_bytes(pickle.dumps(kept, protocol=pickle.HIGHEST_PROTOCOL))
+    partial.replace(path)
 
 
 def scores(decoder: Any, example: Example, sequences: Sequence[list[int]], prompt: int) -> torch.Tensor:
@@ -173,51 +200,75 @@ def batch_loss(decoder: Any, batch: Sequence[Example], prompt: int) -> torch.Ten
 @dataclass(frozen=True)
 class Figures:
     """Per room: the line due and the pass ranked first of the turn's phrases, the right rank of
-    thirteen, and one threshold-free figure for phrases said against talk's best phrase (AUC)."""
+    thirteen, a line said with a word that is no rank heard with that word (not a rank), and one
+    threshold-free figure for phrases said against talk's best phrase (AUC)."""
 
     line_first: float
     pass_first: float
     rank_right: float
+    not_rank: float
     auc: float
     trials: int
 
     def score(self) -> float:
-        return self.line_first + self.pass_first + self.auc
+        return sum(x for x in (self.line_first, self.pass_first, self.not_rank, self.auc) if not np.isnan(x))
 
 
-def measure(decoder: Any, made: Sequence[Example], prompt: int) -> dict[str, Figures]:
-    """The figures per room and over all rooms (``all``)."""
+def measure(
+    decoder: Any, made: Sequence[Example], prompt: int, kept: dict[str, dict[str, float]] | None = None
+) -> dict[str, Figures]:
+    """The figures per room and over all rooms (``all``). ``kept``: each clip's phrases' means by what
+    the clip and its phrases are, found there or put there (the base model's never change)."""
     per_room: dict[str, list[tuple[Example, dict[str, float]]]] = defaultdict(list)
     with torch.no_grad():
         for example in made:
-            logprobs = scores(decoder, example, [t for _l, t in example.candidates], prompt)
-            lengths = torch.tensor([len(t) - prompt for _l, t in example.candidates], dtype=torch.float32)
-            means = (logprobs.sum(-1) / lengths).numpy()
-            labels = [label for label, _tokens in example.candidates]
-            per_room[example.clip.room].append((example, dict(zip(labels, means, strict=True))))
+            key = f"{clip_key(example.clip)}|{hash_of(example.candidates)}"
+            if kept is None or key not in kept:
+                means = _means(decoder, example, prompt)
+                if kept is not None:
+                    kept[key] = means
+            per_room[example.clip.room].append((example, kept[key] if kept is not None else means))
     rooms = {room: _figures(items) for room, items in per_room.items()}
     rooms["all"] = _figures([item for items in per_room.values() for item in items])
     return rooms
 
 
+def _means(decoder: Any, example: Example, prompt: int) -> dict[str, float]:
+    """Each of the turn's phrases' mean log-probability per token (a phrase said three ways: its best)."""
+    logprobs = scores(decoder, example, [t for _l, t in example.candidates], prompt)
+    lengths = torch.tensor([len(t) - prompt for _l, t in example.candidates], dtype=torch.float32)
+    means = (logprobs.sum(-1) / lengths).numpy()
+    best: dict[str, float] = {}
+    for (label, _tokens), mean in zip(example.candidates, means, strict=True):
+        best[label] = max(float(mean), best.get(label, -np.inf))
+    return best
+
+
+def hash_of(candidates: Sequence[tuple[str, list[int]]]) -> str:
+    return hashlib.sha1(repr(candidates).encode()).hexdigest()[:12]
+
+
 def _figures(items: Sequence[tuple[Example, dict[str, float]]]) -> Figures:
-    lines, passes, ranks, said, talk = [], [], [], [], []
+    lines, passes, ranks, not_ranks, said, talk = [], [], [], [], [], []
     for example, means in items:
         best = max(means, key=lambda label: means[label])
         if example.said is None:
             talk.append(max(means.values()))
-        elif example.said == "pass":
+            continue
+        slot = example.said.split(":")[0] + ":"
+        in_slot = {label: mean for label, mean in means.items() if label.startswith(slot)}
+        heard_in_slot = max(in_slot, key=lambda label: in_slot[label]) if ":" in example.said else None
+        if example.clip.utterance.not_rank is not None:
+            not_ranks.append(heard_in_slot == example.said)
+            continue
+        said.append(means[example.said])
+        if example.said == "pass":
             passes.append(best == "pass")
-            said.append(means["pass"])
-        else:
-            said.append(means[example.said])
-            if example.said.startswith("line"):
-                lines.append(best == example.said)
-            template = example.said.split(":")[0] + ":"
-            if ":" in example.said and example.said.startswith("line"):
-                due = {label: mean for label, mean in means.items() if label.startswith(template)}
-                ranks.append(max(due, key=lambda label: due[label]) == example.said)
-    return Figures(_share(lines), _share(passes), _share(ranks), _auc(said, talk), len(items))
+        elif example.said.startswith("line"):
+            lines.append(best == example.said)
+            if heard_in_slot is not None:
+                ranks.append(heard_in_slot == example.said)
+    return Figures(_share(lines), _share(passes), _share(ranks), _share(not_ranks), _auc(said, talk), len(items))
 
 
 def _share(hits: Sequence[bool]) -> float:
@@ -232,14 +283,21 @@ def _auc(positives: Sequence[float], negatives: Sequence[float]) -> float:
 
 
 def table(before: dict[str, Figures], after: dict[str, Figures]) -> list[str]:
-    lines = [f"{'room':14} {'n':>5} {'line 1st':>15} {'pass 1st':>15} {'right rank':>15} {'AUC':>15}"]
+    lines = [
+        f"{'room':14} {'n':>5} {'line 1st':>15} {'pass 1st':>15} {'right rank':>15} {'not a rank':>15} {'AUC':>15}"
+    ]
     for room in [*data.REPORT_ROOMS, "all"]:
         if room not in before:
             continue
         b, a = before[room], after[room]
         cells = [
             f"{100 * x:5.1f} → {100 * y:5.1f}"
-            for x, y in ((b.line_first, a.line_first), (b.pass_first, a.pass_first), (b.rank_right, a.rank_right))
+            for x, y in (
+                (b.line_first, a.line_first),
+                (b.pass_first, a.pass_first),
+                (b.rank_right, a.rank_right),
+                (b.not_rank, a.not_rank),
+            )
         ]
         cells.append(f"{b.auc:.3f} → {a.auc:.3f}")
         lines.append(f"{room:14} {b.trials:5} " + " ".join(f"{c:>15}" for c in cells))
@@ -324,11 +382,15 @@ def run(seed: int, steps: int, out: Path, force: bool) -> int:
     ]
     decoder = decoder_from(base)
     set_floors(decoder, [e for e in sets["train"] if e.said is None], prompt)
-    before = measure(decoder, sets["report"], prompt)
+    base_means_file = data.TRAIN_CACHE / f"base-means-{CACHE_VERSION}.pickle"
+    base_means = pickle.loads(base_means_file.read_bytes()) if base_means_file.exists() else {}
+    before = measure(decoder, sets["report"], prompt, base_means)
+    _keep(base_means_file, base_means)  # the base model's figures, measured once
     weights, step, log = train(decoder, sets["train"], sets["choose"], prompt, steps, seed)
     decoder.load_state_dict(weights)
     after = measure(decoder, sets["report"], prompt)
     chosen = measure(decoder, sets["choose"], prompt)["all"]
+    shipped = _shipped_score(out, base, sets["choose"], prompt)
     minutes = (time.monotonic() - started) / 60
     report = table(before, after)
     print("\nOn the report voices (held out of training and of the choice), ranked first by mean log-probability:")
@@ -346,8 +408,18 @@ def run(seed: int, steps: int, out: Path, force: bool) -> int:
         steps,
         minutes,
         {split: len(made) for split, made in sets.items()},
-        force,
+        None if force else shipped,
     )
+
+
+def _shipped_score(out: Path, base: Any, choose_set: Sequence[Example], prompt: int) -> float | None:
+    """The choose score of the patch in ``out``, measured as this run measures (None: there is none)."""
+    from voice_earl.listening.models.ct2_file import laid_over
+
+    if not (out / PATCH).exists():
+        return None
+    shipped = decoder_from(laid_over(base, read_model(out / PATCH)))
+    return measure(shipped, choose_set, prompt)["all"].score()
 
 
 def _ship(
@@ -362,14 +434,13 @@ def _ship(
     steps: int,
     minutes: float,
     counts: dict[str, int],
-    force: bool,
+    to_beat: float | None,
 ) -> int:
-    last = out / MANIFEST
-    if last.exists() and not force:
-        previous = json.loads(last.read_text(encoding="utf-8")).get("choose_score", 0.0)
-        if chosen.score() <= previous:
-            print(f"not written: the choose score {chosen.score():.3f} does not beat the shipped {previous:.3f}")
-            return 0
+    """Writes the patch, its manifest and the run's log, when its choose score beats ``to_beat``
+    (the shipped patch's, measured by this run; None: write anyway)."""
+    if to_beat is not None and chosen.score() <= to_beat:
+        print(f"not written: the choose score {chosen.score():.3f} does not beat the shipped patch's {to_beat:.3f}")
+        return 0
     out.mkdir(parents=True, exist_ok=True)
     write_model(patch, out / PATCH)
     built = serialized(_laid(base_dir, patch))

@@ -2,9 +2,10 @@
 
 Candidates are written as Whisper writes them: a leading space, capitals, and for the short
 phrases (passes, commands) the full stop at the end. The full stop is scored too, so a phrase
-followed by more talk ("Pass me the crisps") scores worse than the phrase said alone. Lines
-are long enough not to need it, and talk going on around the table after a line would
-otherwise count against it. A line that names a rank is a :class:`Template`
+followed by more talk ("Pass me the crisps") scores worse than the phrase said alone. A line's
+full stop is scored after its words but kept apart from them (the judge's ``scored_text``): talk
+going on around the table after a line must not count against its words, while talk that goes
+on past a formula's words makes that stop unlikely. A line that names a rank is a :class:`Template`
 whose rank slot the judge fills with the rank it hears, from every rank there is, so that a
 wrong rank is heard as wrong instead of being forced onto the rank due.
 

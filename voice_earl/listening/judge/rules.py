@@ -93,10 +93,13 @@ def evidence(
     names ranks: a wrong rank needs the stronger evidence). A line that names no rank must be clearly
     likelier than in a quiet room, however it is heard. A rank not due is heard only where it is the
     likeliest in its slot and clearly likelier there than every rank due. A pass or a command must
-    also end where its full stop is."""
+    also end where its full stop is, and a line must not go on past its words (the full stop after
+    them, scored apart: "she picked the best of all the three puppies")."""
     kind, mean = item.candidate.kind, item.mean
     if kind is not Kind.LINE and item.last_logprob < settings.stop_floor:
         return "", f"veto full-stop: its full stop {item.last_logprob:.1f} < {settings.stop_floor:g}"
+    if kind is Kind.LINE and item.last_logprob < settings.line_stop_floor:
+        return "", f"veto line-goes-on: the full stop after it {item.last_logprob:.1f} < {settings.line_stop_floor:g}"
     if _only_likely_english(item, settings):
         return "", f"veto rankless-gain: names no rank, gain {item.gain:.2f} < {settings.rankless_line_gain:g}"
     if kind is Kind.LINE and not _at_position_due(item.candidate, due_position):
@@ -244,6 +247,7 @@ def _agrees(agreed: Scored, settings: JudgeSettings, due_position: int | None) -
         and _at_position_due(candidate, due_position)
         and agreed.mean >= settings.agreed_line_floor
         and agreed.gain >= settings.agreed_line_gain
+        and agreed.last_logprob >= settings.line_stop_floor
         and not _only_likely_english(agreed, settings)
     )
 

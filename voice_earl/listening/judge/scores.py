@@ -15,7 +15,8 @@ class Scored:
     logprob: float  # sum over the candidate's tokens
     tokens: int
     quiet_logprob: float | None = None  # the same sum on a quiet room's audio (no speech)
-    last_logprob: float = 0.0  # its last token's (a pass's or a command's full stop)
+    last_logprob: float = 0.0  # its full stop's: a pass's or a command's last token; a line's, scored
+    # after its words and not counted in ``logprob`` (talk that goes on past a line's words makes it unlikely)
     voice_drop_db: float | None = None  # in a loud room: how much quieter the audio just after its
     # end_s is than just before (None: a quiet room, or too near an edge of the audio)
     end_s: float = 0.0  # where it ends in the audio: where Whisper aligns the end of its last word,

@@ -3,7 +3,8 @@
 The judge decides by its rules (the default) or, with ``verifier=True``, by the trained verifier
 (:mod:`voice_earl.listening.judge.verifier`), whose operating points come with its numbers in
 ``voice_earl/data/verifier.json``. Some numbers are both's: the rank slot's, the full stop's and the
-voice's falling away in a loud room.
+voice's falling away in a loud room. The numbers belong to the model whose scores they were chosen
+on: ``JudgeSettings()`` are tiny.en's, :func:`trained_judge_settings` the trained judge's.
 """
 
 from __future__ import annotations
@@ -16,6 +17,9 @@ from voice_earl.listening.judge.candidates import Heard
 
 VERIFIER_FILE = Path(__file__).resolve().parents[2] / "data" / "verifier.json"
 _POINTS: dict[str, float] = json.loads(VERIFIER_FILE.read_text(encoding="utf-8"))["operating_points"]
+# The trained judge puts a line's full stop near 0 when the line was said alone, in babble too: below
+# this, talk went on past a formula's words. Chosen on its golden corpus (tests/data/judge_corpus_earl.npz).
+TRAINED_LINE_STOP_FLOOR = -2.5
 
 
 @dataclass(frozen=True)
@@ -68,6 +72,8 @@ class JudgeSettings:
     rank_margin: float = 2.0  # a number that is no rank this much likelier than any rank at the slot: no rank
     stop_floor: float = -4.5  # a pass or a command: its full stop at least this likely (a word that
     # follows "pass" makes the stop unlikely: "Pass it to the left", "my password is ...")
+    line_stop_floor: float = float("-inf")  # a line: the full stop after its words at least this likely
+    # (talk that goes on past a formula's words makes it unlikely: "the earl of Coventry was a real person")
     voice_drop_db: float = 4.0  # in a loud room, the voice falls this much where a phrase ends when
     # the speaker stopped there (babble goes on, the speaker does not; "pass me the crisps" goes on
     # at the speaker's level): the listener takes it at once, and a pass or a command not heard on
@@ -79,3 +85,8 @@ class JudgeSettings:
         """The verifier's operating point for a kind of verdict."""
         point: float = getattr(self, f"{heard.value}_point")
         return point
+
+
+def trained_judge_settings() -> JudgeSettings:
+    """The trained judge's decision: the rules, with the bar on a line's full stop that its scores allow."""
+    return JudgeSettings(line_stop_floor=TRAINED_LINE_STOP_FLOOR)

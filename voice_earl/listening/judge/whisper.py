@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from voice_earl.game.cards import Rank
-from voice_earl.listening.judge.candidates import Candidate, Template, rank_spellings, turn_candidates
+from voice_earl.listening.judge.candidates import Candidate, Kind, Template, rank_spellings, sentence, turn_candidates
 from voice_earl.listening.judge.decision import (
     JudgeResult,
     JudgeSettings,
@@ -35,8 +35,10 @@ from voice_earl.listening.judge.decision import (
 )
 from voice_earl.listening.judge.logmel import FRAMES_PER_SECOND, log_mel
 from voice_earl.listening.judge.rank_slots import RankTokens, articles, logsumexp, spelled_out
+from voice_earl.listening.judge.settings import trained_judge_settings
 from voice_earl.listening.judge.verifier import Verifier
 from voice_earl.listening.models.judge_models import MODEL_FILES
+from voice_earl.listening.models.trained_judge import is_trained_judge
 from voice_earl.listening.recognizer import RecognizerError
 from voice_earl.listening.stream.audio import SAMPLE_RATE, Pcm16
 from voice_earl.listening.stream.speech_end import VOICE_SPAN_S, Levels, room_is_loud, speech_start_s, voice_fall
@@ -71,7 +73,7 @@ class WhisperJudge:
             raise RecognizerError(
                 f"the whisper judge needs ctranslate2 and tokenizers ({error}); {pip_install('voice-earl[judge]')}"
             ) from None
-        self.settings = settings or JudgeSettings()
+        self.settings = settings or settings_for(model_dir)
         # With settings.verifier: the verifier that decides (None: the shipped one). One being chosen is given here.
         self.verifier: Verifier | None = None
         self.model_dir = model_dir
@@ -90,7 +92,7 @@ class WhisperJudge:
         self._no_timestamps = self._token("<|notimestamps|>")
         self._rank_tokens = RankTokens(self.tokens)
         self._quiet: tuple[Any, int] | None = None  # a quiet room, encoded
-        self._quiet_logprobs: dict[str, float] = {}  # each wording's log-probability there
+        self._quiet_logprobs: dict[str, np.ndarray] = {}  # each wording's tokens' log-probabilities there
 
     def _token(self, text: str) -> int:
         token = self._tokenizer.token_to_id(text)
@@ -322,7 +324,7 @@ class WhisperJudge:
     ) -> list[Scored]:
         """Each candidate scored on the audio encoded (``samples`` from sample ``skip`` on; ``loud``: in a
         loud room)."""
-        texts = [c.text for c in candidates]
+        texts = [scored_text(c) for c in candidates]
         skip_s = skip / SAMPLE_RATE
         aligned = [
             (logprobs, end_s + skip_s, start_s + skip_s)
@@ -332,16 +334,19 @@ class WhisperJudge:
         # Only a loud room has talk that goes on after the speaker stops.
         levels = Levels(samples) if loud else None
         scored = []
-        for c, (logprobs, end_s, start_s) in zip(candidates, aligned, strict=True):
+        for c, text, (logprobs, end_s, start_s) in zip(candidates, texts, aligned, strict=True):
             drop = back = None
             if levels is not None and (fall := voice_fall(levels, end_s, FALL_SEARCH_S)) is not None:
                 end_s, drop, back = fall.at_s, fall.drop_db, fall.back_db
+            # A line's full stop is weighed apart from its words (talk around the table may follow it).
+            words = logprobs[:-1] if text != c.text else logprobs
+            quiet_words = quiet[text][:-1] if text != c.text else quiet[text]
             scored.append(
                 Scored(
                     c,
-                    float(logprobs.sum()),
-                    len(logprobs),
-                    quiet[c.text],
+                    float(words.sum()),
+                    len(words),
+                    float(quiet_words.sum()),
                     float(logprobs[-1]),
                     voice_drop_db=drop,
                     end_s=end_s,
@@ -368,8 +373,8 @@ class WhisperJudge:
             aligned.append((logprobs, end_s, start_s))
         return aligned
 
-    def _quiet_scores(self, texts: Sequence[str]) -> dict[str, float]:
-        """Each wording's log-probability on a quiet room's audio, scored the first time it is met."""
+    def _quiet_scores(self, texts: Sequence[str]) -> dict[str, np.ndarray]:
+        """Each wording's tokens' log-probabilities on a quiet room's audio, scored the first time it is met."""
         missing = sorted({t for t in texts if t not in self._quiet_logprobs})
         if missing:
             if self._quiet is None:
@@ -377,9 +382,28 @@ class WhisperJudge:
                 self._quiet = self._encode(room.astype(np.int16))
             aligned = self._align(*self._quiet, missing)
             self._quiet_logprobs.update(
-                (text, float(logprobs.sum())) for text, (logprobs, _end, _start) in zip(missing, aligned, strict=True)
+                (text, logprobs) for text, (logprobs, _end, _start) in zip(missing, aligned, strict=True)
             )
         return {t: self._quiet_logprobs[t] for t in texts}
+
+
+def settings_for(model_dir: Path) -> JudgeSettings:
+    """The decision fitted on this model's scores: the trained judge's (built over tiny.en from the
+    patch in models/) or tiny.en's own."""
+    return trained_judge_settings() if is_trained_judge(model_dir) else JudgeSettings()
+
+
+def scored_text(candidate: Candidate) -> str:
+    """What is scored for a candidate: a line with its full stop after it (kept apart from its words'
+    log-probability: :attr:`Scored.last_logprob`), a short phrase as it is (its stop is its own).
+
+    >>> from voice_earl.listening.judge.candidates import Kind
+    >>> scored_text(Candidate(Kind.LINE, " There's the best of all the three", "there is the best of all the three"))
+    " There's the best of all the three."
+    >>> scored_text(Candidate(Kind.PASS, " Pass.", "pass"))
+    ' Pass.'
+    """
+    return sentence(candidate.text) if candidate.kind is Kind.LINE else candidate.text
 
 
 def speaker_stopped(result: JudgeResult, samples: Pcm16, settings: JudgeSettings) -> bool | None:

@@ -63,6 +63,11 @@ def read_manifest(folder: Path) -> Manifest | None:
         raise TrainedJudgeError(f"{folder / MANIFEST} cannot be read ({error})") from None
 
 
+def is_trained_judge(model_dir: Path) -> bool:
+    """Whether ``model_dir`` holds a trained judge built from a patch (its receipt says so)."""
+    return (model_dir / RECEIPT).is_file()
+
+
 def is_built(manifest: Manifest, dest: Path) -> bool:
     """Whether ``dest`` holds the model this manifest makes (its receipt names the same patch)."""
     try:
