@@ -15,7 +15,7 @@ from voice_earl.game.chants import EARL
 from voice_earl.listening.judge.candidates import turn_candidates
 from voice_earl.listening.judge.rank_slots import articles
 from voice_earl.listening.judge.whisper import scored_text
-from voice_earl.training import data
+from voice_earl.training import audio, data
 from voice_earl.words.context import ListenContext
 
 
@@ -67,9 +67,9 @@ def test_every_clip_kind_is_there_and_rooms_cover_quiet_to_loud() -> None:
 @pytest.mark.slow
 def test_a_clip_is_heard_in_its_room_the_same_every_time(tmp_path: object) -> None:
     clip = next(c for c in data.clips("train", 7) if c.room.startswith("babble") and c.utterance.kind == "pass")
-    first = data.heard_in_room(clip, "train")
-    assert np.array_equal(first, data.heard_in_room(clip, "train"))
-    quiet = data.heard_in_room(data.Clip(clip.utterance, "quiet", clip.seed), "train")
+    first = audio.heard_in_room(clip, "train")
+    assert np.array_equal(first, audio.heard_in_room(clip, "train"))
+    quiet = audio.heard_in_room(data.Clip(clip.utterance, "quiet", clip.seed), "train")
     assert np.std(first.astype(float)) > np.std(quiet.astype(float))  # the babble is there
 
 

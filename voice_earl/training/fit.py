@@ -33,8 +33,9 @@ from voice_earl.listening.judge.candidates import PASS_PHRASES, sentence
 from voice_earl.listening.models.ct2_file import read_model, serialized, write_model
 from voice_earl.listening.models.judge_models import PINNED_JUDGE_FILES, packaged_judge_model
 from voice_earl.listening.models.trained_judge import MANIFEST, PATCH, TRAINED_JUDGE
-from voice_earl.training import data
+from voice_earl.training import audio, data
 from voice_earl.training.decoder import as_tensor, decoder_from, padded, patch_of, token_logprobs, trained_parameters
+from voice_earl.training.figures import Figures, figures_of, table
 from voice_earl.words.context import OWN_PASS_WORDS, SPOKEN_COMMANDS
 
 SEED = 7
@@ -128,7 +129,7 @@ def examples(split: str, seed: int, judge: Any, tokens: Tokens, cache: Path = da
     missing = [clip for clip in clips if clip_key(clip) not in kept]
     started = time.monotonic()
     for number, clip in enumerate(missing, 1):
-        kept[clip_key(clip)] = np.asarray(judge.encoded(data.heard_in_room(clip, split, cache))[0][0], np.float16)
+        kept[clip_key(clip)] = np.asarray(judge.encoded(audio.heard_in_room(clip, split, cache))[0][0], np.float16)
         if number % max(1, len(missing) // 10) == 0 or number == len(missing):
             print(
                 f"  {split}: {number}/{len(missing)} new clips heard and encoded ({time.monotonic() - started:.0f} s)",
@@ -197,23 +198,6 @@ def batch_loss(decoder: Any, batch: Sequence[Example], prompt: int) -> torch.Ten
     return said_sum / max(1, said_count) + HINGE_WEIGHT * hinge_sum / max(1, hinge_count)
 
 
-@dataclass(frozen=True)
-class Figures:
-    """Per room: the line due and the pass ranked first of the turn's phrases, the right rank of
-    thirteen, a line said with a word that is no rank heard with that word (not a rank), and one
-    threshold-free figure for phrases said against talk's best phrase (AUC)."""
-
-    line_first: float
-    pass_first: float
-    rank_right: float
-    not_rank: float
-    auc: float
-    trials: int
-
-    def score(self) -> float:
-        return sum(x for x in (self.line_first, self.pass_first, self.not_rank, self.auc) if not np.isnan(x))
-
-
 def measure(
     decoder: Any, made: Sequence[Example], prompt: int, kept: dict[str, dict[str, float]] | None = None
 ) -> dict[str, Figures]:
@@ -228,8 +212,8 @@ def measure(
                 if kept is not None:
                     kept[key] = means
             per_room[example.clip.room].append((example, kept[key] if kept is not None else means))
-    rooms = {room: _figures(items) for room, items in per_room.items()}
-    rooms["all"] = _figures([item for items in per_room.values() for item in items])
+    rooms = {room: figures_of(items) for room, items in per_room.items()}
+    rooms["all"] = figures_of([item for items in per_room.values() for item in items])
     return rooms
 
 
@@ -246,62 +230,6 @@ def _means(decoder: Any, example: Example, prompt: int) -> dict[str, float]:
 
 def hash_of(candidates: Sequence[tuple[str, list[int]]]) -> str:
     return hashlib.sha1(repr(candidates).encode()).hexdigest()[:12]
-
-
-def _figures(items: Sequence[tuple[Example, dict[str, float]]]) -> Figures:
-    lines, passes, ranks, not_ranks, said, talk = [], [], [], [], [], []
-    for example, means in items:
-        best = max(means, key=lambda label: means[label])
-        if example.said is None:
-            talk.append(max(means.values()))
-            continue
-        slot = example.said.split(":")[0] + ":"
-        in_slot = {label: mean for label, mean in means.items() if label.startswith(slot)}
-        heard_in_slot = max(in_slot, key=lambda label: in_slot[label]) if ":" in example.said else None
-        if example.clip.utterance.not_rank is not None:
-            not_ranks.append(heard_in_slot == example.said)
-            continue
-        said.append(means[example.said])
-        if example.said == "pass":
-            passes.append(best == "pass")
-        elif example.said.startswith("line"):
-            lines.append(best == example.said)
-            if heard_in_slot is not None:
-                ranks.append(heard_in_slot == example.said)
-    return Figures(_share(lines), _share(passes), _share(ranks), _share(not_ranks), _auc(said, talk), len(items))
-
-
-def _share(hits: Sequence[bool]) -> float:
-    return sum(hits) / len(hits) if hits else float("nan")
-
-
-def _auc(positives: Sequence[float], negatives: Sequence[float]) -> float:
-    if not positives or not negatives:
-        return float("nan")
-    pos, neg = np.asarray(positives)[:, None], np.asarray(negatives)[None, :]
-    return float(np.mean((pos > neg) + 0.5 * (pos == neg)))
-
-
-def table(before: dict[str, Figures], after: dict[str, Figures]) -> list[str]:
-    lines = [
-        f"{'room':14} {'n':>5} {'line 1st':>15} {'pass 1st':>15} {'right rank':>15} {'not a rank':>15} {'AUC':>15}"
-    ]
-    for room in [*data.REPORT_ROOMS, "all"]:
-        if room not in before:
-            continue
-        b, a = before[room], after[room]
-        cells = [
-            f"{100 * x:5.1f} → {100 * y:5.1f}"
-            for x, y in (
-                (b.line_first, a.line_first),
-                (b.pass_first, a.pass_first),
-                (b.rank_right, a.rank_right),
-                (b.not_rank, a.not_rank),
-            )
-        ]
-        cells.append(f"{b.auc:.3f} → {a.auc:.3f}")
-        lines.append(f"{room:14} {b.trials:5} " + " ".join(f"{c:>15}" for c in cells))
-    return lines
 
 
 def train(
@@ -372,13 +300,13 @@ def run(seed: int, steps: int, out: Path, force: bool) -> int:
     prompt = len(tokens.prompt)
     base = read_model(base_dir / "model.bin")
     print(f"base: {base_dir} ({len(base.variables)} variables)", flush=True)
-    if not data.hibari_available():
+    if not audio.hibari_available():
         print("  (hibari-tts is not installed: the report has no neural voice)")
     sets = {split: examples(split, seed, judge, tokens) for split in data.SPLITS}
     sets["report"] = [
         e
         for e in sets["report"]
-        if e.clip.utterance.voice is None or e.clip.utterance.voice.engine != "hibari" or data.hibari_available()
+        if e.clip.utterance.voice is None or e.clip.utterance.voice.engine != "hibari" or audio.hibari_available()
     ]
     decoder = decoder_from(base)
     set_floors(decoder, [e for e in sets["train"] if e.said is None], prompt)

@@ -72,8 +72,8 @@ class JudgeSettings:
     rank_margin: float = 2.0  # a number that is no rank this much likelier than any rank at the slot: no rank
     stop_floor: float = -4.5  # a pass or a command: its full stop at least this likely (a word that
     # follows "pass" makes the stop unlikely: "Pass it to the left", "my password is ...")
-    line_stop_floor: float = float("-inf")  # a line: the full stop after its words at least this likely
-    # (talk that goes on past a formula's words makes it unlikely: "the earl of Coventry was a real person")
+    line_stop_floor: float = -100.0  # a line: the full stop after its words at least this likely (talk that
+    # goes on past a formula's words makes it unlikely: "the earl of Coventry was a real person"); -100: off
     voice_drop_db: float = 4.0  # in a loud room, the voice falls this much where a phrase ends when
     # the speaker stopped there (babble goes on, the speaker does not; "pass me the crisps" goes on
     # at the speaker's level): the listener takes it at once, and a pass or a command not heard on
