@@ -355,13 +355,7 @@ class WatchedJudge:
     def understands(self, context: ListenContext) -> bool:
         return self.inner.understands(context)
 
-    def judge(
-        self,
-        samples: Pcm16,
-        context: ListenContext,
-        first_pass: str = "",
-        held: bool = False,
-    ) -> JudgeResult:
+    def judge(self, samples: Pcm16, context: ListenContext, first_pass: str = "", held: bool = False) -> JudgeResult:
         return self.inner.judge(samples, context, first_pass, held)
 
     def stopped_after(self, result: JudgeResult, samples: Pcm16) -> bool | None:
@@ -395,13 +389,7 @@ class HeardOnceJudge(WatchedJudge):
         super().__init__(judge)
         self.first_line = ""
 
-    def judge(
-        self,
-        samples: Pcm16,
-        context: ListenContext,
-        first_pass: str = "",
-        held: bool = False,
-    ) -> JudgeResult:
+    def judge(self, samples: Pcm16, context: ListenContext, first_pass: str = "", held: bool = False) -> JudgeResult:
         result = self.inner.judge(samples, context, first_pass, held)
         if result.heard and result.phrase == self.first_line:
             return replace(result, phrase="", voice_stopped=False)
@@ -531,13 +519,7 @@ class SlowJudge:
     def understands(self, context: ListenContext) -> bool:
         return self.inner.understands(context)
 
-    def judge(
-        self,
-        samples: Pcm16,
-        context: ListenContext,
-        first_pass: str = "",
-        held: bool = False,
-    ) -> JudgeResult:
+    def judge(self, samples: Pcm16, context: ListenContext, first_pass: str = "", held: bool = False) -> JudgeResult:
         time.sleep(self.delay_s)
         return self.inner.judge(samples, context, first_pass, held)
 
