@@ -144,7 +144,7 @@ def listeners(systems: Sequence[str], pairs: Sequence[str] = (), knock: bool = F
 
     judging = [s for s in systems if s in ("judge", "whole")]
     found = discover_judge_model() if judging else None
-    # The judge's numbers are its model's own (VOICE_EARL_JUDGE_MODEL may name the trained judge).
+    # The judge's numbers are its model's own (the trained judge; VOICE_EARL_JUDGE_MODEL may name tiny.en).
     settings, judge_settings = chosen_settings(pairs, settings_for(found.path) if found is not None else None)
     knocks = shipped_model() if knock else None  # a knock at positions 2-4 passes, as with `play --knock`
     made: list[tuple[str, Hearing]] = []

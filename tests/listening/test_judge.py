@@ -316,7 +316,9 @@ def test_a_line_judged_before_the_room_got_loud_again_is_taken_once_the_voice_fe
     """A line judged at a short quiet inside the room's talk, before anything after it was heard:
     the audio that follows tells whether the speaker stopped there (the voice fell away and did not
     come back) or went on at their own level. A pass is never taken this way (talk may start with
-    one), and before the audio after the line is long enough the answer is never "no"."""
+    one), and before the audio after the line is long enough the answer is never "no". A judge that
+    scores the full stop after a line may already hear, in the first syllable after it, that the
+    speaker went on: then the line is not heard at all, which is as good."""
     judge = listener.judge
     assert isinstance(judge, WhisperJudge)
     fourth = ListenContext(4, (Rank.KING,), commands=COMMANDS)
@@ -331,13 +333,16 @@ def test_a_line_judged_before_the_room_got_loud_again_is_taken_once_the_voice_fe
         for samples in talked_over(voice_dir, babble, saying, 4)[0]:
             judged = samples[: round((line_end + 0.09) * SAMPLE_RATE)]
             result = judge.judge(judged, context)
+            if saying != line and not result.heard:
+                assert "line-goes-on" in result.why, result.why
+                continue
             assert result.heard and not result.voice_stopped, (saying, result.phrase)
             assert judge.stopped_after(result, judged) is not False  # nothing after it yet: no "no"
             answers.setdefault(saying, []).append(judge.stopped_after(result, samples))
     stopped = answers["And there's the Earl of Coventry"] + answers["There's as good as Seven can be"]
     assert stopped.count(True) >= 6, answers
-    assert not any(answers["There's as good as Seven can be and I have two more"]), answers
-    assert not any(answers["And there's the Earl of Coventry I think you know"]), answers
+    assert not any(answers.get("There's as good as Seven can be and I have two more", ())), answers
+    assert not any(answers.get("And there's the Earl of Coventry I think you know", ())), answers
     said_pass, _end = talked_over(voice_dir, babble, "I pass", 1)
     passed = judge.judge(said_pass[0], KINGS_SECOND)
     assert passed.phrase == "pass" and judge.stopped_after(passed, said_pass[0]) is False
@@ -381,21 +386,42 @@ def test_over_table_talk_the_listener_takes_a_line_once_the_room_alone_went_on(
 
 
 class HeardOnceJudge(WatchedJudge):
-    """The real judge, but the first line it hears it never hears again, as happens in a loud room
-    when the audio that follows puts a line heard at one lull just under its floor. (A pass heard
-    on the first syllables does not count: the line is what this is about.)"""
+    """The real judge, but the first line it hears on audio that holds the whole line (up to
+    ``line_end`` in ``audio``, the recording the listener hears) it never hears again, as happens in
+    a loud room when the audio that follows puts a line heard at one lull just under its floor. A
+    judge that knows the formulas may hear a line whole before its last word ("There's as good as
+    Seven" as the lead): that is let through, as is a pass heard on the first syllables (the line at
+    its lull is what this is about)."""
 
-    def __init__(self, judge: WhisperJudge) -> None:
+    def __init__(self, judge: WhisperJudge, audio: Pcm16, line_end: float) -> None:
         super().__init__(judge)
+        self.audio = audio
+        self.line_end = line_end
         self.first_line = ""
 
     def judge(self, samples: Pcm16, context: ListenContext, first_pass: str = "", held: bool = False) -> JudgeResult:
         result = self.inner.judge(samples, context, first_pass, held)
-        if result.heard and result.phrase == self.first_line:
-            return replace(result, phrase="", voice_stopped=False)
-        if result.best.candidate.kind is Kind.LINE:
-            self.first_line = self.first_line or result.phrase
-        return result
+        whole = (self._start(samples) + len(samples)) / SAMPLE_RATE >= self.line_end
+        if not (whole and result.heard and result.best.candidate.kind is Kind.LINE):
+            return result
+        if not self.first_line:
+            self.first_line = result.phrase
+            return result
+        return replace(result, phrase="", voice_stopped=False) if result.phrase == self.first_line else result
+
+    def _start(self, samples: Pcm16) -> int:
+        """Where in the recording the listener's samples start (it keeps them from a frame before the speech)."""
+        head = samples[: SAMPLE_RATE // 10]
+        start = next(
+            (
+                at
+                for at in range(0, len(self.audio) - len(head) + 1, 80)
+                if np.array_equal(self.audio[at : at + len(head)], head)
+            ),
+            None,
+        )
+        assert start is not None, "the listener's samples are a stretch of the recording"
+        return start
 
 
 def went_on(voice_dir: Path, line: str, more: str) -> Pcm16:
@@ -421,18 +447,17 @@ def test_a_line_dropped_when_the_room_got_loud_again_is_not_forgotten_when_later
     assert isinstance(listener.judge, WhisperJudge)
     outcomes: dict[str, list[tuple[Verdict, list[tuple[str, bool]]]]] = {}
     line = "There's as good as Seven can be"
-    for saying, said in (
-        (line, speak_kdl(line, voice_dir / f"kdl-{abs(hash(line))}.wav")),
-        ("... and I have two more", went_on(voice_dir, line, "and I have two more")),
-    ):
+    alone = speak_kdl(line, voice_dir / f"kdl-{abs(hash(line))}.wav")
+    line_end = framed(alone)[1]  # the same in both: "... and I have two more" follows the line
+    for saying, said in ((line, alone), ("... and I have two more", went_on(voice_dir, line, "and I have two more"))):
         audio = framed(said)[0]
         for samples in (degrade(audio, "babble 12 dB", babble, np.random.default_rng(seed)) for seed in range(8)):
-            watched = HeardOnceJudge(listener.judge)
+            watched = HeardOnceJudge(listener.judge, samples, line_end)
             _utterance, verdict = hear(Listener(listener.recognizer, listener.settings, watched), samples, SEVEN_LEAD)
             outcomes.setdefault(saying, []).append((verdict, watched.answers))
-    alone = outcomes[line]
-    assert all(verdict is Verdict.CORRECT for verdict, _answers in alone), alone
-    assert sum(any(answer for _phrase, answer in answers) for _verdict, answers in alone) >= 2, alone
+    said_alone = outcomes[line]
+    assert all(verdict is Verdict.CORRECT for verdict, _answers in said_alone), said_alone
+    assert sum(any(answer for _phrase, answer in answers) for _verdict, answers in said_alone) >= 2, said_alone
     went = outcomes["... and I have two more"]
     assert sum(bool(answers) for _verdict, answers in went) >= 2, went  # asked, and ...
     assert not any(answer for _verdict, answers in went for _phrase, answer in answers), went  # ... never taken so
@@ -586,4 +611,4 @@ def test_a_lines_full_stop_is_likely_when_it_was_said_alone_and_unlikely_when_ta
     assert line_stop("There's the best of all the three", third, "There's the best of all the three") > -1.0
     assert line_stop("she picked the best of all the three puppies", third, "There's the best of all the three") < -3.0
     assert line_stop("There's a King as good as he", KINGS_SECOND, "There's a king as good as he") > -1.0
-    assert line_stop("he thinks he's as good as the king", KINGS_SECOND, "There's a king as good as he") < -3.0
+    assert line_stop("there's a king as good as he used to be", KINGS_SECOND, "There's a king as good as he") < -3.0

@@ -195,14 +195,24 @@ def test_the_bar_on_a_lines_full_stop_keeps_talk_that_goes_on_past_a_formula_fro
     assert shipped.good[Expect.CORRECT] >= unbarred.good[Expect.CORRECT] - 5
 
 
+def test_the_trained_judge_hears_a_number_that_is_no_rank_as_itself_once_it_is_likelier_than_every_rank(
+    trained_cases: list[Case],
+) -> None:
+    """It learned "twelve", "zero" and "thirteen": tiny.en's margin of 2 took some of them as a rank due."""
+    shipped = counted(replay(trained_cases, trained_judge_settings()))
+    margin = counted(replay(trained_cases, replace(trained_judge_settings(), rank_margin=JudgeSettings().rank_margin)))
+    assert shipped.wrong < margin.wrong
+    assert shipped.good[Expect.CORRECT] >= margin.good[Expect.CORRECT] - 2
+
+
 # The trained judge's corpus (tests/data/judge_corpus_earl.npz): what it ranks first, and what its numbers
 # hear (scripts/judge_replay.py --corpus tests/data/judge_corpus_earl.npz prints them per condition).
 TRAINED_RANKED_FIRST = {"babble 12 dB": (188, 53), "babble 6 dB": (173, 50), "cafe 6 dB": (179, 54)}
 TRAINED_SHIPPED = {
-    "lines accepted": 1322,  # of 1344
-    "wrong lines and ranks accepted": 11,  # of 420
+    "lines accepted": 1321,  # of 1344
+    "wrong lines and ranks accepted": 5,  # of 420 (11 with tiny.en's margin for a number that is no rank)
     "passes heard": 332,  # of 378
     "commands heard": 55,  # of 84
-    "talk that moved the game": 22,  # of 2912 (27 without the bar on a line's full stop)
-    "said, and heard as something else that moves the game": 13,
+    "talk that moved the game": 19,  # of 2912 (24 without the bar on a line's full stop)
+    "said, and heard as something else that moves the game": 12,
 }

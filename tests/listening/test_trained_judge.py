@@ -126,24 +126,31 @@ def shipped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return shipped_patch(tmp_path / "repo-models" / trained_judge.TRAINED_JUDGE, small_model(0), small_model(5))
 
 
-def test_the_trained_judge_is_built_once_and_checked_when_asked_for(shipped: Path) -> None:
-    found = discover_judge_model(trained=True)
+def test_the_trained_judge_is_the_default_built_once_and_checked(shipped: Path) -> None:
+    found = discover_judge_model()
     assert found is not None and found.source == SOURCE_TRAINED
     assert found.path == trained_judge.built_dir()
     assert read_model(found.path / "model.bin") == small_model(5)
     assert (found.path / "tokenizer.json").read_text() == "{}"
     built = (found.path / "model.bin").stat().st_mtime_ns
-    assert discover_judge_model(trained=True) == found
+    assert discover_judge_model() == found
     assert (found.path / "model.bin").stat().st_mtime_ns == built  # not built again
-    assert choose_judge(trained=True).reason.endswith(SOURCE_TRAINED)
+    assert choose_judge().reason.endswith(SOURCE_TRAINED)
 
 
-def test_the_base_is_the_default_and_the_trained_judge_one_flag_away(shipped: Path) -> None:
-    found = discover_judge_model()
+def test_tiny_en_as_it_ships_is_one_flag_away(shipped: Path) -> None:
+    found = discover_judge_model(base=True)
     assert found is not None and found.source == "user data directory"
     assert read_model(found.path / "model.bin") == small_model(0)
-    assert choose_judge().model == found
-    assert not trained_judge.built_dir().exists()  # nothing built until it is asked for
+    assert choose_judge(base=True).model == found
+    assert not trained_judge.built_dir().exists()  # nothing built when it is not wanted
+
+
+def test_without_a_shipped_patch_the_judge_hears_with_tiny_en(shipped: Path) -> None:
+    for name in (trained_judge.PATCH, trained_judge.MANIFEST):
+        (shipped / name).unlink()
+    found = discover_judge_model()
+    assert found is not None and found.source == "user data directory"
 
 
 def test_each_judge_decides_by_the_numbers_chosen_on_its_own_scores(shipped: Path) -> None:
@@ -152,33 +159,36 @@ def test_each_judge_decides_by_the_numbers_chosen_on_its_own_scores(shipped: Pat
     from voice_earl.listening.judge.settings import TRAINED_LINE_STOP_FLOOR, JudgeSettings
     from voice_earl.listening.judge.whisper import settings_for
 
-    trained, base = discover_judge_model(trained=True), discover_judge_model()
+    trained, base = discover_judge_model(), discover_judge_model(base=True)
     assert trained is not None and base is not None
     assert settings_for(trained.path).line_stop_floor == TRAINED_LINE_STOP_FLOOR > float("-inf")
     assert settings_for(base.path) == JudgeSettings()
 
 
 def test_a_new_patch_is_built_again(shipped: Path) -> None:
-    discover_judge_model(trained=True)
+    discover_judge_model()
     shipped_patch_again = shipped.parent / "again"
     shipped_patch(shipped_patch_again, small_model(0), small_model(6))
     for name in (trained_judge.PATCH, trained_judge.MANIFEST):
         (shipped_patch_again / name).replace(shipped / name)
-    found = discover_judge_model(trained=True)
+    found = discover_judge_model()
     assert found is not None and read_model(found.path / "model.bin") == small_model(6)
 
 
 @pytest.mark.parametrize("damaged", ["patch", "base"])
-def test_a_file_that_is_not_the_one_made_for_is_refused_with_why(shipped: Path, damaged: str) -> None:
+def test_a_file_that_is_not_the_one_made_for_is_refused_with_why_and_the_game_hears_with_tiny_en(
+    shipped: Path, damaged: str
+) -> None:
     path = shipped / trained_judge.PATCH if damaged == "patch" else paths.user_models_dir() / JUDGE_MODEL / "model.bin"
     data = bytearray(path.read_bytes())
     data[-1] ^= 1
     path.write_bytes(bytes(data))
     with pytest.raises(VoiceEarlError, match="as published" if damaged == "base" else "SHA-256 differs"):
-        discover_judge_model(trained=True)
+        discover_judge_model()
     assert not trained_judge.built_dir().exists()
-    found = discover_judge_model()
-    assert found is not None and found.source == "user data directory"
+    choice = choose_judge()  # what play and hear use: a game still has its judge
+    assert choice.model is not None and choice.model.source == "user data directory"
+    assert ("as published" if damaged == "base" else "SHA-256 differs") in choice.reason
 
 
 def test_the_shipped_patch_builds_the_model_its_manifest_names(tmp_path: Path) -> None:
@@ -200,19 +210,20 @@ def test_doctor_checks_the_trained_judge_and_models_list_names_it(
     from voice_earl.commands.doctor_checks import Status
     from voice_earl.commands.doctor_judge import check_judge
 
-    checked = check_judge(trained=True)
+    checked = check_judge()
     assert checked.status is Status.OK and "trained on the game's words" in checked.detail
     main(["models", "list"])
     out = capsys.readouterr().out
-    assert f"{trained_judge.TRAINED_JUDGE}  (trained on the game's words, with --trained-judge)" in out
+    named = "(trained on the game's words: the default; --base-judge hears with tiny.en)"
+    assert f"{trained_judge.TRAINED_JUDGE}  {named}" in out
     built = trained_judge.built_dir() / "model.bin"
     built.write_bytes(built.read_bytes()[:-1] + b"\x01")
-    checked = check_judge(trained=True)
+    checked = check_judge()
     assert checked.status is Status.WARN and "is not the one" in checked.detail and str(built.parent) in checked.fix
 
 
 @pytest.mark.slow
-def test_the_listener_hears_with_the_trained_judge_when_asked(tmp_path: Path) -> None:
+def test_the_listener_hears_with_the_trained_judge_by_default(tmp_path: Path) -> None:
     """The shipped patch, built over the package's tiny.en, judges real synthesized speech: a line due and a pass
     said by festival's voice (which training never heard) in a quiet room."""
     from support.listening_audio import padded, speak_kdl
@@ -228,7 +239,7 @@ def test_the_listener_hears_with_the_trained_judge_when_asked(tmp_path: Path) ->
         pytest.skip("no trained judge ships here, or the judge extra is not installed")
     if shutil.which("text2wave") is None:
         pytest.skip("festival is not installed")
-    chain = open_listener("pocketsphinx", trained_judge=True)
+    chain = open_listener("pocketsphinx")
     assert chain.listener.judge is not None and chain.listener.judge.model_dir == trained_judge.built_dir()
     context = ListenContext(2, (Rank.KING,), commands=("undo", "repeat"))
     verdicts = []

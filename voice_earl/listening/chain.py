@@ -38,14 +38,14 @@ def open_listener(
     settings: ListenSettings | None = None,
     knock: bool = False,
     verifier: bool = False,
-    trained_judge: bool = False,
+    base_judge: bool = False,
 ) -> ListenerChain:
     """Load the first pass and the judge (once per run) and say what listens and why; ``knock``: a knock
     on the table passes too; ``verifier``: the judge decides by its trained verifier, not its rules;
-    ``trained_judge``: the judge's model is the one trained on the game's words, not tiny.en as it ships."""
+    ``base_judge``: the judge's model is tiny.en as it ships, not the one trained on the game's words."""
     started = time.perf_counter()
     first = choose_recognizer(recognizer or "auto", Path(model) if model else None)
-    judging = choose_judge(Path(judge_model) if judge_model else None, wanted=judge, trained=trained_judge)
+    judging = choose_judge(Path(judge_model) if judge_model else None, wanted=judge, base=base_judge)
     loaded = load_recognizer(first)
     for notice in loaded.take_notices():
         logger.warning(notice)

@@ -345,7 +345,7 @@ def open_listener(args: object) -> tuple[Listener, str]:
         getattr(args, "recognizer", None),
         getattr(args, "model", None),
         judge_model=getattr(args, "judge_model", None),
-        trained_judge=bool(getattr(args, "trained_judge", False)),
+        base_judge=bool(getattr(args, "base_judge", False)),
         judge=not getattr(args, "no_judge", False),
         knock=bool(getattr(args, "knock", False)),
         verifier=bool(getattr(args, "judge_verifier", False)),

@@ -37,6 +37,9 @@ from voice_earl.words.text import SLOT, normalise
 # contains "pass" is none of them (the full stop is scored). A Dutch or Italian table's own word is
 # weighed too, alone ("Pas.", "Passo.").
 PASS_PHRASES: tuple[str, ...] = ("Pass", "I pass", "Pass, please")
+# At a table that speaks another language, its players pass in its words ("pas", "ik pas", "io passo"):
+# "Pass, please" is English talk there, and talk in the table's language sounds like it ("dat past niet").
+PASS_PHRASES_ABROAD: tuple[str, ...] = ("Pass", "I pass")
 # The due line is scored whole with this many of the ranks likeliest in its slot; other lines with one.
 DUE_RANKS_SCORED = 3
 
@@ -138,8 +141,9 @@ def turn_candidates(context: ListenContext) -> TurnCandidates:
                 text = f" {' '.join(wording.split())}"
                 fixed.append(Candidate(Kind.LINE, text, normalise(text), position, rankless=True))
     pass_word = normalise(PASS_WORDS[0])
-    fixed.extend(Candidate(Kind.PASS, sentence(phrase), pass_word) for phrase in PASS_PHRASES)
     own = OWN_PASS_WORDS.get(context.language, ())
+    phrases = PASS_PHRASES_ABROAD if own else PASS_PHRASES
+    fixed.extend(Candidate(Kind.PASS, sentence(phrase), pass_word) for phrase in phrases)
     fixed.extend(Candidate(Kind.PASS, sentence(word.capitalize()), normalise(word)) for word in own)
     fixed.extend(
         Candidate(Kind.COMMAND, sentence(command.capitalize()), normalise(command)) for command in context.commands

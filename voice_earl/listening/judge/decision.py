@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 
 from voice_earl.listening.judge.candidates import Candidate, Heard, Kind, heard_as
-from voice_earl.listening.judge.rules import clears, decide_by_rules, sure_line_by_rules
+from voice_earl.listening.judge.rules import clears, decide_by_rules, fell_away, sure_line_by_rules
 from voice_earl.listening.judge.scores import Decision, JudgeResult, Scored, Slot, Transcript
 from voice_earl.listening.judge.settings import JudgeSettings
 from voice_earl.listening.judge.verifier import Verifier
@@ -31,10 +31,6 @@ __all__ = [
     "sure_line",
     "voice_stopped",
 ]
-
-# Within a second after where a phrase ends, the voice comes back when it is as loud as before it
-# ("pass ... it to the left" goes on after a breath).
-VOICE_BACK_DB = 0.0
 
 
 def decide(
@@ -59,17 +55,6 @@ def decide(
             scored, slots, settings, transcript, first_pass, due_position, loud_room, verifier, exact
         )
     return decide_by_rules(scored, slots, settings, transcript, first_pass, due_position, held)
-
-
-def fell_away(item: Scored, settings: JudgeSettings) -> bool:
-    """Whether, in a loud room, the voice fell away where the candidate ends and did not come back
-    (and a pass or a command ends where its full stop is): the speaker stopped there, whatever the
-    room goes on saying."""
-    stop_likely = item.candidate.kind is Kind.LINE or item.last_logprob >= settings.stop_floor
-    # No audio after it yet is no evidence that the voice stayed away: the speaker may only pause.
-    came_back = item.voice_back_db is None or item.voice_back_db > VOICE_BACK_DB
-    dropped = item.voice_drop_db is not None and item.voice_drop_db >= settings.voice_drop_db
-    return dropped and stop_likely and not came_back
 
 
 def heard_where_voice_fell_away(result: JudgeResult, settings: JudgeSettings) -> bool:

@@ -17,6 +17,10 @@ from voice_earl.listening.judge.settings import JudgeSettings
 from voice_earl.listening.judge.verifier import goes_on
 from voice_earl.words.text import normalise
 
+# Within a second after where a phrase ends, the voice comes back when it is as loud as before it
+# ("pass ... it to the left" goes on after a breath).
+VOICE_BACK_DB = 0.0
+
 
 def decide_by_rules(
     scored: Sequence[Scored],
@@ -83,6 +87,17 @@ def _held_pass_agreed(
     )
 
 
+def fell_away(item: Scored, settings: JudgeSettings) -> bool:
+    """Whether, in a loud room, the voice fell away where the candidate ends and did not come back
+    (and a pass or a command ends where its full stop is): the speaker stopped there, whatever the
+    room goes on saying."""
+    stop_likely = item.candidate.kind is Kind.LINE or item.last_logprob >= settings.stop_floor
+    # No audio after it yet is no evidence that the voice stayed away: the speaker may only pause.
+    came_back = item.voice_back_db is None or item.voice_back_db > VOICE_BACK_DB
+    dropped = item.voice_drop_db is not None and item.voice_drop_db >= settings.voice_drop_db
+    return dropped and stop_likely and not came_back
+
+
 def evidence(
     item: Scored, settings: JudgeSettings, due_position: int | None = None, slot: Slot | None = None
 ) -> tuple[str, str]:
@@ -126,13 +141,21 @@ def evidence(
             return "rule gain", f"line gain {item.gain:.2f} >= {settings.line_gain:g}, mean {mean:.2f}"
         return "", f"{below}, gain {item.gain:.2f} (bar {settings.line_gain:g})"
     if kind is Kind.PASS and item.gain >= settings.pass_gain and mean >= settings.pass_gain_floor:
-        if mean < settings.pass_unlikely_mean and item.gain < settings.pass_unlikely_gain:
-            return "", (
-                f"veto pass-unlikely: mean {mean:.2f} < {settings.pass_unlikely_mean:g} "
-                f"needs gain {settings.pass_unlikely_gain:g}, has {item.gain:.2f}"
-            )
-        return "rule gain", f"pass gain {item.gain:.2f} >= {settings.pass_gain:g}, mean {mean:.2f}"
+        return _pass_gain_evidence(item, settings)
     return "", below if kind is Kind.COMMAND else f"{below}, gain {item.gain:.2f} (bar {settings.pass_gain:g})"
+
+
+def _pass_gain_evidence(item: Scored, settings: JudgeSettings) -> tuple[str, str]:
+    """:func:`evidence` for a pass below its floor whose gain over a quiet room clears its bar."""
+    mean = item.mean
+    if mean < settings.pass_unlikely_mean and item.gain < settings.pass_unlikely_gain:
+        return "", (
+            f"veto pass-unlikely: mean {mean:.2f} < {settings.pass_unlikely_mean:g} "
+            f"needs gain {settings.pass_unlikely_gain:g}, has {item.gain:.2f}"
+        )
+    if settings.pass_gain_fall and not fell_away(item, settings):
+        return "", f"veto room-raised: pass gain {item.gain:.2f}, and the voice did not fall away after it"
+    return "rule gain", f"pass gain {item.gain:.2f} >= {settings.pass_gain:g}, mean {mean:.2f}"
 
 
 def clears(item: Scored, settings: JudgeSettings, due_position: int | None = None, slot: Slot | None = None) -> bool:

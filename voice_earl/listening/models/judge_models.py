@@ -101,19 +101,21 @@ def packaged_judge_model() -> Path | None:
     return path if not judge_model_problems(path) else None
 
 
-def discover_judge_model(explicit: Path | None = None, *, trained: bool = False) -> FoundJudgeModel | None:
-    """The judge's model, or None when there is none. A path asked for must be a model, and so must
-    the judge trained on the game's words when ``trained`` asks for it (built over the base the first
-    time). Not yet the default: the judge's rules were chosen on tiny.en's own scores."""
+def discover_judge_model(explicit: Path | None = None, *, base: bool = False) -> FoundJudgeModel | None:
+    """The judge's model, or None when there is none. A path asked for must be a model. Otherwise the
+    judge trained on the game's words (built over the base the first time), or with ``base``, or when
+    no trained judge ships, Whisper tiny.en as it ships."""
     if explicit is not None:
         return _require(explicit.expanduser(), SOURCE_EXPLICIT)
     env = os.environ.get(JUDGE_ENV_VAR, "").strip()
     if env:
         return _require(Path(env).expanduser(), SOURCE_ENV)
     bases = _base_models()
-    if trained:
-        return _trained_model([path for path, _source in bases])
-    return FoundJudgeModel(*bases[0]) if bases else None
+    if not bases:
+        return None
+    if base or trained_judge.read_manifest(trained_judge.shipped_patch_dir()) is None:
+        return FoundJudgeModel(*bases[0])
+    return _trained_model([path for path, _source in bases])
 
 
 def _base_models() -> list[tuple[Path, str]]:
@@ -135,10 +137,12 @@ def _trained_model(bases: list[Path]) -> FoundJudgeModel:
         if not trained_judge.is_built(manifest, dest):
             fitting = [p for p in bases if file_sha256(p / "model.bin")[0] == manifest.base_sha256]
             if not fitting:
-                raise VoiceEarlError(f"it is laid over Whisper tiny.en as published, and none was found: {JUDGE_HINT}")
+                raise trained_judge.TrainedJudgeError(
+                    f"the trained judge is laid over Whisper tiny.en as published, and none was found: {JUDGE_HINT}"
+                )
             trained_judge.build_trained_judge(fitting[0], patch, dest)
     except OSError as error:
-        raise VoiceEarlError(f"the trained judge cannot be built ({error})") from None
+        raise trained_judge.TrainedJudgeError(f"the trained judge cannot be built ({error})") from None
     return FoundJudgeModel(dest, SOURCE_TRAINED)
 
 
@@ -168,9 +172,10 @@ JUDGE_LOST = "without the whisper judge, table talk may move the game"
 JUDGE_HINT = f"{paths.pip_install('voice-earl[judge]')} (or bash scripts/setup.sh) brings it back"
 
 
-def choose_judge(explicit: Path | None = None, *, wanted: bool = True, trained: bool = False) -> JudgeChoice:
-    """Whether the listener gets a judge, and which model (``trained``: the one trained on the game's
-    words). A model asked for must load."""
+def choose_judge(explicit: Path | None = None, *, wanted: bool = True, base: bool = False) -> JudgeChoice:
+    """Whether the listener gets a judge, and which model (``base``: tiny.en as it ships, not the judge
+    trained on the game's words). A model asked for must load; a trained judge that cannot be built
+    leaves the judge with tiny.en, and the reason says why."""
     if not wanted:
         return JudgeChoice(None, f"{JUDGE_LOST} (--no-judge)")
     missing = judge_libraries_missing()
@@ -178,8 +183,13 @@ def choose_judge(explicit: Path | None = None, *, wanted: bool = True, trained: 
         if explicit is not None:
             raise VoiceEarlError(f"--judge-model needs {' and '.join(missing)}: {JUDGE_HINT}")
         return JudgeChoice(None, f"{JUDGE_LOST}; {JUDGE_HINT}")
-    found = discover_judge_model(explicit, trained=trained)
+    fallback = ""
+    try:
+        found = discover_judge_model(explicit, base=base)
+    except trained_judge.TrainedJudgeError as error:
+        logger.warning("%s: the judge hears with tiny.en as it ships", error)
+        found, fallback = discover_judge_model(base=True), f" ({error})"
     if found is None:
         return JudgeChoice(None, f"{JUDGE_LOST}; no whisper model found: {JUDGE_HINT}, or "
                                  f"'voice-earl models fetch {JUDGE_MODEL}'")
-    return JudgeChoice(found, f"whisper judge with {found.path} from {found.source}")
+    return JudgeChoice(found, f"whisper judge with {found.path} from {found.source}{fallback}")
