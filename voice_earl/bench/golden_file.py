@@ -38,6 +38,7 @@ def corpus_file(base: Path, judge: str) -> Path:
 
 
 TRAINED_CORPUS = corpus_file(CORPUS, TRAINED_JUDGE)
+TRAINED_HELD_CORPUS = corpus_file(HELD_CORPUS, TRAINED_JUDGE)
 
 
 def judge_of(path: Path) -> str:
