@@ -206,3 +206,28 @@ def test_a_key_pressed_during_a_bots_turn_does_nothing_at_the_players_next_turn(
         os.write(main, b" ")  # typed ahead, for the next turn, which is the keyboard's too
         assert keys.next_input(replace(second, move_number=4)) == KeyCommand(Command.PASS)
     os.close(main)
+
+
+def test_a_quit_pressed_while_others_move_is_asked_at_the_players_next_turn() -> None:
+    """A phone's tap or a bot's move between two turns of the keyboard: a move typed meanwhile does
+    nothing, but x (or p) is no move, and waits for the turn: pressed once, the game asks to quit."""
+    _, second = requests()
+    main, side = os.openpty()
+    shown: list[str] = []
+
+    def show(line: str) -> None:
+        shown.append(line)
+        if line.startswith("Quit?"):
+            os.write(main, b"y")  # the answer, once the question is asked
+
+    with os.fdopen(side, "r") as stream:
+        keys = KeyPresses(stream, show)
+        os.write(main, b" ")
+        assert keys.next_input(replace(second, move_number=0)) == KeyCommand(Command.PASS)
+        os.write(main, b" x")  # during the others' turns: a pass, then quit
+        keys.interrupt = lambda: True  # nothing typed in turn: the keyboard is woken, not kept waiting
+        assert keys.next_input(replace(second, move_number=3)) == KeyCommand(Command.QUIT)
+        assert shown == ["Quit? the series is saved (y/n)"]  # the space typed meanwhile did nothing
+        os.write(main, b" p")
+        assert keys.next_input(replace(second, move_number=6)) == KeyCommand(Command.PAUSE)
+    os.close(main)

@@ -67,8 +67,10 @@ def key_waiting(stream: TextIO, timeout: float = 0.0) -> bool:
     return bool(ready)
 
 
-def drop_waiting_keys(stream: TextIO) -> None:
-    """Throw away the keys typed so far and not read (typed out of turn)."""
+def drop_waiting_keys(stream: TextIO) -> list[str]:
+    """Take the keys typed so far and not read (typed out of turn) off the input: what was dropped."""
+    dropped: list[str] = []
     with cbreak(stream):
-        while key_waiting(stream) and read_waiting_key(stream) is not None:
-            pass
+        while key_waiting(stream) and (key := read_waiting_key(stream)) is not None:
+            dropped.append(key)
+    return dropped

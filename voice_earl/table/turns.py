@@ -218,6 +218,12 @@ def key_command(key: str, at_lead: bool) -> KeyCommand | None:
     return KeyCommand(command) if command is not None else None
 
 
+def _no_move(key: str) -> bool:
+    """Whether a key asks for something that is no move at a turn: to quit or to pause."""
+    command = key_command(key, at_lead=False)
+    return command is not None and command.command in (Command.QUIT, Command.PAUSE)
+
+
 def quits(key: str) -> bool:
     """Whether a key asks to quit (x or Esc), wherever it is pressed: on a turn, after a deal, on a code screen."""
     command = key_command(key, at_lead=False)
@@ -324,14 +330,17 @@ class KeyPresses:
         self.interrupt: Callable[[], bool] | None = None
         self.join_code: JoinCode | None = None
         self._out_of_turn = OutOfTurn()
+        self._kept: list[str] = []  # typed while others moved, and no move: a quit or a pause
 
     def next_input(self, request: TurnRequest) -> TurnInput:
         from voice_earl.table.terminal import drop_waiting_keys
 
         if self._out_of_turn.others_moved(request.move_number):
-            drop_waiting_keys(self._stream)  # pressed during a bot's turn: not a move of this one
+            # Pressed during a bot's turn or a phone's tap: not a move of this one. Quitting or pausing is no
+            # move: it waits for the turn (a player who pressed x must not have to press it again).
+            self._kept = [key for key in drop_waiting_keys(self._stream) if _no_move(key)]
         while True:
-            key = self._key()
+            key = self._kept.pop(0) if self._kept else self._key()
             if isinstance(key, Woken):
                 return key
             if key is None:
