@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -162,6 +163,16 @@ def trained_cases() -> list[Case]:
     return read_corpus(TRAINED_CORPUS)
 
 
+@pytest.fixture(scope="module")
+def trained_decided(trained_cases: list[Case]) -> list[tuple[Case, Decision]]:
+    return replay(trained_cases, trained_judge_settings())
+
+
+def trained_with(trained_cases: list[Case], **changes: Any) -> Tally:
+    """What the trained judge hears with its numbers, some of them changed."""
+    return counted(replay(trained_cases, replace(trained_judge_settings(), **changes)))
+
+
 def test_the_trained_judges_corpus_is_the_same_trials_scored_by_it(
     cases: list[Case], trained_cases: list[Case]
 ) -> None:
@@ -171,8 +182,10 @@ def test_the_trained_judges_corpus_is_the_same_trials_scored_by_it(
     ]
 
 
-def test_the_trained_judge_hears_with_its_numbers_what_it_heard_when_it_shipped(trained_cases: list[Case]) -> None:
-    assert counted(replay(trained_cases, trained_judge_settings())).heard() == TRAINED_SHIPPED
+def test_the_trained_judge_hears_with_its_numbers_what_it_heard_when_it_shipped(
+    trained_decided: list[tuple[Case, Decision]],
+) -> None:
+    assert counted(trained_decided).heard() == TRAINED_SHIPPED
 
 
 def test_the_trained_judge_ranks_what_was_said_first_far_more_often_in_a_loud_room(
@@ -187,45 +200,46 @@ def test_the_trained_judge_ranks_what_was_said_first_far_more_often_in_a_loud_ro
 
 
 def test_the_bar_on_a_lines_full_stop_keeps_talk_that_goes_on_past_a_formula_from_moving_the_game(
-    trained_cases: list[Case],
+    trained_cases: list[Case], trained_decided: list[tuple[Case, Decision]]
 ) -> None:
     """With the trained judge's numbers, and without its bar on a line's full stop."""
-    shipped = counted(replay(trained_cases, trained_judge_settings()))
-    unbarred = counted(replay(trained_cases, replace(trained_judge_settings(), line_stop_floor=float("-inf"))))
+    shipped = counted(trained_decided)
+    unbarred = trained_with(trained_cases, line_stop_floor=float("-inf"))
     assert shipped.talk < unbarred.talk
     assert shipped.good[Expect.CORRECT] >= unbarred.good[Expect.CORRECT] - 5
 
 
 def test_the_trained_judge_hears_a_number_that_is_no_rank_as_itself_once_it_is_likelier_than_every_rank(
-    trained_cases: list[Case],
+    trained_cases: list[Case], trained_decided: list[tuple[Case, Decision]]
 ) -> None:
     """It learned "twelve", "zero" and "thirteen": tiny.en's margin of 2 took some of them as a rank due."""
-    shipped = counted(replay(trained_cases, trained_judge_settings()))
-    margin = counted(replay(trained_cases, replace(trained_judge_settings(), rank_margin=JudgeSettings().rank_margin)))
+    shipped = counted(trained_decided)
+    margin = trained_with(trained_cases, rank_margin=JudgeSettings().rank_margin)
     assert shipped.wrong < margin.wrong
     assert shipped.good[Expect.CORRECT] >= margin.good[Expect.CORRECT] - 2
 
 
 def test_the_trained_judge_hears_more_passes_with_its_own_margin_below_the_free_transcript(
-    trained_cases: list[Case],
+    trained_cases: list[Case], trained_decided: list[tuple[Case, Decision]]
 ) -> None:
     """What it writes freely over babble is likelier than its passes there: tiny.en's margin vetoed them."""
-    shipped = counted(replay(trained_cases, trained_judge_settings()))
-    margin = replace(trained_judge_settings(), alone_margin=JudgeSettings().alone_margin)
-    narrower = counted(replay(trained_cases, margin))
+    shipped = counted(trained_decided)
+    narrower = trained_with(trained_cases, alone_margin=JudgeSettings().alone_margin)
     assert shipped.good[Expect.PASS] >= narrower.good[Expect.PASS] + 8
     assert shipped.talk <= narrower.talk + 2
 
 
-def test_the_trained_judge_hears_no_line_on_its_gain_alone(trained_cases: list[Case]) -> None:
+def test_the_trained_judge_hears_no_line_on_its_gain_alone(
+    trained_cases: list[Case], trained_decided: list[tuple[Case, Decision]]
+) -> None:
     """It makes the line due likelier in any room's talk: the gain route let talk that names a rank move the
     game ("who has the nine of clubs") for a few lines it heard."""
-    shipped = counted(replay(trained_cases, trained_judge_settings()))
-    gains = counted(replay(trained_cases, replace(trained_judge_settings(), line_gain_floor=-4.5)))
+    shipped = counted(trained_decided)
+    gains = trained_with(trained_cases, line_gain_floor=-4.5)
     assert shipped.talk <= gains.talk - 6
     assert shipped.good[Expect.CORRECT] >= gains.good[Expect.CORRECT] - 6
-    decided = replay(trained_cases, trained_judge_settings())
-    assert not [d for _, d in decided if d.phrase and d.rule == "rule gain" and d.best.candidate.kind is Kind.LINE]
+    on_gain = [d for _, d in trained_decided if d.phrase and d.rule == "rule gain"]
+    assert not [d for d in on_gain if d.best.candidate.kind is Kind.LINE]
 
 
 # The trained judge's corpus (tests/data/judge_corpus_earl.npz): what it ranks first, and what its numbers

@@ -218,16 +218,20 @@ def key_command(key: str, at_lead: bool) -> KeyCommand | None:
     return KeyCommand(command) if command is not None else None
 
 
+def _asks_for(key: str, *commands: Command) -> bool:
+    """Whether a key, pressed anywhere but at a lead, gives one of ``commands``."""
+    command = key_command(key, at_lead=False)
+    return command is not None and command.command in commands
+
+
 def _no_move(key: str) -> bool:
     """Whether a key asks for something that is no move at a turn: to quit or to pause."""
-    command = key_command(key, at_lead=False)
-    return command is not None and command.command in (Command.QUIT, Command.PAUSE)
+    return _asks_for(key, Command.QUIT, Command.PAUSE)
 
 
 def quits(key: str) -> bool:
     """Whether a key asks to quit (x or Esc), wherever it is pressed: on a turn, after a deal, on a code screen."""
-    command = key_command(key, at_lead=False)
-    return command is not None and command.command is Command.QUIT
+    return _asks_for(key, Command.QUIT)
 
 
 def is_yes(key: str | None) -> bool:

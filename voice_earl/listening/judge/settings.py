@@ -111,7 +111,8 @@ class JudgeSettings:
 def trained_judge_settings() -> JudgeSettings:
     """The trained judge's decision: the rules, with the bar on a line's full stop that its scores allow,
     the rank slot's margin for a number that is no rank, its own floor for a pass (below it, a pass heard on
-    its gain only where the voice fell away) and its own margin below the free transcript."""
+    its gain only where the voice fell away), its own margin below the free transcript, and no line heard on its
+    gain alone."""
     return JudgeSettings(
         line_stop_floor=TRAINED_LINE_STOP_FLOOR,
         rank_margin=TRAINED_RANK_MARGIN,
