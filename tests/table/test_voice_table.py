@@ -357,6 +357,36 @@ def test_after_a_deal_a_key_goes_on_at_once_even_while_the_narrator_speaks() -> 
     assert cut == [True] and len(waited) == 3  # the key cut the narrator short
 
 
+def test_a_quit_or_a_pause_pressed_during_a_bots_spoken_turn_waits_for_the_players_turn() -> None:
+    """A bot recites its line while the player presses space, then x: the space is no move of the player's
+    turn, but the quit is asked there, before the microphone is listened to; so is a pause."""
+    import os
+    from dataclasses import replace
+
+    from voice_earl.table.turns import Command, KeyCommand
+
+    def no_microphone() -> Iterator[AudioChunk]:
+        raise AssertionError("a key kept from the bots' turns answers first: nothing is listened to")
+
+    session = TableSession(TableSettings(tuple(Seat(n) for n in "ABC"), HOYLE, DeckMode.VIRTUAL, deals=1, seed=1), {})
+    main, side = os.openpty()
+    shown: list[str] = []
+
+    def show(line: str) -> None:
+        shown.append(line)
+        if line.startswith("Quit?"):
+            os.write(main, b"y")
+
+    with os.fdopen(side, "r") as keys:
+        source = VoiceInput(None, chunks=no_microphone, keys=keys, show=show)  # type: ignore[arg-type]
+        os.write(main, b" x")  # during the bots' moves 0 to 2
+        assert source.next_input(replace(session.request(), move_number=3)) == KeyCommand(Command.QUIT)
+        assert shown == ["Quit? the series is saved (y/n)"]
+        os.write(main, b" p")
+        assert source.next_input(replace(session.request(), move_number=6)) == KeyCommand(Command.PAUSE)
+    os.close(main)
+
+
 def test_after_a_deal_x_asks_whether_to_quit_even_while_the_narrator_speaks() -> None:
     import os
 

@@ -32,7 +32,7 @@ def toggled_join_code(join_code: JoinCode | None, key: str) -> bool:
 @dataclass
 class OutOfTurn:
     """Whether other seats moved since a source was last asked, without asking it: a bot's turn (or a phone's
-    tap). Keys typed meanwhile were typed out of turn, and do nothing."""
+    tap). Moves typed meanwhile were typed out of turn, and do nothing (``turns.kept_keys``)."""
 
     asked_at: int = -1  # the move number of the last turn the source was asked for
 

@@ -229,6 +229,15 @@ def _no_move(key: str) -> bool:
     return _asks_for(key, Command.QUIT, Command.PAUSE)
 
 
+def kept_keys(stream: TextIO) -> list[str]:
+    """The keys typed while others moved that are kept for the keyboard's turn: a move typed then is no move
+    of this turn and is dropped, but a quit or a pause is no move, and a player who pressed it must not have
+    to press it again."""
+    from voice_earl.table.terminal import drop_waiting_keys
+
+    return [key for key in drop_waiting_keys(stream) if _no_move(key)]
+
+
 def quits(key: str) -> bool:
     """Whether a key asks to quit (x or Esc), wherever it is pressed: on a turn, after a deal, on a code screen."""
     return _asks_for(key, Command.QUIT)
@@ -337,12 +346,8 @@ class KeyPresses:
         self._kept: list[str] = []  # typed while others moved, and no move: a quit or a pause
 
     def next_input(self, request: TurnRequest) -> TurnInput:
-        from voice_earl.table.terminal import drop_waiting_keys
-
         if self._out_of_turn.others_moved(request.move_number):
-            # Pressed during a bot's turn or a phone's tap: not a move of this one. Quitting or pausing is no
-            # move: it waits for the turn (a player who pressed x must not have to press it again).
-            self._kept = [key for key in drop_waiting_keys(self._stream) if _no_move(key)]
+            self._kept = kept_keys(self._stream)  # pressed during a bot's turn or a phone's tap
         while True:
             key = self._kept.pop(0) if self._kept else self._key()
             if isinstance(key, Woken):

@@ -26,7 +26,7 @@ from voice_earl.listening.stream.listener import Listener
 from voice_earl.listening.stream.utterance import Utterance, grade_utterance
 from voice_earl.table.extra_keys import JoinCode, OutOfTurn, toggled_join_code
 from voice_earl.table.session import SPOKEN_COMMANDS
-from voice_earl.table.terminal import cbreak, drop_waiting_keys, key_waiting, read_key, read_waiting_key
+from voice_earl.table.terminal import cbreak, key_waiting, read_key, read_waiting_key
 from voice_earl.table.turns import (
     SAY_PASS,
     Command,
@@ -39,6 +39,7 @@ from voice_earl.table.turns import (
     TurnRequest,
     Woken,
     confirm_quit,
+    kept_keys,
     key_command,
     quits,
 )
@@ -95,6 +96,7 @@ class VoiceInput:
     knock: bool = False  # the listener hears a knock on the table as a pass
     join_code: JoinCode | None = None  # with phones: a key shows the join page over the table
     out_of_turn: OutOfTurn = field(default_factory=OutOfTurn, repr=False)
+    _kept: list[str] = field(default_factory=list, repr=False)  # a quit or a pause typed while others moved
 
     @property
     def pass_hint(self) -> str:
@@ -106,7 +108,11 @@ class VoiceInput:
             self.fallback.interrupt = self.interrupt
             return self.fallback.next_input(request)
         if self.keys is not None and self.out_of_turn.others_moved(request.move_number):
-            drop_waiting_keys(self.keys)  # pressed during a bot's turn: not a move of this one
+            self._kept = kept_keys(self.keys)  # pressed during a bot's turn or a phone's tap
+        while self._kept:
+            command = key_command(self._kept.pop(0), at_lead=False)
+            if command is not None and not self._quit_not_confirmed(command):
+                return command
         if request.paused and self.keys is not None:
             return self._paused_key()
         while True:
