@@ -10,6 +10,8 @@ once a change is meant, the new counts are written here).
 
 from __future__ import annotations
 
+import pickle
+import shutil
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
@@ -18,6 +20,7 @@ from typing import Any
 import pytest
 
 from voice_earl.bench.corpus import TUNING_CONDITIONS, VOICES, Expect
+from voice_earl.bench.golden_corpus import KEPT_VERSION, SEED, patch_main
 from voice_earl.bench.golden_file import (
     BASE_JUDGE,
     CORPUS,
@@ -33,6 +36,8 @@ from voice_earl.bench.golden_replay import Tally, ranked_first, replay, tally
 from voice_earl.listening.judge.candidates import Kind
 from voice_earl.listening.judge.decision import Decision, JudgeSettings
 from voice_earl.listening.judge.settings import trained_judge_settings
+from voice_earl.listening.models import trained_judge
+from voice_earl.listening.models.judge_models import JUDGE_ENV_VAR, packaged_judge_model
 
 
 @pytest.fixture(scope="module")
@@ -253,3 +258,27 @@ TRAINED_SHIPPED = {
     "talk that moved the game": 11,  # of 2912 (20 with lines heard on their gain)
     "said, and heard as something else that moves the game": 12,
 }
+
+
+def test_a_trained_patch_is_measured_where_it_counts_beside_the_shipped_judge(
+    trained_cases: list[Case], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``judge_corpus.py --patch DIR``: the patch's model is built, what is kept is not judged again, and the
+    rules replay on its scores beside the shipped corpus. The shipped patch's kept scores are its corpus."""
+    if packaged_judge_model() is None:
+        pytest.skip("the judge extra is not installed")
+    patch = shutil.copytree(trained_judge.shipped_patch_dir(), tmp_path / "patch")
+    sha = trained_judge.read_manifest(patch)
+    assert sha is not None
+    condition = "cafe 6 dB"
+    kept = [(case.trial, case.result) for case in trained_cases if case.condition == condition]
+    (tmp_path / f"corpus-earl-{sha.patch_sha256[:12]}-{KEPT_VERSION}-{SEED}-{condition}.pickle").write_bytes(
+        pickle.dumps(kept)
+    )
+    monkeypatch.setenv(JUDGE_ENV_VAR, "")
+    assert patch_main(patch, [condition], tmp_path / "patch.npz", cache=tmp_path) == 0
+    printed = capsys.readouterr().out.split("\n\n")
+    assert [case.result.scored for case in read_corpus(tmp_path / "patch.npz")] == [r.scored for _, r in kept]
+    rows = [[line for line in part.splitlines() if line.startswith(condition)] for part in printed]
+    assert len(rows) == 2 and rows[0] == rows[1] and len(rows[0]) == 1
+    assert trained_judge.built_patch_sha256(tmp_path / f"judge-earl-{sha.patch_sha256[:12]}") == sha.patch_sha256

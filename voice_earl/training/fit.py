@@ -386,6 +386,8 @@ def _ship(
     (out / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
     (out / "training.txt").write_text("\n".join([*log, "", *report]) + "\n", encoding="utf-8")
     print(f"written: {out / PATCH} ({(out / PATCH).stat().st_size / 1e6:.1f} MB) and {out / MANIFEST}")
+    loud = "--conditions 'babble 6 dB' 'cafe 6 dB'"
+    print(f"heard through the rules in the loud rooms: scripts/judge_corpus.py --patch {out} {loud}")
     return 0
 
 
