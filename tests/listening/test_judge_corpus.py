@@ -282,3 +282,14 @@ def test_a_trained_patch_is_measured_where_it_counts_beside_the_shipped_judge(
     rows = [[line for line in part.splitlines() if line.startswith(condition)] for part in printed]
     assert len(rows) == 2 and rows[0] == rows[1] and len(rows[0]) == 1
     assert trained_judge.built_patch_sha256(tmp_path / f"judge-earl-{sha.patch_sha256[:12]}") == sha.patch_sha256
+
+
+def test_a_patch_that_is_not_the_one_its_manifest_names_is_refused_with_why(tmp_path: Path) -> None:
+    if packaged_judge_model() is None:
+        pytest.skip("the judge extra is not installed")
+    patch = shutil.copytree(trained_judge.shipped_patch_dir(), tmp_path / "patch")
+    (patch / "decoder.bin").write_bytes(b"cut short")
+    with pytest.raises(SystemExit, match="SHA-256 differs"):
+        patch_main(patch, ["clean"], None, cache=tmp_path)
+    with pytest.raises(SystemExit, match="no trained patch"):
+        patch_main(tmp_path, ["clean"], None, cache=tmp_path)

