@@ -117,12 +117,15 @@ def test_verbosity_parses_names() -> None:
     ],
 )
 def test_verbosity_decides_what_is_spoken_and_every_line_is_printed(verbosity: Verbosity, spoken: list[str]) -> None:
+    speech.shutdown()  # pyttsx3 from a fresh start, whatever earlier tests in this process met: no notice
     voice, output, printed = make(verbosity)
     with voice:
         for announcement in (narrator.turn("Ben", Rank.ACE, 2), narrator.passed("Cy"), narrator.winner("Ann", 1)):
             voice.say(announcement)
         assert voice.wait(WAIT_S)
-    assert printed.lines == ["Ben: Aces, card 2 of 4", "Cy passes", "Ann wins deal 1"]
+    assert printed.lines == ["Ben: Aces, card 2 of 4", "Cy passes", "Ann wins deal 1"], (
+        speech_synth.synthesizer.fallback_reason
+    )
     expected = [speech.render(text, rate=FAST).duration for text in spoken]
     played = [record.audio.duration for record in output.records]
     assert played == pytest.approx(expected, rel=0.05, abs=0.04)

@@ -63,8 +63,9 @@ def spectral_distance(a: speech.Audio, b: speech.Audio) -> float:
 
 @pytest.mark.slow
 def test_render_gives_speech_of_plausible_length_at_espeak_rate() -> None:
+    speech.shutdown()  # pyttsx3 from a fresh start, whatever earlier tests in this process met
     audio = speech.render("Ben: queens, second card")
-    assert speech.active_backend() is speech_synth.Backend.PYTTSX3
+    assert speech.active_backend() is speech_synth.Backend.PYTTSX3, speech_synth.synthesizer.fallback_reason
     assert audio.sample_rate == 22_050
     assert audio.samples.dtype == np.int16
     assert 1.0 < audio.duration < 4.0  # five words at 175 words per minute, with pauses
@@ -261,13 +262,14 @@ def test_without_pyttsx3_the_command_line_renders_and_says_so_once() -> None:
 
 
 class ScriptedEngine:
-    """A pyttsx3 engine that finishes each line after writing ``frames`` of silence to its file."""
+    """A pyttsx3 engine that finishes each line after writing the next of ``frames`` (the last one
+    repeating) in samples of silence to its file."""
 
     class proxy:  # pyttsx3's attribute: its driver is no espeak driver, so nothing waits for libespeak-ng
         _driver = object()
 
-    def __init__(self, frames: int) -> None:
-        self.frames = frames
+    def __init__(self, *frames: int) -> None:
+        self.frames = list(frames)
         self.callbacks: dict[str, object] = {}
         self.path = ""
 
@@ -289,8 +291,11 @@ class ScriptedEngine:
             out.setnchannels(1)
             out.setsampwidth(2)
             out.setframerate(22050)
-            out.writeframes(bytes(2 * self.frames))
+            out.writeframes(bytes(2 * (self.frames.pop(0) if len(self.frames) > 1 else self.frames[0])))
         self.callbacks["finished-utterance"](completed=True)  # type: ignore[operator]
+
+    def stop(self) -> None:
+        pass
 
 
 def test_a_pyttsx3_render_with_no_audio_is_a_failure_that_the_command_line_takes_over(tmp_path: Path) -> None:
@@ -302,12 +307,39 @@ def test_a_pyttsx3_render_with_no_audio_is_a_failure_that_the_command_line_takes
         speech_synth._pyttsx3_wav(ScriptedEngine(0), request, tmp_path)
 
 
+def test_one_line_without_audio_is_tried_again_and_only_two_running_give_pyttsx3_up(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A single glitch must not silence pyttsx3 for the rest of the evening; a driver that keeps
+    failing hands over to the command line, and says why."""
+    request = speech_synth.RenderRequest(LINE, "en", 175)
+    glitch = speech_synth._Synthesizer()
+    monkeypatch.setattr(speech_synth, "_open_engine", lambda: ScriptedEngine(0, 2205))
+    try:
+        assert len(glitch.wav(request)) == 44 + 2 * 2205
+        assert (glitch.backend, glitch.fallback_reason) == (speech_synth.Backend.PYTTSX3, None)
+    finally:
+        glitch.shutdown()
+    broken = speech_synth._Synthesizer()
+    monkeypatch.setattr(speech_synth, "_open_engine", lambda: ScriptedEngine(0, 0, 2205))
+    try:
+        spoken = speech.Audio.from_wav(broken.wav(request))  # the command line's rendering of the line
+        assert broken.backend is speech_synth.Backend.ESPEAK_CLI
+        assert broken.fallback_reason == "pyttsx3 wrote no audio, twice running"
+        assert spoken.duration > 1.0
+        broken.shutdown()
+        assert (broken.backend, broken.fallback_reason) == (speech_synth.Backend.PYTTSX3, None)
+    finally:
+        broken.shutdown()
+
+
 @pytest.mark.slow
 def test_shutdown_ends_the_engine_thread_and_a_later_render_starts_it_again() -> None:
+    speech.shutdown()  # pyttsx3 from a fresh start, whatever earlier tests in this process met
     speech.render("Snip")
     assert any(thread.name == "pyttsx3-engine" for thread in threading.enumerate())
     speech.shutdown()
     assert not any(thread.name == "pyttsx3-engine" for thread in threading.enumerate())
     slow = speech.render("Snip Snap Snorum", rate=100)
-    assert speech.active_backend() is speech_synth.Backend.PYTTSX3
+    assert speech.active_backend() is speech_synth.Backend.PYTTSX3, speech_synth.synthesizer.fallback_reason
     assert slow.duration > 1.3 * speech.render("Snip Snap Snorum").duration

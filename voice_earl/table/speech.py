@@ -156,12 +156,12 @@ def resample(audio: Audio, sample_rate: int) -> Audio:
 
 
 def active_backend() -> Backend:
-    """The synthesizer in use (pyttsx3 until it fails once)."""
+    """The synthesizer in use: pyttsx3 until it hangs or fails twice running (``synthesizer.fallback_reason``: why)."""
     return synthesizer.backend
 
 
 def shutdown() -> None:
-    """Stop the pyttsx3 thread and release its engine. A later render starts it again."""
+    """Stop the pyttsx3 thread and release its engine. A later render starts it again, pyttsx3 first."""
     synthesizer.shutdown()
 
 

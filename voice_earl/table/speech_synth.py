@@ -9,8 +9,8 @@ and ``runAndWait()`` returns before the WAV is written. So one daemon thread own
 and, for each line, sets voice and rate, waits until libespeak-ng is idle, runs exactly one
 ``save_to_file`` + ``runAndWait`` into a fresh temporary file and waits for pyttsx3's
 "finished-utterance" notification before reading it back. Callers wait with a timeout. If
-pyttsx3 cannot render (no library, an error, a hang, a file without audio), the ``espeak-ng
---stdout`` command line takes over for the rest of the process, with one warning in the log.
+pyttsx3 cannot render (no library, a hang, or an error or a file without audio twice running), the
+``espeak-ng --stdout`` command line takes over for the rest of the process, with one warning in the log.
 """
 
 from __future__ import annotations
@@ -81,6 +81,10 @@ class RenderRequest:
 
 class _BackendFailed(Exception):
     """pyttsx3 failed in a way that the command line may not."""
+
+
+class _LineFailed(_BackendFailed):
+    """pyttsx3 answered but this line came out wrong (a driver error, no audio): the next try may well work."""
 
 
 T = TypeVar("T")
@@ -210,15 +214,15 @@ def _pyttsx3_wav(engine: Any, request: RenderRequest, workdir: Path) -> bytes:
         engine.save_to_file(request.text, str(path))
         engine.runAndWait()
         if errors:
-            raise _BackendFailed(f"pyttsx3 failed: {errors[0]}")
+            raise _LineFailed(f"pyttsx3 failed: {errors[0]}")
         if not done.wait(request.timeout):
             raise _BackendFailed(f"pyttsx3 did not finish rendering within {request.timeout:.0f} s")
         if not finished[0] or not path.exists():
-            raise _BackendFailed("pyttsx3 stopped before writing the audio")
+            raise _LineFailed("pyttsx3 stopped before writing the audio")
         _wait_for_espeak(engine, request.timeout)
         wav = path.read_bytes()
         if len(wav) <= _WAV_HEADER_BYTES:  # now and then pyttsx3's driver misses libespeak-ng's audio
-            raise _BackendFailed("pyttsx3 wrote no audio")
+            raise _LineFailed("pyttsx3 wrote no audio")
         return wav
     finally:
         path.unlink(missing_ok=True)
@@ -241,17 +245,29 @@ class _Synthesizer:
         self._engine: _EngineThread | None = None
         self._workdir: tempfile.TemporaryDirectory[str] | None = None
         self.backend = Backend.PYTTSX3
+        self.fallback_reason: str | None = None  # why pyttsx3 was given up, for the log and for bug reports
 
     def wav(self, request: RenderRequest) -> bytes:
-        if self.backend is Backend.PYTTSX3:
+        # One bad line is a glitch, not a broken engine: it is tried again before pyttsx3 is given up on.
+        for last_try in (False, True):
+            if self.backend is not Backend.PYTTSX3:
+                break
             try:
-                workdir = self._ensure_engine_workdir()
-                return self._engine_call(
-                    lambda engine: _pyttsx3_wav(engine, request, workdir), request.timeout + _RENDER_TIMEOUT_S
-                )
+                return self._pyttsx3_wav(request)
+            except _LineFailed as error:
+                if last_try:
+                    self._fall_back(f"{error}, twice running")
+                else:
+                    log.info("%s: trying the line again", error)
             except _BackendFailed as error:
                 self._fall_back(str(error))
         return _cli_wav(request)
+
+    def _pyttsx3_wav(self, request: RenderRequest) -> bytes:
+        workdir = self._ensure_engine_workdir()
+        return self._engine_call(
+            lambda engine: _pyttsx3_wav(engine, request, workdir), request.timeout + _RENDER_TIMEOUT_S
+        )
 
     def voices(self) -> list[VoiceInfo]:
         if self.backend is Backend.PYTTSX3:
@@ -265,6 +281,7 @@ class _Synthesizer:
         with self._lock:
             engine, self._engine = self._engine, None
             workdir, self._workdir = self._workdir, None
+            self.backend, self.fallback_reason = Backend.PYTTSX3, None  # a fresh start tries pyttsx3 again
         stopped = engine.stop() if engine is not None else True
         # pyttsx3.init() hands back a cached engine while the old one is still alive: forget it, so
         # the next thread starts a fresh engine and driver instead of inheriting this one's state.
@@ -292,7 +309,7 @@ class _Synthesizer:
         with self._lock:
             if self.backend is Backend.ESPEAK_CLI:
                 return
-            self.backend = Backend.ESPEAK_CLI
+            self.backend, self.fallback_reason = Backend.ESPEAK_CLI, reason
             stuck, self._engine = self._engine, None
         log.warning("%s; speaking through the espeak-ng command line from now on", reason)
         if stuck is not None:
