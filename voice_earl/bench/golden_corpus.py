@@ -58,6 +58,7 @@ from voice_earl.bench.golden_file import (
     HELD_CONDITIONS,
     HELD_CORPUS,
     LOOKS_CORPUS,
+    TRAINED_CORPUS,
     TRAINED_JUDGE,
     corpus_file,
     group_of,
@@ -277,7 +278,7 @@ def patch_main(patch_dir: Path, conditions: Sequence[str], out: Path | None, cac
     out = out or cache / f"judge_corpus{suffix}.npz"
     write_corpus(kept, out, judge=judge)
     settings = trained_judge_settings()
-    shipped = [case for case in read_corpus(corpus_file(CORPUS, TRAINED_JUDGE)) if case.condition in conditions]
+    shipped = [case for case in read_corpus(TRAINED_CORPUS) if case.condition in conditions]
     for title, cases in ((f"the patch in {patch_dir} ({out})", read_corpus(out)), ("the shipped judge", shipped)):
         print(f"\n{title}, its rules with the shipped numbers:")
         print("\n".join(table([(case, decision.phrase) for case, decision in replay(cases, settings)])))
