@@ -264,7 +264,8 @@ def test_a_trained_patch_is_measured_where_it_counts_beside_the_shipped_judge(
     trained_cases: list[Case], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """``judge_corpus.py --patch DIR``: the patch's model is built, what is kept is not judged again, and the
-    rules replay on its scores beside the shipped corpus. The shipped patch's kept scores are its corpus."""
+    rules replay on its scores beside the shipped corpus, and both judges hear the same stretches of a loud
+    room's talk alone. The shipped patch's kept scores are its corpus."""
     if packaged_judge_model() is None:
         pytest.skip("the judge extra is not installed")
     patch = shutil.copytree(trained_judge.shipped_patch_dir(), tmp_path / "patch")
@@ -276,11 +277,13 @@ def test_a_trained_patch_is_measured_where_it_counts_beside_the_shipped_judge(
         pickle.dumps(kept)
     )
     monkeypatch.setenv(JUDGE_ENV_VAR, "")
-    assert patch_main(patch, [condition], tmp_path / "patch.npz", cache=tmp_path) == 0
+    assert patch_main(patch, [condition], tmp_path / "patch.npz", cache=tmp_path, stretches=8) == 0
     printed = capsys.readouterr().out.split("\n\n")
     assert [case.result.scored for case in read_corpus(tmp_path / "patch.npz")] == [r.scored for _, r in kept]
     rows = [[line for line in part.splitlines() if line.startswith(condition)] for part in printed]
-    assert len(rows) == 2 and rows[0] == rows[1] and len(rows[0]) == 1
+    assert len(rows) == 3 and rows[0] == rows[1] and len(rows[0]) == 1
+    room = [line.split(": ", 1)[1] for line in printed[2].splitlines() if "talk alone" in line]
+    assert len(room) == 2 and room[0] == room[1] and room[0].endswith("of 8 stretches")  # the same model
     assert trained_judge.built_patch_sha256(tmp_path / f"judge-earl-{sha.patch_sha256[:12]}") == sha.patch_sha256
 
 

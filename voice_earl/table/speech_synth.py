@@ -244,8 +244,12 @@ class _Synthesizer:
         self._lock = threading.Lock()
         self._engine: _EngineThread | None = None
         self._workdir: tempfile.TemporaryDirectory[str] | None = None
-        self.backend = Backend.PYTTSX3
         self.fallback_reason: str | None = None  # why pyttsx3 was given up, for the log and for bug reports
+
+    @property
+    def backend(self) -> Backend:
+        """pyttsx3 until it was given up (``fallback_reason`` says why), then the command line."""
+        return Backend.PYTTSX3 if self.fallback_reason is None else Backend.ESPEAK_CLI
 
     def wav(self, request: RenderRequest) -> bytes:
         # One bad line is a glitch, not a broken engine: it is tried again before pyttsx3 is given up on.
@@ -281,7 +285,7 @@ class _Synthesizer:
         with self._lock:
             engine, self._engine = self._engine, None
             workdir, self._workdir = self._workdir, None
-            self.backend, self.fallback_reason = Backend.PYTTSX3, None  # a fresh start tries pyttsx3 again
+            self.fallback_reason = None  # a fresh start tries pyttsx3 again
         stopped = engine.stop() if engine is not None else True
         # pyttsx3.init() hands back a cached engine while the old one is still alive: forget it, so
         # the next thread starts a fresh engine and driver instead of inheriting this one's state.
@@ -307,9 +311,9 @@ class _Synthesizer:
 
     def _fall_back(self, reason: str) -> None:
         with self._lock:
-            if self.backend is Backend.ESPEAK_CLI:
+            if self.fallback_reason is not None:
                 return
-            self.backend, self.fallback_reason = Backend.ESPEAK_CLI, reason
+            self.fallback_reason = reason
             stuck, self._engine = self._engine, None
         log.warning("%s; speaking through the espeak-ng command line from now on", reason)
         if stuck is not None:
