@@ -305,8 +305,8 @@ def patch_main(
     if stretches:
         said = [trial for trial in trials if trial.expect == Expect.CORRECT][:12]
         level = typical_power(framed(trial_speech(trial, cache))[0] for trial in said)
-        judges = (("\nthe patch", model), ("the shipped judge", shipped_model.path))
-        print("\n".join(room_alone.beside(judges, stretches, level, cache)))
+        judges = (("the patch", model), ("the shipped judge", shipped_model.path))
+        print("\n" + "\n".join(room_alone.beside(judges, stretches, level, cache)))
     return 0
 
 
