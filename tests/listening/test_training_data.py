@@ -3,7 +3,11 @@ drawn from one seed, and written as the judge scores it."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -110,3 +114,18 @@ def test_the_dutch_and_italian_voices_of_the_choice_are_never_trained_on() -> No
     train, choose = ({accent_and_variant(v) for v in data.own_pass_voices(split, 7)} for split in ("train", "choose"))
     assert train and choose and not {v for _a, v in train} & {v for _a, v in choose}
     assert not data.own_pass_voices("report", 7)
+
+
+@pytest.mark.slow
+def test_training_without_the_train_extra_says_how_to_install_it(tmp_path: Path) -> None:
+    """Where torch is missing (as after the README's two commands), the training command names the
+    extra to install instead of a traceback."""
+    hidden = tmp_path / "torch"
+    hidden.mkdir()
+    (hidden / "__init__.py").write_text("raise ModuleNotFoundError(\"No module named 'torch'\", name='torch')\n")
+    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    script = Path(__file__).resolve().parents[2] / "scripts" / "train_judge.py"
+    done = subprocess.run([sys.executable, str(script), "--help"], capture_output=True, text=True, env=env, check=False)
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr
+    assert "pip install -e '.[judge,train]'" in done.stderr
