@@ -55,6 +55,8 @@ class ListenSettings:
     mute_tail_s: float = 0.25  # also dropped after unmuting: room echo and the audio device's buffer
     likely_end_s: float = 0.09  # with a judge: this much quiet after loud speech starts it
     confirm_s: float = 0.15  # ... and its verdict stands when this much more audio has no more speech
+    loud_look_every_s: float = 0.4  # with a judge, in a loud room: the speech so far is judged when this much
+    # audio has passed since the last look (babble may never leave the quiet that marks an end); 0: never
     loud_range_db: float = PEAK_RANGE_DB  # with a judge: frames this far below the speech's peak count as quiet
 
 
