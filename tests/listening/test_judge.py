@@ -627,5 +627,5 @@ def test_where_the_rooms_talk_leaves_no_quiet_a_line_is_still_taken_soon_after_i
     waited, looked = hear(never, noisy, SEVEN_LEAD), hear(listener, noisy, SEVEN_LEAD)
     assert waited[1] is looked[1] is Verdict.CORRECT
     # The audio heard before deciding (not the clock: the same on any machine): 1.21 s against 0.49 s.
-    assert waited[0].audio_s - true_end > 1.0
     assert looked[0].audio_s - true_end < 0.8
+    assert waited[0].audio_s - looked[0].audio_s > 0.4
