@@ -19,7 +19,7 @@ from voice_earl.listening.stream.utterance import Judge, ListenSettings, Pending
 from voice_earl.words.context import ListenContext
 from voice_earl.words.text import normalise
 
-logger = logging.getLogger("voice_earl.listening.stream.listener")
+logger = logging.getLogger("voice_earl.listening.stream.listener")  # the run's too: one log for a listen
 
 T = TypeVar("T")
 

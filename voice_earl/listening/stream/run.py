@@ -10,11 +10,9 @@ and the judge's answers (when to ask the judge, and what its verdicts wait for:
 
 from __future__ import annotations
 
-import logging
 import time
 from collections import deque
 from collections.abc import Callable
-from typing import TypeVar
 
 import numpy as np
 
@@ -29,7 +27,7 @@ from voice_earl.listening.recognizer import (
     SpeechStopped,
 )
 from voice_earl.listening.stream.audio import BYTES_PER_SAMPLE, SAMPLE_RATE, AudioChunk, Pcm16
-from voice_earl.listening.stream.judge_looks import JudgeLooks
+from voice_earl.listening.stream.judge_looks import JudgeLooks, T, logger
 from voice_earl.listening.stream.speech_end import EndWatch
 from voice_earl.listening.stream.utterance import (
     EventHandler,
@@ -44,12 +42,7 @@ from voice_earl.listening.stream.utterance import (
 from voice_earl.words.context import ListenContext
 from voice_earl.words.text import normalise
 
-logger = logging.getLogger("voice_earl.listening.stream.listener")
-
-
 MIN_LINE_WORDS = 4
-
-T = TypeVar("T")
 
 
 class ListenRun(JudgeLooks):
