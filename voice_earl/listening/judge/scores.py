@@ -73,6 +73,7 @@ class JudgeResult:
     free: Transcript | None = None  # the free transcript, when a short phrase was to be heard
     voice_stopped: bool = False  # the phrase heard ends where the voice fell away (a loud room)
     loud_room: bool = False  # the audio judged was a loud room's (talk or noise around the speaker)
+    weighed_to_s: float | None = None  # a second look's: where the audio it weighed ends (None: all of it)
     why: str = ""  # the rule or veto that decided, or the verifier's probability against its point
 
     @property

@@ -134,15 +134,12 @@ class WhisperJudge:
         stopped = voice_stopped(result.scored, self.settings)
         ended = heard_where_voice_fell_away(result, self.settings)
         if not result.heard and stopped is not None:
-            again = self._judge(
-                samples[: round((stopped.end_s + VOICE_SPAN_S) * SAMPLE_RATE)], skip, context, first_pass, held
-            )
+            weighed = round((stopped.end_s + VOICE_SPAN_S) * SAMPLE_RATE)
+            again = self._judge(samples[:weighed], skip, context, first_pass, held)
             if again.phrase == stopped.candidate.phrase:
                 said = stopped.candidate.text.strip()
-                result, ended = (
-                    replace(again, why=f"second look, up to where the voice fell away after {said!r}: {again.why}"),
-                    True,
-                )
+                why = f"second look, up to where the voice fell away after {said!r}: {again.why}"
+                result, ended = replace(again, why=why, weighed_to_s=min(weighed, len(samples)) / SAMPLE_RATE), True
         result = replace(result, compute_s=time.perf_counter() - started, voice_stopped=ended)
         best = result.best
         logger.debug(

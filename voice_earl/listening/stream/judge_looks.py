@@ -46,6 +46,8 @@ class JudgeLooks:
     last_judged: Pending | None
     dropped: Pending | None
     looked_at: float | None
+    row_first: Pending | None
+    row_last: Pending | None
     went_on_after: set[str]
     veto: str
 
@@ -91,6 +93,7 @@ class JudgeLooks:
         self._confirm_pending()
         self._take_if_stopped()
         self._loud_look()
+        self._take_if_heard_again()
 
     def _loud_look(self) -> None:
         """In a loud room, whose talk may leave no quiet to mark an end, the speech so far is judged once
@@ -108,6 +111,32 @@ class JudgeLooks:
                 self._decided(run.result.phrase, early=True, by=run)
             else:
                 self.dropped = run
+
+    def _take_if_heard_again(self) -> None:
+        """In a loud room, the line due heard at looks in a row, the last of them on ``heard_again_s``
+        more audio than the first (of the audio each weighed), is taken: words said after the line would
+        have cost it its full stop ("... as good as he used to be"), where the room's talk does not; the
+        voice's energy cannot tell, the talk being as loud. Not a pass: Whisper hears "I pass" in talk
+        that starts like it ("my password ...") look after look."""
+        first, last, again = self.row_first, self.row_last, self.settings.heard_again_s
+        if again <= 0 or first is None or last is None or self.phase is not Phase.IN_SPEECH:
+            return
+        if first.heard_to is None or last.heard_to is None or last.heard_to - first.heard_to < again - 1e-9:
+            return
+        if not self.settings.early_accept or not self.watch.room_loud() or not self._heard(last):
+            return
+        if last.result.phrase in self.due:
+            logger.debug("%r heard again on %.2fs more audio: taken at %.2fs", last.result.phrase, again, self.audio_t)
+            self._decided(last.result.phrase, early=True, by=last)
+
+    def _follow_row(self, run: Pending) -> None:
+        """The first and the latest of the looks in a row that heard the same phrase."""
+        if not run.result.heard:
+            self.row_first = self.row_last = None
+        elif self.row_first is None or self.row_first.result.phrase != run.result.phrase:
+            self.row_first = self.row_last = run
+        else:
+            self.row_last = run
 
     def _went_on_after_quiet(self) -> bool:
         """A verdict taken at a short quiet, and the voice was loud again since."""
@@ -195,7 +224,11 @@ class JudgeLooks:
         if result.heard:
             self.dropped = None  # a newer verdict replaces it (one that hears nothing does not: _take_if_stopped)
         asked = self.audio_t if asked_at is None else asked_at
-        return Pending(result, asked, spoken_to, started, self.clock.now())
+        weighed = len(samples) / SAMPLE_RATE if result.weighed_to_s is None else result.weighed_to_s
+        heard_to = self.audio_from + weighed
+        run = Pending(result, asked, spoken_to, started, self.clock.now(), heard_to=heard_to)
+        self._follow_row(run)
+        return run
 
     def _judge_speech(self, first_pass: str, end: float | None = None, asked_at: float | None = None) -> Pending:
         """The judge on the speech up to ``end`` (default: its last loud frame) and the quiet that

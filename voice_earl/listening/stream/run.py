@@ -98,6 +98,8 @@ class ListenRun(JudgeLooks):
         self.went_on_after: set[str] = set()  # short sayings the speaker went on after, in a quiet room
         self.deciding: Pending | None = None
         self.looked_at: float | None = None  # the audio time of the judge's last look at this speech
+        self.row_first: Pending | None = None  # the first and the latest of the looks in a row that heard
+        self.row_last: Pending | None = None  # the same phrase (_take_if_heard_again)
         self.set_aside: JudgeResult | None = None  # the judge's word on the last speech set aside (its why)
         self.veto = ""  # why the listener did not take a phrase the judge heard
         self.text = ""
@@ -264,7 +266,7 @@ class ListenRun(JudgeLooks):
         self.speech_start = None
         self.partial = self.judged_partial = ""
         self.stable_since = None
-        self.pending = self.last_judged = self.dropped = None
+        self.pending = self.last_judged = self.dropped = self.row_first = self.row_last = None
         self.looked_at = None
         self.went_on_after.clear()
         self.preroll.clear()

@@ -57,6 +57,8 @@ class ListenSettings:
     confirm_s: float = 0.15  # ... and its verdict stands when this much more audio has no more speech
     loud_look_every_s: float = 0.4  # with a judge, in a loud room: the speech so far is judged when this much
     # audio has passed since the last look (babble may never leave the quiet that marks an end); 0: never
+    heard_again_s: float = 0.3  # with a judge, in a loud room: the line due heard at looks in a row, the last
+    # on this much more audio than the first, is taken (the speaker did not go on); 0: never
     loud_range_db: float = PEAK_RANGE_DB  # with a judge: frames this far below the speech's peak count as quiet
 
 
@@ -124,6 +126,7 @@ class Pending:
     started: float  # clock
     ready_at: float  # clock
     partial: str | None = None  # taken on the first pass's stable phrase (else at a quiet)
+    heard_to: float | None = None  # the audio time where the audio judged ends
 
 
 class RunClock:
