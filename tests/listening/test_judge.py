@@ -375,10 +375,11 @@ def test_over_table_talk_the_listener_takes_a_line_once_the_room_alone_went_on(
     listener: Listener, voice_dir: Path, babble: Pcm16
 ) -> None:
     """A lead heard at a lull in the talk and dropped when the talk came back is taken as soon as
-    the sound after it shows that the voice fell away, not when the talk at last stops."""
+    the sound after it shows that the voice fell away, not when the talk at last stops. (Without taking
+    a line heard again, which may come first: test_heard_again.py.)"""
     assert isinstance(listener.judge, WhisperJudge)
     watched = WatchedJudge(listener.judge)
-    watching = Listener(listener.recognizer, listener.settings, watched)
+    watching = Listener(listener.recognizer, replace(listener.settings, heard_again_s=0.0), watched)
     heard, true_end = over_talk(watching, voice_dir, babble, "There's as good as Seven can be", 8, SEVEN_LEAD)
     assert all(grade_utterance(u, SEVEN_LEAD).verdict is Verdict.CORRECT for u in heard), [u.text for u in heard]
     taken = [phrase for phrase, answer in watched.answers if answer]
