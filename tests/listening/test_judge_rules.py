@@ -319,6 +319,24 @@ def test_with_the_trained_judges_numbers_a_pass_heard_on_its_gain_needs_the_voic
     assert choose([replace(room, logprob=-2.9 * 2, quiet_logprob=-4.9 * 2)], {}, trained).phrase == "pass"  # floor
 
 
+def test_a_held_pass_whose_voice_fell_away_before_the_release_is_heard_on_its_gain() -> None:
+    """A phone's hold ends 0.25 s after the voice, before the second in which a voice would come back:
+    on the laptop's microphone that is no audio after it yet (the speaker may only pause), but in a hold the
+    speaker let go of the button there, so a voice that fell away stayed away. Talk that went on past the
+    pass (the voice back as loud) and a room whose level hardly fell are still the room raising it."""
+    trained = trained_judge_settings()
+    fell = Scored(PASS, -3.9 * 2, 2, quiet_logprob=-5.7 * 2, voice_drop_db=15.7, voice_back_db=None)
+    assert fell.mean < trained.pass_floor and fell.gain >= trained.pass_gain
+    assert fell_away(fell, trained, held=True) and not fell_away(fell, trained)
+    room = Transcript(" Buzz Light", -2.6)
+    assert decide([fell], {}, trained, lambda: room, held=True).why.startswith("rule gain: pass gain 1.80")
+    assert "veto room-raised" in choose([fell], {}, trained).why  # the laptop's microphone: it may come back
+    went_on = replace(fell, voice_back_db=0.2)  # "as good as new", held in the cafe: the voice came back
+    level = replace(fell, voice_drop_db=2.5)  # the cafe's talk alone, held: the level hardly fell
+    for talk in (went_on, level):
+        assert "veto room-raised" in decide([talk], {}, trained, lambda: room, held=True).why
+
+
 def test_a_line_heard_on_its_gain_is_not_heard_when_another_line_is_clearly_likelier() -> None:
     """ "There's a Nine as good as he" said where the Earl is due: too unlikely to be heard as a wrong
     line, yet the Earl line, far less likely, cleared its gain. The sound is more like the other."""

@@ -155,3 +155,21 @@ def test_the_join_page_shows_one_code_at_a_time(browser: Browser, screen: tuple[
             box = join.box(f"section.join >> nth={index} >> svg.qr")
             assert box["y"] >= 0 and box["y"] + box["height"] <= height  # the whole of this one
             assert box["width"] >= 200  # large enough to scan from across the table
+
+
+def test_a_phone_that_opened_the_join_page_taps_its_players_address_to_play(browser: Browser) -> None:
+    """A phone that comes late may scan the join page's code off the table screen (the `c` key): it cannot
+    scan its own screen, so each address there is a link to that player's page."""
+    names = ("Ann", "Ben", "Cy")
+    with (
+        serve_phones(names, range(3), PhoneTokens.new(names), "127.0.0.1", 0) as phones,
+        PhonePage(browser, phones.server.join_url()) as cy,
+    ):
+        address = cy.page.locator("section.join >> nth=2 >> p.url a")
+        expect(address).to_have_text(phones.server.url(2))
+        address.scroll_into_view_if_needed()
+        address.tap()
+        cy.page.wait_for_url(phones.server.url(2))
+        expect(cy.page.locator("#whose")).to_have_text("Waiting for the game to begin…")
+        expect(cy.page.locator("#hint")).to_contain_text("Here: Cy")
+        assert not cy.errors

@@ -79,8 +79,8 @@ def _kept_trials(folder: Path, labels: dict[Path, dict[str, object]]) -> list[Tr
 def _trial(path: Path, entry: dict[str, object]) -> Trial | None:
     try:
         position = int(str(entry["position"]))
-        names = entry.get("ranks") or ([entry["rank"]] if entry.get("rank") else [])
-        ranks = tuple(Rank.parse(str(name)) for name in names) if isinstance(names, list) else ()  # type: ignore[union-attr]
+        names: object = entry.get("ranks") or ([entry["rank"]] if entry.get("rank") else [])
+        ranks = tuple(Rank.parse(str(name)) for name in names) if isinstance(names, list) else ()
         context = commands_context(position, ranks or RANKS)
         said = str(entry.get("said", "line"))
         text = str(entry.get("text", said))

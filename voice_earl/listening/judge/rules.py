@@ -40,7 +40,7 @@ def decide_by_rules(
     their words begin and end, and what Whisper writes around a short word held close up is the
     room's babble at the edges of the hold ("Pass me!", "I pass it."), not the speaker going on. When
     nothing is heard in a hold, a pass the first pass heard too may be (:func:`_held_pass_agreed`)."""
-    decided = choose(scored, slots, settings, first_pass, due_position)
+    decided = choose(scored, slots, settings, first_pass, due_position, held)
     if held and not decided.phrase:
         return _held_pass_agreed(scored, settings, transcript, first_pass) or decided
     best = decided.best
@@ -87,19 +87,24 @@ def _held_pass_agreed(
     )
 
 
-def fell_away(item: Scored, settings: JudgeSettings) -> bool:
+def fell_away(item: Scored, settings: JudgeSettings, held: bool = False) -> bool:
     """Whether, in a loud room, the voice fell away where the candidate ends and did not come back
     (and a pass or a command ends where its full stop is): the speaker stopped there, whatever the
-    room goes on saying."""
+    room goes on saying. In a ``held`` utterance the speaker let go of the button after it: no audio
+    after the fall is the voice not coming back."""
     stop_likely = item.candidate.kind is Kind.LINE or item.last_logprob >= settings.stop_floor
     # No audio after it yet is no evidence that the voice stayed away: the speaker may only pause.
-    came_back = item.voice_back_db is None or item.voice_back_db > VOICE_BACK_DB
+    came_back = not held if item.voice_back_db is None else item.voice_back_db > VOICE_BACK_DB
     dropped = item.voice_drop_db is not None and item.voice_drop_db >= settings.voice_drop_db
     return dropped and stop_likely and not came_back
 
 
 def evidence(
-    item: Scored, settings: JudgeSettings, due_position: int | None = None, slot: Slot | None = None
+    item: Scored,
+    settings: JudgeSettings,
+    due_position: int | None = None,
+    slot: Slot | None = None,
+    held: bool = False,
 ) -> tuple[str, str]:
     """Whether a candidate has the evidence to be heard: ("rule floor" or "rule gain", what cleared
     it), or ("", why not). Its mean clears its kind's floor, or (the line due, a pass) its gain over a
@@ -141,11 +146,11 @@ def evidence(
             return "rule gain", f"line gain {item.gain:.2f} >= {settings.line_gain:g}, mean {mean:.2f}"
         return "", f"{below}, gain {item.gain:.2f} (bar {settings.line_gain:g})"
     if kind is Kind.PASS and item.gain >= settings.pass_gain and mean >= settings.pass_gain_floor:
-        return _pass_gain_evidence(item, settings)
+        return _pass_gain_evidence(item, settings, held)
     return "", below if kind is Kind.COMMAND else f"{below}, gain {item.gain:.2f} (bar {settings.pass_gain:g})"
 
 
-def _pass_gain_evidence(item: Scored, settings: JudgeSettings) -> tuple[str, str]:
+def _pass_gain_evidence(item: Scored, settings: JudgeSettings, held: bool) -> tuple[str, str]:
     """:func:`evidence` for a pass below its floor whose gain over a quiet room clears its bar."""
     mean = item.mean
     if mean < settings.pass_unlikely_mean and item.gain < settings.pass_unlikely_gain:
@@ -153,7 +158,7 @@ def _pass_gain_evidence(item: Scored, settings: JudgeSettings) -> tuple[str, str
             f"veto pass-unlikely: mean {mean:.2f} < {settings.pass_unlikely_mean:g} "
             f"needs gain {settings.pass_unlikely_gain:g}, has {item.gain:.2f}"
         )
-    if settings.pass_gain_fall and not fell_away(item, settings):
+    if settings.pass_gain_fall and not fell_away(item, settings, held):
         return "", f"veto room-raised: pass gain {item.gain:.2f}, and the voice did not fall away after it"
     return "rule gain", f"pass gain {item.gain:.2f} >= {settings.pass_gain:g}, mean {mean:.2f}"
 
@@ -169,8 +174,10 @@ def choose(
     settings: JudgeSettings,
     first_pass: str = "",
     due_position: int | None = None,
+    held: bool = False,
 ) -> Decision:
-    """The phrase heard ("" for none of these), the candidate that decided, and why.
+    """The phrase heard ("" for none of these), the candidate that decided, and why (``held``: a phone's
+    hold, whose release marks where the speaker stopped).
 
     Of the candidates that have the :func:`evidence`, the best (log-probability sum plus the bonus
     per token) is heard, but a rank not due only when its line is also clearly likelier than the
@@ -186,7 +193,7 @@ def choose(
     def total(item: Scored) -> float:
         return item.logprob + settings.token_bonus * item.tokens
 
-    found = {item: evidence(item, settings, due_position, slots.get(item.candidate)) for item in scored}
+    found = {item: evidence(item, settings, due_position, slots.get(item.candidate), held) for item in scored}
     heard = [item for item in scored if found[item][0]]
     best = max(heard or scored, key=total)
     if heard:

@@ -188,12 +188,13 @@ class JoinEntry:
 
 def join_page(base: str, entries: Sequence[JoinEntry], fingerprint: str | None = None) -> str:
     """Every player's code and address, for a laptop or tablet browser to show at the table: one
-    code a screen, so that a camera aimed at one never catches a neighbour's (and their hand); over
+    code a screen, so that a camera aimed at one never catches a neighbour's (and their hand); each
+    address a link, for a phone that opened this page itself (it cannot scan its own screen); over
     HTTPS, what each browser will say first and the certificate's ``fingerprint``."""
     intro = html.escape(_("Each player scans their own code with their phone's camera."))
     cards = "\n".join(
         '<section class="join"><p class="intro">{intro}</p><div class="face"><h2>{title}</h2>{svg}'
-        '<p class="url">{url}</p></div><p class="next">{next}</p></section>'.format(
+        '<p class="url"><a href="{url}">{url}</a></p></div><p class="next">{next}</p></section>'.format(
             intro=intro,
             title=html.escape(_("{player}, scan this").format(player=entry.name)),
             svg=entry.svg,
