@@ -103,15 +103,21 @@ def test_a_quit_at_the_laptop_is_said_on_the_phone_with_how_to_go_on(browser: Br
 
 
 def test_the_end_of_the_series_is_said_on_the_phone_which_stops_trying(browser: Browser) -> None:
-    with phone_table(seed=5, limits=FAST) as table, PhonePage(browser, table.url(1)) as ben:
+    """The headline names who won the game (first in the standings), the last deal's result under it."""
+    with phone_table(seed=5, deals=2, limits=FAST) as table, PhonePage(browser, table.url(1)) as ben:
         page = ben.page
         expect(page.locator("#hand .card").first).to_be_visible()
         sockets: list[str] = []
         page.on("websocket", lambda ws: sockets.append(ws.url))
         keys_to_the_end(table)
+        final = keys_to_the_end(table)
         table.thread.join(timeout=WAIT_S)
         table.phones.server.stop()
-        expect(page.locator("#whose")).to_contain_text("Deal 1 is over: ")
+        first = [standing for standing in final["standings"] if standing["place"] == 1]
+        assert len(first) == 1, final["standings"]
+        won = "You win the game." if first[0]["seat"] == 1 else f"{first[0]['name']} wins the game."
+        expect(page.locator("#whose")).to_have_text(won)
+        expect(page.locator("#hint")).to_contain_text("Deal 2 is over: ")
         expect(page.locator("#standings-title")).to_have_text("Final standings")
         expect(page.locator("main")).to_contain_text("The game has ended.")
         expect(page.locator("#standings li")).to_have_count(3)
@@ -173,3 +179,21 @@ def test_a_phone_that_opened_the_join_page_taps_its_players_address_to_play(brow
         expect(cy.page.locator("#whose")).to_have_text("Waiting for the game to begin…")
         expect(cy.page.locator("#hint")).to_contain_text("Here: Cy")
         assert not cy.errors
+
+
+def test_a_pause_at_the_laptop_says_so_on_the_phone_and_how_the_game_goes_on(browser: Browser) -> None:
+    """Paused by the laptop's p, the leader's phone says so and how it goes on; its rank buttons wait,
+    so the note that asks for a tap on one is gone until the game goes on."""
+    with phone_table(seed=5, limits=FAST) as table:
+        leader = wait_for(table, lambda state: bool(state["turn"] and state["turn"]["id"]))["turn"]["seat"]
+        with PhonePage(browser, table.url(leader)) as phone:
+            page = phone.page
+            expect(page.locator("#lead-note")).to_have_text("Tap the rank you lead")
+            table.commands.put("pause")
+            expect(page.locator("#whose")).to_have_text("Paused")
+            expect(page.locator("#hint")).to_have_text("The laptop's p goes on with the game.")
+            expect(page.locator("#lead-note")).to_have_text("")
+            table.commands.put("pause")
+            expect(page.locator("#whose")).to_have_text("Your turn")
+            expect(page.locator("#lead-note")).to_have_text("Tap the rank you lead")
+            assert not phone.errors

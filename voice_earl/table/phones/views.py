@@ -283,4 +283,4 @@ def _leads(hand: list[str] | None, finished: Sequence[str]) -> list[str]:
 
 def _standings(players: Sequence[PlayerLine]) -> list[dict[str, Any]]:
     ordered = sorted(range(len(players)), key=lambda i: (players[i].place, i))
-    return [{"name": players[i].name, "total": players[i].total, "place": players[i].place} for i in ordered]
+    return [{"name": players[i].name, "total": players[i].total, "place": players[i].place, "seat": i} for i in ordered]

@@ -234,15 +234,20 @@
     if (s.phase === "stopped" || (closed === "stopped" && s.phase === "playing")) {
       return [L.stopped, "", s.resume ? command(s.resume) : ""];
     }
-    if ((s.phase === "deal_over" || s.phase === "over") && result) {
-      const won = result.yours ? fmt(L.deal_over_you, { deal: result.deal }) : fmt(L.deal_over, { deal: result.deal, winner: result.winner });
-      return [won, "", s.phase === "over" ? "" : L.next_deal];
-    }
-    if (s.phase === "over") return [L.final, "", ""];
-    if (s.paused) return [L.paused, "", s.pause_reason || ""];
+    const dealWon = result && (result.yours ? fmt(L.deal_over_you, { deal: result.deal }) : fmt(L.deal_over, { deal: result.deal, winner: result.winner }));
+    if (s.phase === "over") return [gameWon(s) || L.final, "", dealWon || ""];
+    if (s.phase === "deal_over" && result) return [dealWon, "", L.next_deal];
+    if (s.paused) return [L.paused, "", s.pause_reason || L.pause_key];
     if (!s.turn) return ["", "", ""];
     if (s.turn.yours) return [L.your_turn, L.say + " " + s.say, ""];
     return [fmt(L.their_turn, { player: s.turn.player }), "", s.hint];
+  }
+
+  function gameWon(s) {
+    // Who is first when the series is over: the headline, above the last deal's result.
+    const first = s.standings.filter((p) => p.place === 1);
+    if (first.length === 1) return first[0].seat === s.seat ? L.game_won_you : fmt(L.game_won, { winner: first[0].name });
+    return first.length ? fmt(L.game_shared, { players: first.map((p) => p.name).join(", ") }) : "";
   }
 
   function command(text) {
@@ -390,7 +395,7 @@
     // a second tap on Play that ends a quartet cannot land on a rank.
     $("buttons").hidden = lead;
     $("lead-note").hidden = !lead;
-    $("lead-note").textContent = L.lead;
+    $("lead-note").textContent = s.paused ? "" : L.lead;  // paused, the rank buttons wait too
     const leads = $("leads");
     if (!lead) {
       leads.replaceChildren();
