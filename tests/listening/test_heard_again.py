@@ -12,12 +12,11 @@ from __future__ import annotations
 import itertools
 from pathlib import Path
 
-import numpy as np
 import pytest
-from support.listening_audio import needs_espeak, speak
+from support.listening_audio import in_room, needs_espeak, speak
 from support.watched_judge import WatchedJudge
 
-from voice_earl.bench.corpus import degrade, framed
+from voice_earl.bench.corpus import framed
 from voice_earl.bench.rooms import room_talk
 from voice_earl.game.cards import Rank
 from voice_earl.listening.judge.whisper import WhisperJudge
@@ -56,7 +55,7 @@ def over_loud_talk(voice_dir: Path, babble: Pcm16, text: str, voice: str, draws:
     """espeak-ng's ``voice`` saying ``text`` with the room's talk 6 dB below it and going on for 3 s
     after, in ``draws`` stretches of that talk; and where the saying ends."""
     audio, true_end = framed(speak(text, voice_dir / f"{voice}-{abs(hash(text))}.wav", voice), 3.0)
-    return [degrade(audio, "babble 6 dB", babble, np.random.default_rng(seed)) for seed in range(draws)], true_end
+    return in_room(audio, "babble 6 dB", babble, draws), true_end
 
 
 def test_a_line_heard_again_on_more_audio_is_taken_sooner_and_never_later(

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from support.listening_audio import needs_espeak, needs_festival, padded, speak, speak_kdl
+from support.listening_audio import in_room, needs_espeak, needs_festival, padded, speak, speak_kdl
 from support.watched_judge import WatchedJudge
 
 from voice_earl.bench.corpus import CHATTER, HUMAN_DIRS, degrade, framed, moved_the_game, typical_power
@@ -233,7 +233,7 @@ def talked_over(voice_dir: Path, babble: Pcm16, saying: str, draws: int) -> tupl
     """kdl saying ``saying`` with four people talking 12 dB below it, in ``draws`` stretches of their
     talk, and where the saying ends."""
     audio, true_end = framed(speak_kdl(saying, voice_dir / f"kdl-{abs(hash(saying))}.wav"))
-    return [degrade(audio, "babble 12 dB", babble, np.random.default_rng(seed)) for seed in range(draws)], true_end
+    return in_room(audio, "babble 12 dB", babble, draws), true_end
 
 
 def test_the_rooms_talk_alone_never_moves_the_game(listener: Listener, voice_dir: Path, babble: Pcm16) -> None:
@@ -432,7 +432,7 @@ def test_a_line_dropped_when_the_room_got_loud_again_is_not_forgotten_when_later
     line_end = framed(alone)[1]  # the same in both: "... and I have two more" follows the line
     for saying, said in ((line, alone), ("... and I have two more", went_on(voice_dir, line, "and I have two more"))):
         audio = framed(said)[0]
-        for samples in (degrade(audio, "babble 12 dB", babble, np.random.default_rng(seed)) for seed in range(8)):
+        for samples in in_room(audio, "babble 12 dB", babble, 8):
             watched = HeardOnceJudge(listener.judge, samples, line_end)
             _utterance, verdict = hear(Listener(listener.recognizer, listener.settings, watched), samples, SEVEN_LEAD)
             outcomes.setdefault(saying, []).append((verdict, watched.answers))

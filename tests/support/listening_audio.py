@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from voice_earl.bench.corpus import degrade
 from voice_earl.listening.stream.audio import SAMPLE_RATE, Pcm16, read_wav
 
 needs_espeak = pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="espeak-ng is not installed")
@@ -72,3 +73,9 @@ def padded(samples: Pcm16, before_s: float = 0.3, after_s: float = 1.0) -> Pcm16
     return np.concatenate(
         [zeros(int(before_s * SAMPLE_RATE), np.int16), samples, zeros(int(after_s * SAMPLE_RATE), np.int16)]
     )
+
+
+def in_room(audio: Pcm16, condition: str, room: Pcm16, draws: int) -> list[Pcm16]:
+    """``audio`` in a benchmark ``condition`` ("babble 6 dB"), over ``draws`` stretches of the ``room``'s
+    talk (seeds 0, 1, ...: the same stretches every run)."""
+    return [degrade(audio, condition, room, np.random.default_rng(seed)) for seed in range(draws)]
