@@ -9,7 +9,9 @@ from __future__ import annotations
 import io
 import re
 import shutil
+import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -172,3 +174,16 @@ def test_a_typed_line_of_thousands_of_digits_or_other_scripts_digits_is_judged_n
     monkeypatch.setattr(sys, "stdin", io.StringIO("9" * 5000 + "\n"))
     assert main(["drill", "--typed", "--rounds", "1", "--seed", "1"]) == 0
     assert "Traceback" not in capsys.readouterr().err
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full to write to")
+@pytest.mark.parametrize("argv", [["rules"], ["config", "path"], ["simulate", "--deals", "1"], ["history"]])
+def test_output_that_cannot_be_written_is_one_line_not_a_traceback(argv: list[str]) -> None:
+    """A full disk under `> file`: history export --out said so already, the rest crashed."""
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [sys.executable, "-m", "voice_earl", *argv], stdout=full, stderr=subprocess.PIPE, text=True
+        )
+    assert done.returncode == 1
+    assert done.stderr.splitlines() == [f"voice-earl {argv[0]}: cannot write the output: No space left on device"]

@@ -38,3 +38,34 @@ def test_the_summary_shows_dashes_for_a_line_never_asked(
     assert rows["2"][-3:-1] == ["1", "100%"]
     for never in ("1", "3", "4"):
         assert rows[never][-3:] == ["0", "—", "—"], rows[never]
+
+
+def test_a_line_accepted_with_a_slip_says_which_word_slipped(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys, "stdin", io.StringIO("there's a ten as good as me\nthere's a ten as good as he\n"))
+    assert main(["drill", "--typed", "--rounds", "1", "--seed", "3"]) == 0  # seed 3 asks for Tens, second card
+    out = capsys.readouterr().out
+    assert "Type the line for each prompt" in out and "Say the line" not in out
+    assert "correct (83)" in out
+    assert "you said 'as good as me', the line ends 'as good as he'" in " ".join(out.split())  # wrapped to 80
+
+
+class _StoppedAfter(io.StringIO):
+    """Typed lines, then Ctrl-C at the next prompt."""
+
+    def readline(self, size: int | None = -1) -> str:
+        line = super().readline()
+        if not line:
+            raise KeyboardInterrupt
+        return line
+
+
+def test_ctrl_c_stops_the_drill_with_its_summary(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys, "stdin", _StoppedAfter("there's a ten as good as he\n"))
+    assert main(["drill", "--typed", "--rounds", "0", "--seed", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "best streak: 1" in out
+    assert [line.split()[-3:-1] for line in out.splitlines() if line.startswith("2.")] == [["1", "100%"]]

@@ -71,3 +71,5 @@ def test_declining_to_go_on_without_a_microphone_stops_with_a_failure(command: s
     assert status == 1, seen
     assert "stopped: without a microphone" in seen
     assert "Traceback" not in seen and "EOFError" not in seen
+    if command == "drill":  # the way on is the drill's own, not Silent Earl's
+        assert "voice-earl drill --typed" in seen and "play --silent" not in seen

@@ -19,6 +19,7 @@ from voice_earl.game.rules import HOYLE, DeckMode, profile_to_dict
 from voice_earl.keep.storage import Store
 from voice_earl.keep.storage_file import database_path
 from voice_earl.keep.storage_schema import MIGRATIONS, SCHEMA_VERSION
+from voice_earl.table import play_modes
 from voice_earl.table.saved_series import RECORD_FORMAT
 from voice_earl.table.session import TableSession
 from voice_earl.table.session_events import Seat, SeatKind, TableSettings
@@ -175,7 +176,7 @@ def test_resume_by_id_and_the_newest_of_its_kind(
     for names in (["Ann", "Ben", "Cy"], ["Di", "Ed", "Flo"]):
         assert run(["play", "--players", *names, *QUIET], ["quit"], monkeypatch) == 0
     assert run(["practice", *QUIET], ["quit"], monkeypatch) == 0
-    err = capsys.readouterr().err
+    err = " ".join(capsys.readouterr().err.split())  # wrapped to the terminal between words
     assert "Series 2 (Di, Ed, Flo, started" in err and "`voice-earl play --resume 2` goes on with it" in err
     assert "`voice-earl history abandon 1` gives it up" in err
 
@@ -278,3 +279,28 @@ def test_a_practice_series_saved_by_the_older_format_resumes_as_practice(
         "normal",
         "en",
     )
+
+
+class _Terminal(io.StringIO):
+    """Typed lines at a terminal (the game's screen would take it over)."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize(("answer", "started"), [("n", False), ("", True)], ids=["no", "enter"])
+def test_at_a_terminal_a_new_series_beside_an_unfinished_one_is_asked_for_first(
+    answer: str, started: bool, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The note that one is unfinished went to the terminal, and the game's screen covered it at once."""
+    assert run(["play", "--players", "Ann", "Ben", "Cy", *QUIET], ["quit"], monkeypatch) == 0
+    capsys.readouterr()
+    monkeypatch.setattr(sys, "stdin", _Terminal(f"{answer}\n"))
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    played: list[object] = []  # the game itself at a terminal takes its keys raw: not here
+    monkeypatch.setattr(play_modes, "run_table_mode", lambda args, store, setup: played.append(setup) or 0)
+    assert main(["play", "--players", "Ann", "Ben", "Cy", *QUIET]) == 0
+    said = " ".join(capsys.readouterr().err.split())
+    assert "Series 1 (Ann, Ben, Cy, started " in said and "`voice-earl play --resume 1` goes on with it" in said
+    assert ("Nothing was started." in said) is not started
+    assert len(played) == started

@@ -201,7 +201,15 @@ def _store_practice() -> None:
 
 def test_stats_with_no_practice_reads_well(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["stats"]) == 0
-    assert capsys.readouterr().out.strip() == "no practice yet - try `voice-earl practice` or `voice-earl drill`"
+    out = " ".join(capsys.readouterr().out.split())
+    assert out.startswith("no lines said yet: ") and out.endswith("try `voice-earl practice` or `voice-earl drill`")
+    assert "played in silence keeps none" in out  # a silent series played is not "no practice"
+
+
+def test_stats_for_one_mode_with_none_of_it_names_the_mode(capsys: pytest.CaptureFixture[str]) -> None:
+    _store_practice()
+    assert main(["stats", "--mode", "play"]) == 0
+    assert capsys.readouterr().out.startswith("no lines said yet in play: ")
 
 
 def test_stats_shows_formulas_ranks_slips_and_trend_in_80_columns(capsys: pytest.CaptureFixture[str]) -> None:

@@ -15,7 +15,10 @@ from voice_earl.commands.cli import main
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["play", "--players", "Ann", "Ben", "--silent"], "hoyle profile is for 3 to 6 players, not 2"),
+        (
+            ["play", "--players", "Ann", "Ben", "--silent"],
+            "the hoyle rules are for 3 to 6 players, not 2; the parlour rules take 2 to 13: --profile parlour",
+        ),
         (["play", "--players", "Ann", "Ann", "Cy", "--silent"], "Ann is named twice"),
         (["play", "--players", "Ann", "Ben", "Cy", "--open-hands", "--silent"], "--open-hands needs --deck virtual"),
         (["play", "--players", "Ann", "Ben", "Cy", "--kitty", "--silent"], "add --profile parlour"),
@@ -23,7 +26,16 @@ from voice_earl.commands.cli import main
         (["play", "--players", "Ann", "Ben", "Cy", "--remind-after", "0"], "more than 0 seconds"),
         (["play", "--players", "Ann", "Ben", "Cy", "--lang", "fr"], "invalid choice"),
         (["practice", "--bots", "0", "--silent"], "argument --bots: must be from 1 to 12, not 0"),
-        (["demo", "--players", "2"], "hoyle profile is for 3 to 6 players, not 2"),
+        (["demo", "--players", "2"], "hoyle rules are for 3 to 6 players, not 2; the parlour rules take 2 to 13"),
+        (  # a player and bots: counted as bots, as --bots counts them
+            ["practice", "--bots", "1", "--silent"],
+            "the hoyle rules are for 2 to 5 bots, not 1; the parlour rules take 1 to 12: --profile parlour",
+        ),
+        (["simulate", "--players", "14"], "the hoyle rules are for 3 to 6 players, not 14"),
+        (  # every card the bots play taken back: the demo would never end
+            ["demo", "--profile", "parlour", "--chant-errors", "1"],
+            "takes every card back, so no deal could end: use a rate below 1",
+        ),
     ],
 )
 def test_bad_table_arguments_give_one_clear_line(

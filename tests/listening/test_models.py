@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+import shutil
 import socket
 import stat
 import zipfile
@@ -26,6 +27,7 @@ from voice_earl import paths
 from voice_earl.commands import cli
 from voice_earl.errors import UsageError, VoiceEarlError
 from voice_earl.listening.models import discovery as models
+from voice_earl.listening.models import trained_judge
 from voice_earl.listening.models.archive import ExtractionLimits, extract_zip_safely
 from voice_earl.listening.models.discovery import (
     DEFAULT_MODEL,
@@ -169,6 +171,18 @@ def test_list_shows_valid_and_broken_models_with_sources(
         (DEFAULT_MODEL, "$VOICE_EARL_MODEL", True),
         ("half-copied", "user data directory", False),
     ]
+
+
+def test_the_judges_models_beside_the_vosk_models_are_not_listed_as_broken_vosk_models(
+    repo_models: Path, user_models: Path
+) -> None:
+    """The trained judge's patch ships in models/: listed as a broken vosk model, doctor said to remove it."""
+    shipped = Path(__file__).resolve().parents[2] / "models" / trained_judge.TRAINED_JUDGE
+    shutil.copytree(shipped, repo_models / trained_judge.TRAINED_JUDGE)
+    (user_models / "whisper-tiny.en").mkdir()
+    (user_models / "whisper-tiny.en" / "model.bin").write_bytes(b"a whisper model")
+    (user_models / "half-copied").mkdir()
+    assert [entry.name for entry in list_models()] == ["half-copied"]
 
 
 # --- fetch -----------------------------------------------------------------------------------------

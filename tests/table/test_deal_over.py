@@ -68,6 +68,13 @@ def test_the_deal_over_view_shows_winner_payments_and_totals_and_offers_only_goi
         big = blockfont.banner(heading, 80, max_lines=2)
         assert big is not None and big[0].rstrip() in text  # in letters read across the table
     assert f"{winner} takes " in first and " pays " in first
+    totals = {
+        name: sum(r["payments"][seat] for r in session.records if r["event"] == "settle")
+        for seat, name in enumerate(session.settings.names)
+    }
+    leaders = [name for name, total in totals.items() if total == max(totals.values())]
+    said = f"{leaders[0]} wins the game." if len(leaders) == 1 else f"{', '.join(leaders)} share first place."
+    assert said in final and said not in first
     for name in session.settings.names:
         assert name in first and name in final
     assert keys == ["any key: next deal · x quit", "any key: close"]
@@ -101,6 +108,20 @@ def test_the_final_standings_share_places_on_equal_totals() -> None:
     assert text.count("shared place") == 2
     for name in names:
         assert name in text
+    assert "Ann wins the game." in text  # who won the series, not only the last deal
+
+
+def test_the_final_standings_say_who_shares_first_place() -> None:
+    session = bot_session(deals=2)
+    view = ScreenView(session, TableScreen(live=False, console=Console(file=io.StringIO())), show_hands=lambda s: True)
+    from voice_earl.table.session_events import Standing
+
+    view(
+        DealOver(6, "Cy", (Standing(1, "Ann", -1, 4), Standing(1, "Ben", -2, 4), Standing(3, "Cy", 3, -8)), final=True)
+    )
+    text = screen_text(view.snapshot())
+    assert "Ann, Ben share first place." in text and "wins the game" not in text
+    assert "Cy wins deal 6" in text  # the last deal's result stays under it
 
 
 def test_a_parlour_victory_deal_over_counts_the_win() -> None:
@@ -192,7 +213,9 @@ def test_thirteen_players_final_standings_fit_80x24() -> None:
 
     names = ("Ann", "Ben", "Cleo", "Dmitri", "Eve", "Fynn", "Gus", "Hal", "Ida", "Jo", "Kit", "Lou", "Max")
     rows = tuple(ResultRow(i // 2 + 1, name, -i, 10 - i, shared=True) for i, name in enumerate(names))
-    detail = "Ann wins deal 6 · Ann takes 78: " + ", ".join(f"{name} pays {i}" for i, name in enumerate(names[1:6]))
+    detail = "Ann wins the game.\nAnn wins deal 6 · Ann takes 78: " + ", ".join(
+        f"{name} pays {i}" for i, name in enumerate(names[1:6])
+    )
     snapshot = TableSnapshot(
         title="Deal 6 of 6 · parlour · virtual deck",
         players=(),

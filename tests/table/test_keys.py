@@ -57,7 +57,10 @@ def test_quitting_asks_first_and_no_goes_on() -> None:
     keys = KeyPresses(io.StringIO("qxn "), shown.append)
     assert keys.next_input(second) == KeyCommand(Command.PASS)  # q did nothing, x asked, n went on
     assert shown[1:] == ["Quit? the series is saved (y/n)", "Not quitting: the game goes on."]
-    assert "that key does nothing here" in shown[0]
+    assert shown[0].endswith(" are open: play one (enter) or pass (space)")  # q named a rank: what to press
+    shown.clear()
+    assert KeyPresses(io.StringIO("z "), shown.append).next_input(second) == KeyCommand(Command.PASS)
+    assert shown[0].startswith("that key does nothing here: space pass · enter play")
     shown.clear()
     assert KeyPresses(io.StringIO("xy"), shown.append).next_input(lead) == KeyCommand(Command.QUIT)
     assert shown == ["Quit? the series is saved (y/n)"]

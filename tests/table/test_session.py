@@ -41,6 +41,7 @@ from voice_earl.table.turns import (
     Command,
     Heard,
     KeyCommand,
+    KeyPresses,
     LineCommands,
     ScriptedInput,
     Silence,
@@ -274,6 +275,24 @@ def test_keyboard_refuses_impossible_moves_with_reasons() -> None:
     assert len([r for e in applied for r in e.records if r["event"] in ("lead", "play", "pass")]) == 2
 
 
+@pytest.mark.parametrize(
+    ("source", "how"),
+    [
+        (KeyPresses(io.StringIO("\rq"), print), "press its key (A 2-9 0/T J Q K)"),  # typing 'lead Q' led Aces
+        (LineCommands(["play", "lead Q"], print), "type lead and the rank, e.g. lead Q"),
+    ],
+    ids=["keys", "lines"],
+)
+def test_a_lead_without_a_rank_is_told_how_to_name_one_as_its_player_can(source: object, how: str) -> None:
+    settings = TableSettings(
+        seats("Ann", "Ben", "Cy"), HOYLE.with_changes(silent=True), DeckMode.VIRTUAL, deals=1, seed=4
+    )
+    events: list[TableEvent] = []
+    session = TableSession(settings, dict.fromkeys(range(3), source), [events.append])  # type: ignore[arg-type]
+    session.play_turn()
+    assert next(e.reason for e in events if isinstance(e, MoveRefused)) == f"a lead needs a rank: {how}"
+
+
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_resume_after_stop_continues_to_the_same_end(seed: int) -> None:
     settings = TableSettings(seats("Ann", "Ben", "Cy"), HOYLE, DeckMode.VIRTUAL, deals=2, seed=seed)
@@ -505,3 +524,40 @@ def test_leading_a_finished_rank_by_voice_on_a_real_pack_says_it_is_finished() -
     TableSession(settings, dict.fromkeys(range(3), Player()), [events.append]).run()  # type: ignore[arg-type]
     reasons = [e.reason for e in events if isinstance(e, MoveRefused)]
     assert reasons == ["All four threes are out already: lead another rank."]
+
+
+class MovesThenUndoes:
+    """A player who moves as a bot would, then presses undo at each turn after that."""
+
+    def __init__(self, undos: int) -> None:
+        self.bot = BotSource(MostStrategy(), 3)
+        self.requests: list[TurnRequest] = []
+        self.undos = undos
+
+    def next_input(self, request: TurnRequest) -> TurnInput:
+        self.requests.append(request)
+        if len(self.requests) == 1:
+            return self.bot.next_input(request)
+        return KeyCommand(Command.UNDO if len(self.requests) <= 1 + self.undos else Command.QUIT)
+
+
+@pytest.mark.parametrize("seed", [8, 9, 10])
+def test_in_practice_undo_takes_back_the_players_own_move_and_the_bots_after_it(seed: int) -> None:
+    """A bot's move taken back alone, the bot makes again at once: undo would seem to do nothing."""
+    settings = TableSettings(
+        seats("You", "Bot A", "Bot B", bots=("Bot A", "Bot B")), HOYLE, DeckMode.VIRTUAL, deals=1, seed=seed
+    )
+    bot = BotSource(MostStrategy(), 3)
+    you = MovesThenUndoes(undos=2)
+    events: list[TableEvent] = []
+    session = TableSession(settings, {0: you, 1: bot, 2: bot}, [events.append])
+    session.run()
+    mine, undone, again = (request.move_number for request in you.requests[:3])
+    assert undone > mine + 1, "the bots moved after the player"
+    assert again == mine  # back to the player's own turn, before the player's move
+    assert [e.name for e in events if isinstance(e, Undone)] == ["You"]
+    refused = [e.reason for e in events if isinstance(e, MoveRefused)]
+    if mine == 0:  # nothing of the player's left to take back in the deal
+        assert refused == ["nothing to undo yet"]
+    else:
+        assert refused == ["Nothing to undo: only the bots have moved in deal 1 so far."]

@@ -9,6 +9,7 @@ command being run is imported, and heavy imports (recognizers, audio, the table)
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import io
 import os
@@ -85,6 +86,10 @@ def _printable_output() -> None:
             stream.reconfigure(errors="backslashreplace")
 
 
+# Output that cannot be written: the disk (or the quota) is full, the file too big, the device failing.
+_CANNOT_WRITE = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     _printable_output()
     words = sys.argv[1:] if argv is None else list(argv)
@@ -98,6 +103,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     configure_logging(verbose=args.verbose)
     try:
         result: int = _command_module(args.command).run(args)
+        sys.stdout.flush()  # a full disk says so here, not in a traceback at exit
         return result
     except VoiceEarlError as error:
         print(f"voice-earl {args.command}: {error}", file=sys.stderr)
@@ -106,6 +112,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The reader went away (`| head`): stop quietly, without a second error at exit.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except OSError as error:
+        if error.errno not in _CANNOT_WRITE:
+            raise
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # what is left unwritten goes nowhere
+        print(f"voice-earl {args.command}: cannot write the output: {error.strerror}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print(f"\nvoice-earl {args.command}: interrupted", file=sys.stderr)
         return 130

@@ -7,7 +7,7 @@ import secrets
 import sys
 
 from voice_earl.commands.arguments import SEED, path_text, probability, whole_number
-from voice_earl.commands.table_options import add_judge_options
+from voice_earl.commands.table_options import add_judge_options, check_seats
 from voice_earl.game.rules import PROFILES
 
 EXAMPLES = """examples:
@@ -65,7 +65,8 @@ def run(args: argparse.Namespace) -> int:
     from voice_earl.words.verdicts import Strictness
 
     profile = profile_by_name(args.profile)
-    profile.check_players(args.players)
+    check_seats(profile, args.players)
+    profile.check_chant_errors(args.chant_errors)
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
     settings = TableSettings(
         seats=tuple(Seat(name, SeatKind.BOT) for name in NAMES[: args.players]),

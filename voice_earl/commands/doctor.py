@@ -63,7 +63,7 @@ def render(results: Sequence[CheckResult], console: Console) -> None:
     from rich.text import Text
 
     from voice_earl.commands.doctor_checks import summary
-    from voice_earl.commands.wrapping import wrap
+    from voice_earl.wrapping import wrap
 
     name_width = min(max((len(result.name) for result in results), default=0), _NAME_WIDTH)
     text_width = max(console.width - _STATUS_WIDTH - name_width - 2 * _GAP, _NAME_WIDTH)

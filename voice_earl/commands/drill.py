@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING
 
 from voice_earl.commands.arguments import SEED, device, path_text, whole_number
 from voice_earl.commands.table_options import add_judge_options, add_language_option
-from voice_earl.commands.wrapping import print_wrapped
 from voice_earl.errors import tell
 from voice_earl.keep.chant_files import chant_set
 from voice_earl.table.drill import Drill, Prompt, run_drill
 from voice_earl.words.verdicts import Strictness
+from voice_earl.wrapping import print_wrapped
 
 if TYPE_CHECKING:
     from voice_earl.table.recitals import DrillRecital
@@ -72,11 +72,24 @@ def run(args: argparse.Namespace) -> int:
                 store.record_utterance(kept, pcm16=voice.last_audio if voice is not None else None)
             return answer
 
-        print_wrapped(_("Say the line for each prompt. Ctrl-C or an empty line (typed) stops."))
-        run_drill(drill, args.rounds, recite_and_keep, print_wrapped)
+        if voice is None:
+            _line_editing()
+            print_wrapped(_("Type the line for each prompt. An empty line or Ctrl-C stops."))
+        else:
+            print_wrapped(_("Say the line for each prompt. Ctrl-C stops."))
+        with contextlib.suppress(KeyboardInterrupt):  # a way to stop: the summary still follows
+            run_drill(drill, args.rounds, recite_and_keep, print_wrapped)
     print()
     print("\n".join(drill.summary()))
     return 0
+
+
+def _line_editing() -> None:
+    """Arrow keys and the line's history at a terminal's prompt (GNU readline, where Python has it),
+    instead of escape codes typed into the answer."""
+    if sys.stdin.isatty():
+        with contextlib.suppress(ImportError):
+            import readline  # noqa: F401  (importing it is what turns line editing on for input())
 
 
 def _voice_or_typing(args: argparse.Namespace, stack: contextlib.ExitStack[bool | None]) -> DrillRecital | None:
@@ -84,12 +97,15 @@ def _voice_or_typing(args: argparse.Namespace, stack: contextlib.ExitStack[bool 
     player agrees: declined, the drill stops with exit status 1)."""
     from voice_earl.errors import VoiceEarlError
     from voice_earl.i18n import _
+    from voice_earl.listening.stream.audio import other_way_on
     from voice_earl.table.play_modes import ask_yes
 
     try:
         return stack.enter_context(voice_recital(args))
     except VoiceEarlError as error:
-        print(f"voice-earl: {error}", file=sys.stderr)
+        print_wrapped(
+            f"voice-earl: {other_way_on(str(error), 'or type the lines: voice-earl drill --typed')}", sys.stderr
+        )
         if sys.stdin.isatty() and not ask_yes(_("Type the lines instead? [Y/n] ")):
             raise VoiceEarlError(_("stopped: without a microphone, type the lines (--typed)")) from None
         print("voice-earl: type the lines instead (--typed)", file=sys.stderr)

@@ -14,6 +14,7 @@ from voice_earl.commands.table_options import (
     add_voice_options,
     apply_config,
     chant_of,
+    check_seats,
     rules_profile,
 )
 from voice_earl.commands.table_series import add_resume_option, resume, start_new
@@ -106,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
 def table_settings(args: argparse.Namespace) -> TableSettings:
     names = args.players or ask_players()  # names from flags or config were checked by apply_config
     profile = rules_profile(args)
-    profile.check_players(len(names))
+    check_seats(profile, len(names))
     deck = DeckMode(args.deck or "physical")
     if deck is DeckMode.PHYSICAL and args.open_hands:
         raise UsageError("--open-hands needs --deck virtual: with a real pack the laptop cannot see the cards")

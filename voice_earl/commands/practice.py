@@ -12,6 +12,7 @@ from voice_earl.commands.table_options import (
     add_voice_options,
     apply_config,
     chant_of,
+    check_seats,
     rules_profile,
 )
 from voice_earl.commands.table_series import add_resume_option, resume, start_new
@@ -59,7 +60,7 @@ def practice_settings(args: argparse.Namespace) -> TableSettings:
     profile = rules_profile(args)
     bots = DEFAULT_BOTS if args.bots is None else args.bots
     name = args.name or DEFAULT_NAME
-    profile.check_players(bots + 1)
+    check_seats(profile, bots + 1, you=True)
     bot_names = [n for n in NAMES if n != name][:bots]
     seats = (Seat(name), *(Seat(f"{n} (bot)", SeatKind.BOT) for n in bot_names))
     return TableSettings(

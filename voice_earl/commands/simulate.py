@@ -7,6 +7,7 @@ import sys
 from typing import TextIO
 
 from voice_earl.commands.arguments import MAX_SIMULATED_DEALS, SEED, probability, whole_number
+from voice_earl.commands.table_options import check_seats
 from voice_earl.game.bots import STRATEGIES
 from voice_earl.game.events import DealStarted, Event, FullCircle, Led, Passed, Played, QuartetCompleted, Settled, Won
 from voice_earl.game.gamelog import to_line, to_record
@@ -58,7 +59,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     profile = profile_by_name(args.profile)
-    profile.check_players(args.players)
+    check_seats(profile, args.players)
     settings = SimulationSettings(
         players=args.players,
         deals=args.deals or profile.series_deals or 1,

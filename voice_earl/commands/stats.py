@@ -18,7 +18,11 @@ if TYPE_CHECKING:
     from voice_earl.keep.accuracy import Tally, TrendBy
     from voice_earl.keep.storage_values import Utterance
 
-EMPTY = "no practice yet - try `voice-earl practice` or `voice-earl drill`"
+# Silent Earl keeps the moves, not lines: a series played in silence is in `history`, not here.
+EMPTY = (
+    "no lines said yet{mode}: stats count the formulas said (or typed in the drill); a game played in silence"
+    " keeps none - try `voice-earl practice` or `voice-earl drill`"
+)
 WIDTH = 80
 TREND_ROWS = 14  # the latest periods shown as bars; --plot draws them all
 
@@ -62,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
 
     console = text_console(highlight=False, width=WIDTH)
     if not utterances:
-        console.print(EMPTY)
+        console.print(EMPTY.format(mode="" if args.mode is None else f" in {args.mode}"))
         return 0
     by = TrendBy(args.by)
     _report(console, utterances, by, args.top)

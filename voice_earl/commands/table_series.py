@@ -26,6 +26,7 @@ from voice_earl.keep.chant_files import chant_set
 from voice_earl.keep.storage_values import Mode
 from voice_earl.paths import command
 from voice_earl.table.session_events import SeatKind
+from voice_earl.wrapping import print_wrapped
 
 if TYPE_CHECKING:
     from voice_earl.keep.storage import Store
@@ -60,16 +61,25 @@ def add_resume_option(parser: argparse.ArgumentParser, kind: str) -> None:
 
 def start_new(args: argparse.Namespace, table: TableSettings, mode: Mode, strategy: str | None = None) -> int:
     """Open the store, say which series are unfinished, and play ``table`` as a new series."""
-    from voice_earl.table.play_modes import open_store, run_table_mode
+    from voice_earl.table.play_modes import ask_yes, open_store, run_table_mode
     from voice_earl.table.saved_series import SeriesSetup
 
     setup = SeriesSetup(table, mode, strategy, args.strictness or "normal", current_language())
     with open_store(keep_audio=args.keep_audio) as store:
-        _note_unfinished(store)
+        if _note_unfinished(store) and at_a_terminal() and not ask_yes(_("Start a new series anyway? [Y/n] ")):
+            print(_("Nothing was started."), file=sys.stderr)
+            return 0
         return run_table_mode(args, store, setup)
 
 
-def _note_unfinished(store: Store) -> None:
+def at_a_terminal() -> bool:
+    """Whether a player reads and types here: the game's screen takes the terminal over once it starts."""
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
+def _note_unfinished(store: Store) -> bool:
+    """Say which series are unfinished (the newest first), and whether there are any: at a terminal the game's
+    screen would cover these lines at once, so the player is asked before a new series starts."""
     from voice_earl.table.saved_series import TABLE_MODES, resume_command
 
     unfinished = [s for s in store.unfinished_series() if s.mode in TABLE_MODES and s.damage is None]
@@ -78,19 +88,18 @@ def _note_unfinished(store: Store) -> None:
             "Series {series} ({players}, started {date}) is unfinished: `{command}` goes on with it,"
             " `{abandon}` gives it up."
         )
-        print(
-            text.format(
-                series=summary.id,
-                players=", ".join(summary.players),
-                date=f"{summary.started_at.astimezone():%Y-%m-%d}",
-                command=resume_command(summary.mode, summary.id),
-                abandon=command(f"history abandon {summary.id}"),
-            ),
-            file=sys.stderr,
+        shown = text.format(
+            series=summary.id,
+            players=", ".join(summary.players),
+            date=f"{summary.started_at.astimezone():%Y-%m-%d}",
+            command=resume_command(summary.mode, summary.id),
+            abandon=command(f"history abandon {summary.id}"),
         )
+        print_wrapped(shown, sys.stderr)  # between words: a command cut in two cannot be copied
     if len(unfinished) > SHOWN_UNFINISHED:
         more = _("{count} more unfinished series: voice-earl history --unfinished")
         print(more.format(count=len(unfinished) - SHOWN_UNFINISHED), file=sys.stderr)
+    return bool(unfinished)
 
 
 # -- resuming ----------------------------------------------------------------------------------------------

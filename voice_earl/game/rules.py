@@ -96,6 +96,15 @@ class RulesProfile:
                 f"the {self.name} profile is for {self.min_players} to {self.max_players} players, not {count}"
             )
 
+    def check_chant_errors(self, rate: float) -> None:
+        """Refuse bots that say the wrong line at ``rate`` where every such card is taken back and none could
+        ever stay played: no deal would end."""
+        if rate >= 1 and self.chant_forfeit_applies:
+            raise UsageError(
+                f"a chant error rate of {rate:g} under the {self.name} profile takes every card back, so no deal"
+                " could end: use a rate below 1"
+            )
+
     def is_crowded(self, count: int) -> bool:
         return self.crowded_above is not None and count > self.crowded_above
 

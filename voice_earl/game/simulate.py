@@ -11,7 +11,6 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from voice_earl.errors import UsageError
 from voice_earl.game.bots import Strategy, strategy_by_name
 from voice_earl.game.events import Event, SeriesEnded, Settled, Won
 from voice_earl.game.moves import Lead, Play
@@ -63,12 +62,7 @@ class SimulationResult:
 
 def simulate(settings: SimulationSettings, on_event: Callable[[Event], None] | None = None) -> SimulationResult:
     """Play one series of ``settings.deals`` deals between bots; report each event to ``on_event``."""
-    if settings.chant_errors >= 1 and settings.profile.chant_forfeit_applies:
-        # Every card would be taken back: no deal could ever end.
-        raise UsageError(
-            f"a chant error rate of {settings.chant_errors:g} under the {settings.profile.name} profile takes "
-            "every card back, so no deal could end: use a rate below 1"
-        )
+    settings.profile.check_chant_errors(settings.chant_errors)
     names = NAMES[: settings.players]
     series = Series(settings.profile, names, rng=random.Random(settings.seed), deals=settings.deals)
     bot_rng = random.Random(f"bots:{settings.seed}")

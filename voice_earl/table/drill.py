@@ -125,7 +125,12 @@ def run_drill(
 def feedback_line(grade: LineGrade, streak: int, seconds: float) -> str:
     if grade.verdict is Verdict.CORRECT:
         text = _("correct ({score}) in {seconds}s · streak {streak}")
-        return "  " + text.format(score=grade.score, seconds=f"{seconds:.1f}", streak=streak)
+        slip = grade.slip()
+        return (
+            "  "
+            + text.format(score=grade.score, seconds=f"{seconds:.1f}", streak=streak)
+            + (f" · {slip}" if slip else "")
+        )
     said = _("heard '{heard}'").format(heard=grade.heard) if grade.heard else _("heard nothing")
     detail = grade.feedback() or _("the line is '{line}'").format(line=grade.expected)
     return f"  {verdict_name(grade.verdict)}: {said}; {detail}"

@@ -38,6 +38,7 @@ from voice_earl.table.turns import (
     TurnRequest,
     is_yes,
 )
+from voice_earl.wrapping import print_wrapped
 
 if TYPE_CHECKING:
     from voice_earl.table.phones.at_table import PhonesAtTable
@@ -57,7 +58,7 @@ def narrator_options(args: argparse.Namespace) -> NarratorOptions:
 
 
 def _complain(text: str) -> None:
-    print(text, file=sys.stderr)
+    print_wrapped(text, sys.stderr)  # between words: a command to copy is never cut in two
 
 
 def human_input(
@@ -346,12 +347,13 @@ def run_table_mode(args: argparse.Namespace, store: Store, setup: SeriesSetup, s
         except KeyboardInterrupt:
             if not journal_box or journal_box[0].session.series.over or _saving_report(journal_box[0]):
                 raise  # nothing to keep yet, nothing left to play, or what was not saved has been said
-            print("\nvoice-earl: " + _("Stopped. {saved}").format(saved=_saved(journal_box[0])), file=sys.stderr)
+            print(file=sys.stderr)
+            _complain("voice-earl: " + _("Stopped. {saved}").format(saved=_saved(journal_box[0])))
             return 130
     log.info("%s ended: %s", setup.mode.value, "finished" if ended.finished else "stopped")
     code = _saving_report(journal_box[0])
     if code == 0 and not ended.finished:
-        print("voice-earl: " + _saved(journal_box[0]), file=sys.stderr)
+        _complain("voice-earl: " + _saved(journal_box[0]))
     return code
 
 

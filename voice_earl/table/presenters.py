@@ -356,8 +356,16 @@ def deal_result(event: DealOver) -> DealResult:
     )
     if event.final:
         detail = f"{winner} · {settled}" if settled else winner
-        return DealResult(_("Final standings"), detail, rows, event.deal, final=True)
+        return DealResult(_("Final standings"), f"{game_won(event)}\n{detail}", rows, event.deal, final=True)
     return DealResult(winner, settled, rows, event.deal)
+
+
+def game_won(event: DealOver) -> str:
+    """Who won the series, over the last deal's result: ``Ben wins the game.`` or ``Ann, Ben share first place.``"""
+    first = [standing.name for standing in event.standings if standing.place == 1]
+    if len(first) == 1:
+        return _("{winner} wins the game.").format(winner=first[0])
+    return _("{players} share first place.").format(players=", ".join(first))
 
 
 def taken_back(event: Undone) -> str:

@@ -19,7 +19,7 @@ from voice_earl.game.gamelog import Record, to_record
 from voice_earl.game.moves import Action, FormulaDue, IllegalAction, Lead, Pass, Play
 from voice_earl.game.rules import DeckMode, Scoring
 from voice_earl.game.series import Series, competition_places
-from voice_earl.i18n import _, current_language, rank_plural
+from voice_earl.i18n import N_, _, current_language, rank_plural
 from voice_earl.table.refusals import explain, holds_none, rank_finished
 from voice_earl.table.session_events import (
     DealBegins,
@@ -32,6 +32,7 @@ from voice_earl.table.session_events import (
     Reminded,
     RepeatAsked,
     RulesApplied,
+    SeatKind,
     SessionEnded,
     Standing,
     TableEvent,
@@ -40,6 +41,7 @@ from voice_earl.table.session_events import (
     Undone,
 )
 from voice_earl.table.turns import (
+    OPEN_RANK,
     SAY_PASS,
     TAP_PASS,
     BotMove,
@@ -296,11 +298,11 @@ class TableSession:
         if given.command is Command.PASS:
             return Pass(seat)
         if due.rank is None and given.command is Command.PLAY:
-            self._refuse(request, _("a lead needs a rank: press its key (A 2-9 0/T J Q K) or type 'lead Q'"))
+            how = getattr(self.inputs.get(seat), "lead_hint", LEAD_HINT)
+            self._refuse(request, _("a lead needs a rank: {how}").format(how=_(how)))
             return None
         if due.rank is not None and given.command is Command.LEAD:
-            text = _("the {ranks} are open: play one (enter) or pass (space)")
-            self._refuse(request, text.format(ranks=rank_plural(due.rank).lower()))
+            self._refuse(request, _(OPEN_RANK).format(ranks=rank_plural(due.rank).lower()))
             return None
         rank = given.rank if given.command is Command.LEAD else due.rank
         assert rank is not None
@@ -397,10 +399,29 @@ class TableSession:
                 )
             )
             return _Outcome.AGAIN
-        last, events = self.moves[-1], self._move_events[-1]
-        self._rebuild(self.moves[:-1])
+        taken = self._moves_to_take_back()
+        if not taken:
+            text = _("Nothing to undo: only the bots have moved in deal {deal} so far.")
+            self._emit(
+                MoveRefused(self.deal.turn, self.settings.names[self.deal.turn], text.format(deal=self.deal.number))
+            )
+            return _Outcome.AGAIN
+        last, events = self.moves[-taken], self._move_events[-taken]
+        self._rebuild(self.moves[:-taken])
         self._emit(Undone(self.settings.names[last.action.player], len(self.records), events))
         return _Outcome.DONE
+
+    def _moves_to_take_back(self) -> int:
+        """How many moves undo takes back: the last one; at a table of players and bots, back to the last move
+        a player made in this deal (a bot's move taken back alone, the bot makes again at once). 0: none yet."""
+        bots = {number for number, seat in enumerate(self.settings.seats) if seat.kind is SeatKind.BOT}
+        if not bots or len(bots) == len(self.settings.seats):
+            return 1
+        this_deal = self.moves[len(self.moves) - len(self.deal.history) :]
+        for back, move in enumerate(reversed(this_deal), start=1):
+            if move.action.player not in bots:
+                return back
+        return 0
 
     # -- summaries for presenters
 
@@ -417,6 +438,7 @@ class _Outcome(enum.Enum):
 
 
 _SPOKEN_COMMANDS = {"undo": Command.UNDO, "repeat": Command.REPEAT}
+LEAD_HINT = N_("press its key (A 2-9 0/T J Q K) or type 'lead Q'")  # how a lead names its rank (sources may say)
 SPOKEN_COMMANDS = tuple(_SPOKEN_COMMANDS)  # listened for on every turn
 
 

@@ -19,7 +19,7 @@ from typing import Any, Protocol, TextIO, runtime_checkable
 from voice_earl.game.bots import Strategy
 from voice_earl.game.cards import Rank
 from voice_earl.game.moves import Action, FormulaDue, Lead, Play, SeatView
-from voice_earl.i18n import N_, _
+from voice_earl.i18n import N_, _, rank_plural
 from voice_earl.table.extra_keys import JoinCode, OutOfTurn, toggled_join_code
 from voice_earl.words.context import ListenContext
 from voice_earl.words.verdicts import LineGrade, Strictness, grade_line
@@ -125,6 +125,7 @@ _POLL_S = 0.02  # how often a waiting source looks at its interrupt
 # No key is both a move and a command: the rank keys lead, and quitting is x (or Esc), which no move uses.
 KEY_HELP = N_("space pass · enter play · A 2-9 0/T J Q K lead that rank · u undo · r repeat · p pause · x quit")
 LINE_HELP = N_("commands: play, pass, lead RANK (e.g. lead Q), undo, repeat, pause, quit")
+OPEN_RANK = N_("the {ranks} are open: play one (enter) or pass (space)")  # a lead asked for where a rank is open
 QUIT_QUESTION = N_("Quit? the series is saved (y/n)")
 QUIT_BEFORE_PLAY = N_("Quit? nothing has been played yet (y/n)")  # a new series, before its first deal
 SAY_PASS = N_("say “I pass”")  # how a player who holds none of the open rank passes (sources may say otherwise)
@@ -218,6 +219,13 @@ def key_command(key: str, at_lead: bool) -> KeyCommand | None:
     return KeyCommand(command) if command is not None else None
 
 
+def nothing_for(key: str, open_rank: Rank | None) -> str:
+    """Why a key did nothing: a rank key where a rank is open says what to press instead."""
+    if open_rank is not None and key.lower() in _RANK_KEYS:
+        return _(OPEN_RANK).format(ranks=rank_plural(open_rank).lower())
+    return _("that key does nothing here: {help}").format(help=_(KEY_HELP))
+
+
 def _asks_for(key: str, *commands: Command) -> bool:
     """Whether a key, pressed anywhere but at a lead, gives one of ``commands``."""
     command = key_command(key, at_lead=False)
@@ -230,9 +238,8 @@ def _no_move(key: str) -> bool:
 
 
 def kept_keys(stream: TextIO) -> list[str]:
-    """The keys typed while others moved that are kept for the keyboard's turn: a move typed then is no move
-    of this turn and is dropped, but a quit or a pause is no move, and a player who pressed it must not have
-    to press it again."""
+    """The keys typed while others moved that are kept for the keyboard's turn: a move then is dropped, but a
+    quit or a pause is no move, and a player who pressed it must not have to press it again."""
     from voice_earl.table.terminal import drop_waiting_keys
 
     return [key for key in drop_waiting_keys(stream) if _no_move(key)]
@@ -270,6 +277,7 @@ class LineCommands:
     """
 
     pass_hint = N_("type pass")
+    lead_hint = N_("type lead and the rank, e.g. lead Q")
 
     def __init__(self, lines: Iterable[str], complain: Callable[[str], None]) -> None:
         self._lines = iter(lines)
@@ -336,6 +344,7 @@ class KeyPresses:
     """
 
     pass_hint = N_("press space to pass")
+    lead_hint = N_("press its key (A 2-9 0/T J Q K)")
 
     def __init__(self, stream: TextIO, show: Callable[[str], None]) -> None:
         self._stream = stream
@@ -363,7 +372,7 @@ class KeyPresses:
                 continue
             if command is not None:
                 return command
-            self.show(_("that key does nothing here: {help}").format(help=_(KEY_HELP)))
+            self.show(nothing_for(key, request.due.rank))
 
     def wait_to_go_on(self, final: bool) -> bool:
         """After a deal: any key goes on (or input arriving elsewhere), but x or Esc asks first, and yes

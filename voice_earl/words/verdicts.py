@@ -114,6 +114,12 @@ class LineGrade:
             return _("{feedback}; or, to pass, say '{saying}'").format(feedback=said, saying=PASS_SAYING)
         return said
 
+    def slip(self) -> str:
+        """A line accepted with a word not its own: the first such change, as :meth:`feedback` words it
+        ("you said 'as good as me', the line ends 'as good as he'"); "" when it was word-perfect or not
+        accepted (then :meth:`feedback` says what to correct)."""
+        return _diff_sentence(self.diff) if self.verdict is Verdict.CORRECT else ""
+
     def _feedback(self) -> str:
         if self.verdict in (Verdict.CORRECT, Verdict.PASS):
             return ""

@@ -178,9 +178,17 @@ def model_directories() -> tuple[tuple[Path, str], ...]:
     return ((paths.repo_models_dir(), SOURCE_REPO), (paths.user_models_dir(), SOURCE_USER))
 
 
+# What training changed in the judge, laid over tiny.en (voice_earl/listening/models/trained_judge.py).
+TRAINED_JUDGE_PATCH = "decoder.bin"
+
+
 def _candidates(directory: Path) -> list[Path]:
-    """The folders that may hold a vosk model (the judge's whisper model lives beside them)."""
-    return sorted((d for d in visible_subdirs(directory) if not (d / "model.bin").is_file()), key=_preference)
+    """The folders that may hold a vosk model: not the judge's whisper model, nor the trained judge's patch
+    (models/whisper-tiny.en-earl), which live beside them."""
+    judges = ("model.bin", TRAINED_JUDGE_PATCH)
+    return sorted(
+        (d for d in visible_subdirs(directory) if not any((d / name).is_file() for name in judges)), key=_preference
+    )
 
 
 def _require_model(path: Path, source: str) -> Path:

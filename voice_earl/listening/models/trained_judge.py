@@ -21,13 +21,14 @@ from pathlib import Path
 
 from voice_earl import paths
 from voice_earl.errors import VoiceEarlError
+from voice_earl.listening.models.discovery import TRAINED_JUDGE_PATCH
 from voice_earl.listening.models.ct2_file import ModelFileError, laid_over, read_model, serialized
 from voice_earl.listening.models.install_steps import file_sha256
 
 logger = logging.getLogger(__name__)
 
 TRAINED_JUDGE = "whisper-tiny.en-earl"
-PATCH = "decoder.bin"
+PATCH = TRAINED_JUDGE_PATCH
 MANIFEST = "manifest.json"
 RECEIPT = "built-from.json"
 COPIED = ("config.json", "tokenizer.json", "vocabulary.txt")  # the base's, unchanged by training

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 import shutil
 import textwrap
+from typing import TextIO
 
 _AFTER_SLASH = re.compile(r"(?<=/)(?=[^/\s])")
 
@@ -33,9 +34,10 @@ def wrap(text: str, width: int, indent: str = "") -> list[str]:
     return wrapper.wrap(text.strip(" ")) or [text]
 
 
-def print_wrapped(text: str) -> None:
-    """Print ``text`` wrapped to the terminal's width; each line of it on its own, a continued line indented."""
+def print_wrapped(text: str, file: TextIO | None = None) -> None:
+    """Print ``text`` wrapped to the terminal's width (to ``file``: standard output when None); each line
+    of it on its own, a continued line indented."""
     width = shutil.get_terminal_size().columns
     for line in text.split("\n"):
         lead = line[: len(line) - len(line.lstrip(" "))]
-        print("\n".join(wrap(line, width, lead + "  ")) if line.strip() else line)
+        print("\n".join(wrap(line, width, lead + "  ")) if line.strip() else line, file=file)
