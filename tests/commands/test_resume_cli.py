@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import sqlite3
 import sys
 from pathlib import Path
@@ -304,3 +305,18 @@ def test_at_a_terminal_a_new_series_beside_an_unfinished_one_is_asked_for_first(
     assert "Series 1 (Ann, Ben, Cy, started " in said and "`voice-earl play --resume 1` goes on with it" in said
     assert ("Nothing was started." in said) is not started
     assert len(played) == started
+
+
+def test_a_game_log_that_cannot_be_written_beside_the_database_is_said_when_the_game_stops(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The files beside the database are what a damaged one is rebuilt from: the log said so, the players not."""
+    database_path().parent.mkdir(parents=True, exist_ok=True)
+    (database_path().parent / "series").write_text("not a folder")  # where the game logs go
+    monkeypatch.setenv("COLUMNS", "1000")  # the path whole on one line
+    assert run(["play", "--players", "Ann", "Ben", "Cy", *QUIET], ["quit"], monkeypatch) == 0
+    err = " ".join(capsys.readouterr().err.split())
+    assert re.search(r"the game log could not be written \([^()]*series-1\.jsonl: File exists\)", err), err
+    assert "could not be rebuilt from the log" in err
+    assert "The series is saved: voice-earl play --resume 1 goes on with it." in err  # the database has it
+    assert [record["event"] for record in records(1)] == ["deal"]

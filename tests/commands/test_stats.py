@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import io
 import json
 import shlex
 import sys
@@ -12,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from voice_earl.commands import drill
 from voice_earl.commands.cli import main
 from voice_earl.game.cards import Rank
 from voice_earl.game.chants import EARL
@@ -169,6 +171,32 @@ def test_trend_per_day_and_per_session() -> None:
     assert [t.median_latency_ms for t in days] == [1050, 450]
     sessions = trend(practice_history(), TrendBy.SESSION)
     assert [t.count for t in sessions] == [1, 3, 4]  # session "a" between two unnamed days
+
+
+def test_per_session_each_drill_and_each_series_is_a_row_of_its_own(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nothing named a session: --by session was --by day."""
+    starts = iter([datetime(2026, 12, 7, 20, 0, 5), datetime(2026, 12, 7, 20, 9, 1)])
+
+    class Clock(datetime):
+        @classmethod
+        def now(cls, tz: Any = None) -> Any:
+            return next(starts)
+
+    monkeypatch.setattr(drill, "datetime", Clock)
+    for seed, line in ((3, "there's a ten as good as he"), (4, "there's as good as ace can be")):
+        monkeypatch.setattr(sys, "stdin", io.StringIO(f"{line}\n"))
+        assert main(["drill", "--typed", "--rounds", "1", "--seed", str(seed)]) == 0
+    in_a_series = said(1, Rank.KING, "there's as good as king can be", "correct", series_id=7)
+    with Store.read() as store:
+        sessions = trend([*store.utterances(), in_a_series], TrendBy.SESSION)
+    assert [(t.label, t.count) for t in sessions] == [
+        ("series 7", 1),  # said on DAY_ONE, before the drills
+        ("drill 2026-12-07 20:00:05", 1),
+        ("drill 2026-12-07 20:09:01", 1),
+    ]
+    capsys.readouterr()
 
 
 # -- bars ------------------------------------------------------------------------------------------------

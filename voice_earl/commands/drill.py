@@ -9,6 +9,7 @@ import random
 import sys
 import time
 from collections.abc import Callable
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from voice_earl.commands.arguments import SEED, device, path_text, whole_number
@@ -57,6 +58,7 @@ def run(args: argparse.Namespace) -> int:
     apply_config(args)
     activate_language(args)
     drill = Drill(random.Random(args.seed), chant_set(args.chant), Strictness(args.strictness))
+    session = f"drill {datetime.now().astimezone():%Y-%m-%d %H:%M:%S}"  # stats --by session: a row per drill
     with Store.open(keep_audio=args.keep_audio, told=tell) as store, contextlib.ExitStack() as stack:
         voice = None if args.typed else _voice_or_typing(args, stack)
         recite: Recital = typed_recital if voice is None else voice
@@ -65,10 +67,8 @@ def run(args: argparse.Namespace) -> int:
             answer = recite(prompt)
             if answer is not None:
                 grade = drill.grade_only(prompt, answer[0])
-                kept = dataclasses.replace(  # the rank asked for, even when another was said
-                    utterance_of(grade, Mode.DRILL, round(answer[1] * 1000), strictness=args.strictness),
-                    rank=prompt.rank,
-                )
+                said = utterance_of(grade, Mode.DRILL, round(answer[1] * 1000), None, args.strictness, session)
+                kept = dataclasses.replace(said, rank=prompt.rank)  # the rank asked for, even when another was said
                 store.record_utterance(kept, pcm16=voice.last_audio if voice is not None else None)
             return answer
 

@@ -130,8 +130,17 @@ def trend(utterances: Iterable[Utterance], by: TrendBy = TrendBy.DAY) -> list[Ta
     if by is TrendBy.DAY:
         groups = _group(ordered, lambda u: u.at.astimezone().strftime("%Y-%m-%d"))
     else:
-        groups = _group(ordered, lambda u: u.session or u.at.astimezone().strftime("%Y-%m-%d"))
+        groups = _group(ordered, _session)
     return [tally(label, items) for label, items in groups.items()]
+
+
+def _session(utterance: Utterance) -> str:
+    """A drill's own session, or the series a line was said in, or (kept before either was) its day."""
+    if utterance.session:
+        return utterance.session
+    if utterance.series_id is not None:
+        return f"series {utterance.series_id}"
+    return utterance.at.astimezone().strftime("%Y-%m-%d")
 
 
 def words(text: str) -> list[str]:

@@ -28,6 +28,7 @@ class GameLogFile:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.lines: int | None = None  # the records the file holds; None: not known to be the database's
+        self.problem: str | None = None  # why the last write failed; None once one succeeds
 
     def forget(self) -> None:
         """The database changed other than at its end (an undo): the file is written anew next time."""
@@ -55,10 +56,10 @@ class GameLogFile:
             with temporary.open("w", encoding="utf-8") as out:
                 out.writelines(to_line(record) + "\n" for record in records)
             os.replace(temporary, self.path)
-            self.lines = len(records)
+            self.lines, self.problem = len(records), None
         except OSError as error:  # the database holds the series; the file is written anew next time
             log.warning("cannot write the game log %s: %s", self.path, error)
-            self.lines = None
+            self.lines, self.problem = None, f"{self.path}: {error.strerror or error}"
             with suppress(OSError):
                 temporary.unlink()
 
@@ -70,4 +71,4 @@ class GameLogFile:
             self.lines += len(records)
         except OSError as error:  # perhaps half written: written anew from the database next time
             log.warning("cannot add to the game log %s: %s", self.path, error)
-            self.lines = None
+            self.lines, self.problem = None, f"{self.path}: {error.strerror or error}"

@@ -413,7 +413,15 @@ def _all_saved(journal: Journal) -> bool:
 
 
 def _saving_report(journal: Journal) -> int:
-    """0 when everything is saved; otherwise say what was not, and how to go on, and return 1."""
+    """0 when everything is saved; otherwise say what was not, and how to go on, and return 1. A game log that
+    could not be written beside the database is said too: the database holds the series, but a damaged
+    database is rebuilt from those files."""
+    if (problem := journal.log_file.problem) is not None:
+        text = _(
+            "the game log could not be written ({problem}): the database holds the series, but should it be"
+            " damaged, this series could not be rebuilt from the log"
+        )
+        _complain("voice-earl: " + text.format(problem=problem))
     report = journal.report()
     if report is None:
         return 0
