@@ -440,6 +440,14 @@ def test_a_name_the_font_cannot_draw_is_small_only_on_its_own_turn() -> None:
         assert any(row.startswith("李雷") for row in frame.split("\n")), frame
 
 
+@pytest.mark.parametrize("name", ["李雷", "Maximiliana-Bartholomew"])  # no letters for it; too long to draw
+def test_a_turn_written_small_keeps_the_table_where_the_others_turns_have_it(name: str) -> None:
+    frames = frames_of_a_game(True, ("Ann", name, "Cy"))
+    header_rows = {next(i for i, row in enumerate(frame.split("\n")) if "total" in row) for frame in frames}
+    assert len(header_rows) == 1, header_rows  # the layout jumped on the name's own turn
+    assert any(f"▶ {name}" in frame for frame in frames)
+
+
 def test_a_turn_in_big_letters_breaks_between_phrases_never_before_a_lone_word() -> None:
     for name in ("Ben", "Dmitri"):
         for rank in ("Eights", "Queens"):

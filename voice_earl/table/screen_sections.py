@@ -197,22 +197,25 @@ def due_big(snapshot: TableSnapshot, width: int, scale: int, gap: bool) -> Rende
     """The line due in the block font, as tall as the tallest line that may be due; None if one does not fit.
 
     A line that may be due but that the font cannot draw at all (a name in a script it has no letters for,
-    or too long for the screen) is written small on its own turn, and takes no part in choosing the size:
-    one such name does not shrink every other player's turn."""
+    or too long for the screen) is written small on its own turn, in the rows the others take, and takes no
+    part in choosing the size: one such name does not shrink every other player's turn."""
     if snapshot.due_line is None:
         return None
     drawable = [line for line in snapshot.due_samples if _due_rows(line, width, 1) is not None]
+    own = _due_rows(snapshot.due_line, width, 1) is not None
     lines = 1
-    for line in (snapshot.due_line, *drawable):
+    for line in ([snapshot.due_line] if own else []) + drawable:
         wrapped = _due_rows(line, width, scale)
         if wrapped is None:
             return None
         lines = max(lines, len(wrapped))
+    tallest = lines * blockfont.line_rows(scale) + (lines - 1) * int(gap)
+    if not own:  # in capitals, in the rows the others' turns take: the table below stays where it was
+        return Text(snapshot.due_line.upper() + "\n" * (tallest - 1), style="bold")
     # Every line due in as many lines of big text, so that the layout keeps still from turn to turn.
     rows = blockfont.banner(snapshot.due_line, width, lines, int(gap), scale, min_lines=lines)
     if rows is None:
         return None
-    tallest = lines * blockfont.line_rows(scale) + (lines - 1) * int(gap)
     return Text("\n".join(rows + ("",) * max(tallest - len(rows), 0)), style="bold", no_wrap=True)
 
 
