@@ -322,6 +322,21 @@ def test_history_lists_series_with_players_profile_winner_and_totals(capsys: pyt
     assert out.index("Ann, Ben, Cy") < out.index("Di, Ed, Flo")  # newest first
 
 
+def test_history_says_how_far_an_unfinished_series_got_and_marks_practice(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with Store.open() as store:
+        store.open_series({**SETTINGS, "deals": 6})
+        practice = store.open_series({**SETTINGS, "deals": 3, "mode": "practice", "players": ["Eve", "Ann (bot)"]})
+        store.append_event(practice, 0, {**sample_log()[0], "players": ["Eve", "Ann (bot)"]})
+    assert main(["history"]) == 0
+    rows = capsys.readouterr().out.splitlines()
+    played = next(index for index, row in enumerate(rows) if "Ann, Ben, Cy" in row)
+    practised = next(index for index, row in enumerate(rows) if "Eve, Ann (bot)" in row)
+    assert " 0 of 6 " in rows[played] and " 1 of 3 " in rows[practised]  # not "0" and "1"
+    assert "practice" in rows[practised + 1] and "practice" not in rows[played] + rows[played + 1]
+
+
 def test_history_show_tells_each_deal_and_its_settlement(capsys: pytest.CaptureFixture[str]) -> None:
     series_id = _store_series()
     assert main(["history", "show", str(series_id)]) == 0

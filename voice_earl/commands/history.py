@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from voice_earl.commands.arguments import SERIES_ID, file_path
 from voice_earl.errors import VoiceEarlError, tell
 from voice_earl.keep.storage import Store
-from voice_earl.keep.storage_values import JournalError, SeriesStatus, SeriesSummary
+from voice_earl.keep.storage_values import JournalError, Mode, SeriesStatus, SeriesSummary
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -84,8 +84,8 @@ def _list(console: Console, store: Store) -> None:
             str(summary.id),
             _date(summary),
             ", ".join(summary.players) or "-",
-            summary.profile,
-            str(summary.deals),
+            summary.profile if summary.mode is Mode.PLAY else f"{summary.profile}\n{summary.mode.value}",
+            _deals_text(summary),
             _winner_text(summary),
             _totals_text(summary),
         )
@@ -107,6 +107,13 @@ def _tell_damaged(console: Console, summaries: Sequence[SeriesSummary]) -> None:
 
 def _date(summary: SeriesSummary, form: str = "%Y-%m-%d") -> str:
     return "?" if "start date" in summary.damaged else summary.started_at.astimezone().strftime(form)
+
+
+def _deals_text(summary: SeriesSummary) -> str:
+    """The deals dealt, and of how many while the series is unfinished ("2 of 6")."""
+    if summary.status is SeriesStatus.FINISHED or summary.planned is None:
+        return str(summary.deals)
+    return f"{summary.deals} of {summary.planned}"
 
 
 def _winner_text(summary: SeriesSummary) -> str:

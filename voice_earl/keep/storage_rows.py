@@ -150,6 +150,7 @@ def summary_of(row: Sequence[Any]) -> SeriesSummary:
         places=cells.read("places", lambda v: None if v is None else whole_numbers(v), places, None),
         wins=cells.read("wins", whole_numbers, wins, ()),
         damaged=tuple(cells.damaged),
+        planned=planned if isinstance(planned := record.get("deals"), int) and planned > 0 else None,
     )
 
 

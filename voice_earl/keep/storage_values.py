@@ -49,12 +49,13 @@ class SeriesSummary:
     players: tuple[str, ...]
     profile: str
     mode: Mode  # play or practice
-    deals: int
+    deals: int  # dealt so far
     events: int
     totals: tuple[int, ...] | None
     places: tuple[int, ...] | None
     wins: tuple[int, ...]
     damaged: tuple[str, ...] = ()  # the parts of its row that cannot be read ("players", "start date"...)
+    planned: int | None = None  # the deals asked for (None: played until a total, or not said)
 
     @property
     def damage(self) -> str | None:
