@@ -69,3 +69,13 @@ def test_ctrl_c_stops_the_drill_with_its_summary(
     out = capsys.readouterr().out
     assert "best streak: 1" in out
     assert [line.split()[-3:-1] for line in out.splitlines() if line.startswith("2.")] == [["1", "100%"]]
+
+
+def test_a_wrong_rank_at_a_lead_says_which_rank_the_drill_asked_for(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The table's words ("not a rank you can lead now") made no sense where the drill asked for one rank."""
+    monkeypatch.setattr(sys, "stdin", io.StringIO("there's as good as seven can be\n"))
+    assert main(["drill", "--typed", "--rounds", "1", "--seed", "2"]) == 0  # seed 2 asks to lead Twos
+    out = " ".join(capsys.readouterr().out.split())
+    assert "Lead the twos" in out and "you said Seven, but the drill asked for Twos" in out

@@ -100,6 +100,7 @@ def test_a_damaged_page_hides_no_series(
     (told,) = [line for line in err.splitlines() if "damaged" in line or "rebuilt" in line]  # one line says so
     assert "is damaged" in told and f"rebuilt from the series kept beside it in {data / FOLDER}" in told
     assert "4 series, 1 of them unfinished" in told
+    assert "the lines said, which `voice-earl stats` counts, are not kept beside it" in told  # stats start again
     (aside,) = (path for path in data.glob(f"{DATABASE_NAME}.corrupt-*") if not path.name.endswith(("-wal", "-shm")))
     assert str(aside) in told
 

@@ -131,7 +131,8 @@ class Store:
         log.warning("rebuilt %s from %d series kept beside it", path, len(restored))
         return StoreCorrupt(
             f"{damaged}; a new one was rebuilt from the series kept beside it in {path.parent / FOLDER}:"
-            f" {len(restored)} series, {unfinished} of them unfinished",
+            f" {len(restored)} series, {unfinished} of them unfinished (the lines said, which `voice-earl stats`"
+            " counts, are not kept beside it: they stay in the file moved aside)",
             damaged.moved_to,
         )
 

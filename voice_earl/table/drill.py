@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from voice_earl.game.cards import RANKS, Rank
 from voice_earl.game.chants import EARL, POSITIONS, ChantSet
-from voice_earl.i18n import _, current_language, rank_plural
+from voice_earl.i18n import _, current_language, rank_name, rank_plural
 from voice_earl.words.context import ListenContext
 from voice_earl.words.verdicts import LineGrade, Strictness, Verdict, grade_line
 
@@ -117,12 +117,12 @@ def run_drill(
             break
         transcript, seconds = answer
         grade = drill.grade(prompt, transcript, seconds)
-        show(feedback_line(grade, drill.streak, seconds))
+        show(feedback_line(grade, drill.streak, seconds, prompt))
         done += 1
     return drill
 
 
-def feedback_line(grade: LineGrade, streak: int, seconds: float) -> str:
+def feedback_line(grade: LineGrade, streak: int, seconds: float, prompt: Prompt | None = None) -> str:
     if grade.verdict is Verdict.CORRECT:
         text = _("correct ({score}) in {seconds}s · streak {streak}")
         slip = grade.slip()
@@ -133,6 +133,10 @@ def feedback_line(grade: LineGrade, streak: int, seconds: float) -> str:
         )
     said = _("heard '{heard}'").format(heard=grade.heard) if grade.heard else _("heard nothing")
     detail = grade.feedback() or _("the line is '{line}'").format(line=grade.expected)
+    if prompt is not None and grade.verdict is Verdict.WRONG_RANK and grade.heard_rank is not None:
+        # The game's words for it ("not a rank you can lead now") are the table's, not the drill's.
+        asked = _("you said {rank}, but the drill asked for {ranks}")
+        detail = asked.format(rank=rank_name(grade.heard_rank), ranks=rank_plural(prompt.rank))
     return f"  {verdict_name(grade.verdict)}: {said}; {detail}"
 
 
