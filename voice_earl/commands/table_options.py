@@ -169,10 +169,8 @@ def check_seats(profile: RulesProfile, players: int, you: bool = False) -> None:
         profile.check_players(players)
     except UsageError:
         unit, mine = ("bots", 1) if you else ("players", 0)
-        problem = (
-            f"the {profile.name} rules are for {profile.min_players - mine} to {profile.max_players - mine} {unit}"
-        )
-        problem += f", not {players - mine}"
+        allowed = f"{profile.min_players - mine} to {profile.max_players - mine} {unit}"
+        problem = f"the {profile.name} rules are for {allowed}, not {players - mine}"
         other = next((p for p in PROFILES.values() if p.min_players <= players <= p.max_players), None)
         if other is not None:
             took = f"{other.min_players - mine} to {other.max_players - mine}"

@@ -125,12 +125,9 @@ def run_drill(
 def feedback_line(grade: LineGrade, streak: int, seconds: float, prompt: Prompt | None = None) -> str:
     if grade.verdict is Verdict.CORRECT:
         text = _("correct ({score}) in {seconds}s · streak {streak}")
-        slip = grade.slip()
-        return (
-            "  "
-            + text.format(score=grade.score, seconds=f"{seconds:.1f}", streak=streak)
-            + (f" · {slip}" if slip else "")
-        )
+        shown = "  " + text.format(score=grade.score, seconds=f"{seconds:.1f}", streak=streak)
+        slip = grade.slip()  # accepted, and still worth knowing
+        return f"{shown} · {slip}" if slip else shown
     said = _("heard '{heard}'").format(heard=grade.heard) if grade.heard else _("heard nothing")
     detail = grade.feedback() or _("the line is '{line}'").format(line=grade.expected)
     if prompt is not None and grade.verdict is Verdict.WRONG_RANK and grade.heard_rank is not None:
