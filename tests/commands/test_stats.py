@@ -345,7 +345,7 @@ def test_history_show_tells_each_deal_and_its_settlement(capsys: pytest.CaptureF
     assert "Settings: a game, virtual deck, seed 7\n" in out
     assert "False" not in out and "None" not in out
     assert [cell(out, name) for name in ("Ann +3", "Ben -1", "Cy -2", "Ann 0", "Ben 1", "Cy 2")] == [True] * 6
-    assert "Winner: Ann" in out
+    assert "Winner: Ann; places 1. Ann, 2. Ben, 3. Cy" in out  # by place, not by seat
 
 
 def test_history_export_writes_the_game_log_as_json_lines(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -184,6 +184,16 @@ def _per_player(players: Sequence[str], values: Sequence[object], signed: bool =
     return sep.join(f"{_seat_name(players, seat)} {text}" for seat, text in enumerate(shown))
 
 
+def _in_places(players: Sequence[str], places: Sequence[int]) -> str:
+    """``1. Ben, 2. Ann, 2. Cy``: the players by their places (ties in seat order)."""
+    return ", ".join(f"{place}. {_seat_name(players, seat)}" for seat, place in sorted(enumerate(places), key=_place))
+
+
+def _place(seat_and_place: tuple[int, int]) -> tuple[int, int]:
+    seat, place = seat_and_place
+    return place, seat
+
+
 def _seat_name(players: Sequence[str], seat: object) -> str:
     if isinstance(seat, int) and 0 <= seat < len(players):
         return players[seat]
@@ -283,7 +293,7 @@ def _show(console: Console, store: Store, series_id: int) -> None:
         )
     console.print(table)
     if summary.winners:
-        console.print(f"Winner: {', '.join(summary.winners)}; places {_per_player(players, summary.places or ())}")
+        console.print(f"Winner: {', '.join(summary.winners)}; places {_in_places(players, summary.places or ())}")
 
 
 def _settings(store: Store, series_id: int) -> dict[str, Any] | None:
