@@ -7,6 +7,11 @@ parts stay whole:
 ['bundled en-us model at /home/ann/.venv/', 'lib/python3.11/site-packages/', 'pocketsphinx/model/en-us']
 >>> wrap("wrong line: you said 'as good as me', the line ends 'as good as he'", 30, indent="    ")
 ["wrong line: you said 'as good", "    as me', the line ends 'as", "    good as he'"]
+
+A command in backticks is kept on one line, to be copied whole:
+
+>>> wrap("Series 1 is unfinished: `voice-earl play --resume 1` goes on with it", 40, indent="  ")
+['Series 1 is unfinished:', '  `voice-earl play --resume 1` goes on', '  with it']
 """
 
 from __future__ import annotations
@@ -17,6 +22,8 @@ import textwrap
 from typing import TextIO
 
 _AFTER_SLASH = re.compile(r"(?<=/)(?=[^/\s])")
+_BACKTICKED = re.compile(r"`[^`]+`")
+_KEPT_SPACE = "\xa0"  # a space textwrap does not break at
 
 
 class _Wrapper(textwrap.TextWrapper):
@@ -31,7 +38,8 @@ def wrap(text: str, width: int, indent: str = "") -> list[str]:
     ``indent``. Leading spaces are kept."""
     lead = text[: len(text) - len(text.lstrip(" "))]
     wrapper = _Wrapper(max(width, 10), initial_indent=lead, subsequent_indent=indent or lead, break_on_hyphens=False)
-    return wrapper.wrap(text.strip(" ")) or [text]
+    kept = _BACKTICKED.sub(lambda quoted: quoted[0].replace(" ", _KEPT_SPACE), text.strip(" "))
+    return [line.replace(_KEPT_SPACE, " ") for line in wrapper.wrap(kept)] or [text]
 
 
 def print_wrapped(text: str, file: TextIO | None = None) -> None:

@@ -320,3 +320,16 @@ def test_a_game_log_that_cannot_be_written_beside_the_database_is_said_when_the_
     assert "could not be rebuilt from the log" in err
     assert "The series is saved: voice-earl play --resume 1 goes on with it." in err  # the database has it
     assert [record["event"] for record in records(1)] == ["deal"]
+
+
+def test_the_note_of_an_unfinished_series_keeps_each_command_on_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Wrapped at 80 columns, `voice-earl play --resume 1` was cut after "play": copied, it started a new game."""
+    assert run(["play", "--players", "Ann", "Ben", "Cy", *QUIET], ["quit"], monkeypatch) == 0
+    monkeypatch.setenv("COLUMNS", "60")
+    assert run(["play", "--players", "Ann", "Ben", "Cy", *QUIET], ["quit"], monkeypatch) == 0
+    lines = capsys.readouterr().err.splitlines()
+    assert any("`voice-earl play --resume 1`" in line for line in lines), lines
+    assert any("`voice-earl history abandon 1`" in line for line in lines), lines
+    assert all(len(line) <= 60 for line in lines if "Series 1" in line or "abandon" in line)

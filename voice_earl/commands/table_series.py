@@ -95,7 +95,7 @@ def _note_unfinished(store: Store) -> bool:
             command=resume_command(summary.mode, summary.id),
             abandon=command(f"history abandon {summary.id}"),
         )
-        print_wrapped(shown, sys.stderr)  # between words: a command cut in two cannot be copied
+        print_wrapped(shown, sys.stderr)  # the commands in backticks each kept on one line, to be copied
     if len(unfinished) > SHOWN_UNFINISHED:
         more = _("{count} more unfinished series: voice-earl history --unfinished")
         print(more.format(count=len(unfinished) - SHOWN_UNFINISHED), file=sys.stderr)

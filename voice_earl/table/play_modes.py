@@ -58,7 +58,7 @@ def narrator_options(args: argparse.Namespace) -> NarratorOptions:
 
 
 def _complain(text: str) -> None:
-    print_wrapped(text, sys.stderr)  # between words: a command to copy is never cut in two
+    print_wrapped(text, sys.stderr)  # between words, never inside one
 
 
 def human_input(
