@@ -186,12 +186,8 @@ def _per_player(players: Sequence[str], values: Sequence[object], signed: bool =
 
 def _in_places(players: Sequence[str], places: Sequence[int]) -> str:
     """``1. Ben, 2. Ann, 2. Cy``: the players by their places (ties in seat order)."""
-    return ", ".join(f"{place}. {_seat_name(players, seat)}" for seat, place in sorted(enumerate(places), key=_place))
-
-
-def _place(seat_and_place: tuple[int, int]) -> tuple[int, int]:
-    seat, place = seat_and_place
-    return place, seat
+    by_place = sorted(enumerate(places), key=lambda seat_and_place: seat_and_place[::-1])
+    return ", ".join(f"{place}. {_seat_name(players, seat)}" for seat, place in by_place)
 
 
 def _seat_name(players: Sequence[str], seat: object) -> str:

@@ -165,17 +165,16 @@ def rules_profile(args: argparse.Namespace, default: str = "hoyle") -> RulesProf
 def check_seats(profile: RulesProfile, players: int, you: bool = False) -> None:
     """Refuse a table the rules do not allow, naming the rules that do: ``players`` around it, counted for the
     player as bots beside ``you`` (practice) or as players (play, demo, simulate)."""
-    try:
-        profile.check_players(players)
-    except UsageError:
-        unit, mine = ("bots", 1) if you else ("players", 0)
-        allowed = f"{profile.min_players - mine} to {profile.max_players - mine} {unit}"
-        problem = f"the {profile.name} rules are for {allowed}, not {players - mine}"
-        other = next((p for p in PROFILES.values() if p.min_players <= players <= p.max_players), None)
-        if other is not None:
-            took = f"{other.min_players - mine} to {other.max_players - mine}"
-            problem += f"; the {other.name} rules take {took}: --profile {other.name}"
-        raise UsageError(problem) from None
+    if profile.min_players <= players <= profile.max_players:
+        return
+    unit, mine = ("bots", 1) if you else ("players", 0)
+    allowed = f"{profile.min_players - mine} to {profile.max_players - mine} {unit}"
+    problem = f"the {profile.name} rules are for {allowed}, not {players - mine}"
+    other = next((p for p in PROFILES.values() if p.min_players <= players <= p.max_players), None)
+    if other is not None:
+        took = f"{other.min_players - mine} to {other.max_players - mine}"
+        problem += f"; the {other.name} rules take {took}: --profile {other.name}"
+    raise UsageError(problem)
 
 
 def chant_of(profile: RulesProfile) -> ChantSet:

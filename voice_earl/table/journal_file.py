@@ -59,7 +59,7 @@ class GameLogFile:
             self.lines, self.problem = len(records), None
         except OSError as error:  # the database holds the series; the file is written anew next time
             log.warning("cannot write the game log %s: %s", self.path, error)
-            self.lines, self.problem = None, f"{self.path}: {error.strerror or error}"
+            self._failed(error)
             with suppress(OSError):
                 temporary.unlink()
 
@@ -71,4 +71,8 @@ class GameLogFile:
             self.lines += len(records)
         except OSError as error:  # perhaps half written: written anew from the database next time
             log.warning("cannot add to the game log %s: %s", self.path, error)
-            self.lines, self.problem = None, f"{self.path}: {error.strerror or error}"
+            self._failed(error)
+
+    def _failed(self, error: OSError) -> None:
+        """Not known to hold the database's records any more: written anew next time, and why it was not."""
+        self.lines, self.problem = None, f"{self.path}: {error.strerror or error}"

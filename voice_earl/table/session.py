@@ -385,31 +385,23 @@ class TableSession:
 
     def _undo(self) -> _Outcome:
         if not self.moves:
-            self._emit(MoveRefused(self.deal.turn, self.settings.names[self.deal.turn], _("nothing to undo yet")))
-            return _Outcome.AGAIN
+            return self._nothing_to_undo(_("nothing to undo yet"))
         if not self.deal.history:
             # The last move ended the deal before: its payments are made and, at a real table, the cards redealt.
             text = _("Nothing to undo: deal {previous} is over and paid, and deal {deal} has just been dealt.")
-            previous = self.deal.number - 1
-            self._emit(
-                MoveRefused(
-                    self.deal.turn,
-                    self.settings.names[self.deal.turn],
-                    text.format(previous=previous, deal=self.deal.number),
-                )
-            )
-            return _Outcome.AGAIN
+            return self._nothing_to_undo(text.format(previous=self.deal.number - 1, deal=self.deal.number))
         taken = self._moves_to_take_back()
         if not taken:
             text = _("Nothing to undo: only the bots have moved in deal {deal} so far.")
-            self._emit(
-                MoveRefused(self.deal.turn, self.settings.names[self.deal.turn], text.format(deal=self.deal.number))
-            )
-            return _Outcome.AGAIN
+            return self._nothing_to_undo(text.format(deal=self.deal.number))
         last, events = self.moves[-taken], self._move_events[-taken]
         self._rebuild(self.moves[:-taken])
         self._emit(Undone(self.settings.names[last.action.player], len(self.records), events))
         return _Outcome.DONE
+
+    def _nothing_to_undo(self, reason: str) -> _Outcome:
+        self._emit(MoveRefused(self.deal.turn, self.settings.names[self.deal.turn], reason))
+        return _Outcome.AGAIN
 
     def _moves_to_take_back(self) -> int:
         """How many moves undo takes back: the last one; at a table of players and bots, back to the last move
@@ -438,8 +430,8 @@ class _Outcome(enum.Enum):
 
 
 _SPOKEN_COMMANDS = {"undo": Command.UNDO, "repeat": Command.REPEAT}
-LEAD_HINT = N_("press its key (A 2-9 0/T J Q K) or type 'lead Q'")  # how a lead names its rank (sources may say)
 SPOKEN_COMMANDS = tuple(_SPOKEN_COMMANDS)  # listened for on every turn
+LEAD_HINT = N_("press its key (A 2-9 0/T J Q K) or type 'lead Q'")  # how a lead names its rank (sources may say)
 
 
 def _spoken_command(heard: str) -> Command | None:
