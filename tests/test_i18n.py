@@ -392,6 +392,19 @@ def test_a_refused_key_and_the_screen_speak_dutch() -> None:
     assert parts["rank"].startswith("uitkomen: elke waarde")
 
 
+@pytest.mark.parametrize("language", ["en", "nl", "it"])
+def test_the_plain_line_of_a_silent_turn_names_the_player_once_wherever_the_language_puts_the_name(
+    language: str,
+) -> None:
+    set_language(language)  # Italian puts the name last: "apre Cy"
+    session = _session()
+    view = ScreenView(session, TableScreen(live=False), show_hands=lambda seat: False)
+    leader = session.settings.names[session.deal.turn]
+    parts = plain_parts(view.snapshot())
+    assert parts["due"] == _("{player} to lead").format(player=leader)
+    assert parts["due"].count(leader) == 1
+
+
 # ---------------------------------------------------------------------------------------------------------
 # The command line
 

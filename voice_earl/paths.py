@@ -80,6 +80,24 @@ def config_dir() -> Path:
     return Path(override) if override else Path(platformdirs.user_config_dir(APP))
 
 
+def kept_by_the_game(path: Path) -> bool:
+    """Whether ``path`` is a file the game keeps (its saved series, settings, logs or models): a file
+    written there by a command's output would destroy what the game keeps.
+
+    >>> import tempfile
+    >>> from unittest import mock
+    >>> with tempfile.TemporaryDirectory() as folder, mock.patch.dict(os.environ, {"VOICE_EARL_DATA_DIR": folder}):
+    ...     kept = Path(folder) / "voice-earl.sqlite3"
+    ...     _ = kept.write_bytes(b"")
+    ...     kept_by_the_game(kept), kept_by_the_game(Path(folder) / "new.jsonl"), kept_by_the_game(Path(folder))
+    (True, False, False)
+    """
+    if not path.is_file():
+        return False
+    where = path.resolve()
+    return any(where.is_relative_to(folder.resolve()) for folder in (data_dir(), config_dir()))
+
+
 def log_file() -> Path:
     return data_dir() / "logs" / "voice-earl.log"
 

@@ -7,6 +7,7 @@ takes "²", ``int()`` does not), "nan" and "inf", negative counts, numbers of 31
 from __future__ import annotations
 
 import io
+import os
 import re
 import shutil
 import subprocess
@@ -46,7 +47,8 @@ TABLE = ["--players", "Ann", "Ben", "Cy", "--silent", "--no-voice"]
         (["demo", "--chant-errors", "nan"], "argument --chant-errors: 'nan' is not a number"),
         (["practice", "--silent", "--name", ""], "argument --name: '' is not a name"),
         (["practice", "--silent", "--name", "   "], "argument --name: '   ' is not a name"),
-        (["practice", "--silent", "--name", "Ann\x1b[2J"], "is not a name"),
+        (["practice", "--silent", "--name", "Ann\x1b[2J"], "'Ann\\x1b[2J' holds a control or invisible character"),
+        (["practice", "--silent", "--name", "Ann\u200b"], "'Ann\\u200b' holds a control or invisible character"),
         (["stats", "--top=-3"], "argument --top: must be from 0 to 10000, not -3"),
         (["play", *TABLE, "--rate", "١٥٠"], "argument --rate: '١٥٠' is not a whole number"),
         (["play", *TABLE, "--rate", "5"], "argument --rate: must be from 80 to 450, not 5"),
@@ -187,3 +189,32 @@ def test_output_that_cannot_be_written_is_one_line_not_a_traceback(argv: list[st
         )
     assert done.returncode == 1
     assert done.stderr.splitlines() == [f"voice-earl {argv[0]}: cannot write the output: No space left on device"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("argv", [["rules"], ["history", "show", "1"], ["history", "--unfinished"]])
+def test_a_reader_that_went_away_stops_the_output_quietly(argv: list[str], tmp_path: Path) -> None:
+    """`| head -1`: a pipe whose reader is gone. The tables that rich prints exited with status 1 (rich's own
+    way), the rest with 0; every command now stops with 0 and says nothing."""
+    environment = {**os.environ, "VOICE_EARL_DATA_DIR": str(tmp_path)}
+    opened = subprocess.run(
+        [sys.executable, "-m", "voice_earl", "practice", "--silent", "--seed", "1"],
+        env=environment,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        check=False,
+    )
+    assert "Traceback" not in opened.stderr.decode()
+    reader, writer = os.pipe()
+    os.close(reader)  # gone before the first line is written
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "voice_earl", *argv],
+            stdout=writer,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=environment,
+        )
+    finally:
+        os.close(writer)
+    assert (done.returncode, done.stderr) == (0, "")

@@ -46,7 +46,7 @@ def test_a_line_accepted_with_a_slip_says_which_word_slipped(
     monkeypatch.setattr(sys, "stdin", io.StringIO("there's a ten as good as me\nthere's a ten as good as he\n"))
     assert main(["drill", "--typed", "--rounds", "1", "--seed", "3"]) == 0  # seed 3 asks for Tens, second card
     out = capsys.readouterr().out
-    assert "Type the line for each prompt" in out and "Say the line" not in out
+    assert "The lines are read one for each prompt" in out and "Say the line" not in out  # typed, from a pipe
     assert "correct (83)" in out
     assert "you said 'as good as me', the line ends 'as good as he'" in " ".join(out.split())  # wrapped to 80
 
@@ -79,3 +79,14 @@ def test_a_wrong_rank_at_a_lead_says_which_rank_the_drill_asked_for(
     assert main(["drill", "--typed", "--rounds", "1", "--seed", "2"]) == 0  # seed 2 asks to lead Twos
     out = " ".join(capsys.readouterr().out.split())
     assert "Lead the twos" in out and "you said Seven, but the drill asked for Twos" in out
+
+
+def test_lines_read_from_a_pipe_are_told_that_an_empty_one_is_a_line_not_said(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Piped, an empty line is a silent answer and the drill goes on; the banner said it stops the drill."""
+    monkeypatch.setattr(sys, "stdin", io.StringIO("\nthere's a ten as good as he\n"))
+    assert main(["drill", "--typed", "--rounds", "2", "--seed", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "an empty line is a line not said" in out and "stops" not in out
+    assert "silent:" in out

@@ -108,3 +108,16 @@ def test_a_name_of_square_brackets_plays_at_a_terminal(named: str, tmp_path: Pat
     finally:
         game.close()
     assert "Traceback" not in game.screen_text() and squeezed("MarkupError") not in game.screen_text()
+
+
+@pytest.mark.parametrize("name", ["Ann (bot)", "ann (BOT)", "Ben"])
+def test_no_bot_in_practice_has_the_players_name(name: str) -> None:
+    from voice_earl.commands.cli import build_parser
+    from voice_earl.commands.practice import practice_settings
+
+    args = build_parser().parse_args(["practice", "--silent", "--bots", "5", "--name", name])
+    names = practice_settings(args).names
+    assert names[0] == name
+    folded = [each.casefold() for each in names]
+    assert len(set(folded)) == len(folded), names
+    assert all(each.casefold() not in (name.casefold(), f"{name} (bot)".casefold()) for each in names[1:]), names

@@ -33,6 +33,7 @@ from voice_earl.keep.accuracy import (
     words,
 )
 from voice_earl.keep.storage import Store
+from voice_earl.keep.storage_file import database_path
 from voice_earl.keep.storage_values import Mode, Utterance, utterance_of
 from voice_earl.words.context import ListenContext
 from voice_earl.words.verdicts import grade_line
@@ -358,6 +359,21 @@ def test_history_export_writes_the_game_log_as_json_lines(tmp_path: Path, capsys
     assert "wrote 7 events" in capsys.readouterr().out
     assert main(["history", "export", str(series_id)]) == 0
     assert capsys.readouterr().out.splitlines() == lines
+
+
+@pytest.mark.parametrize("command", [["history", "export", "1", "--out"], ["stats", "--plot"]])
+def test_an_export_or_a_picture_is_never_written_over_the_saved_games(
+    command: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The database named as the file to write is refused with one line, and kept whole."""
+    _store_series()
+    database = database_path()
+    kept = database.read_bytes()
+    with pytest.raises(SystemExit) as refused:
+        main([*command, str(database)])
+    assert refused.value.code == 2
+    assert "is one of the files voice-earl keeps its games in" in capsys.readouterr().err
+    assert database.read_bytes() == kept
 
 
 def test_history_of_an_unknown_series_is_one_clear_line(capsys: pytest.CaptureFixture[str]) -> None:

@@ -9,6 +9,7 @@ import pytest
 from support.patience import WAIT_S
 from support.silent_script import as_input, human_script
 
+from voice_earl.commands import play
 from voice_earl.commands.cli import main
 
 
@@ -22,6 +23,9 @@ from voice_earl.commands.cli import main
         (["play", "--players", "Ann", "Ann", "Cy", "--silent"], "Ann is named twice"),
         (["play", "--players", "Ann", "Ben", "Cy", "--open-hands", "--silent"], "--open-hands needs --deck virtual"),
         (["play", "--players", "Ann", "Ben", "Cy", "--kitty", "--silent"], "add --profile parlour"),
+        (["practice", "--stack", "5", "--silent"], "--stack belongs to the parlour profile: add --profile parlour"),
+        (["practice", "--stack", "5", "--kitty", "--silent"], "--stack, --kitty belong to the parlour profile"),
+        (["practice", "--players", "X"], "voice-earl practice: error: unrecognized arguments: --players X"),
         (["play", "--players", "Ann", "Ben", "Cy", "--chant", "nosuch.toml", "--silent"], "no such chant file"),
         (["play", "--players", "Ann", "Ben", "Cy", "--remind-after", "0"], "more than 0 seconds"),
         (["play", "--players", "Ann", "Ben", "Cy", "--lang", "fr"], "invalid choice"),
@@ -50,6 +54,38 @@ def test_bad_table_arguments_give_one_clear_line(
     assert code == 2, err
     assert message in err
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+class _Terminal(io.StringIO):
+    """A terminal's input holding what was typed: Ctrl-D at once is the end of it."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize("typed", ["", "\n"])  # Ctrl-D at the question, or Enter
+def test_play_asks_for_the_players_and_no_answer_is_one_clear_line(
+    typed: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys, "stdin", _Terminal(typed))
+    assert main(["play", "--silent"]) == 2
+    err = capsys.readouterr().err
+    assert err == "voice-earl play: no players named: voice-earl play --players Ann Ben Cy\n"
+
+
+@pytest.mark.parametrize(
+    ("typed", "names"),
+    [
+        ("Ann Ben Cy\n", ["Ann", "Ben", "Cy"]),
+        ("Mary Jo, Ben ,Cy\n", ["Mary Jo", "Ben", "Cy"]),
+        ("Ann,Ben\n", ["Ann", "Ben"]),
+    ],
+)
+def test_the_players_asked_for_may_be_parted_by_commas_when_a_name_has_a_space(
+    typed: str, names: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys, "stdin", _Terminal(typed))
+    assert play.ask_players() == names
 
 
 def test_play_without_players_and_without_a_terminal_says_how_to_name_them(
@@ -83,6 +119,18 @@ def test_a_parlour_silent_game_with_two_players_and_counters(
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert "parlour" in out
+
+
+def test_a_move_typed_while_paused_is_told_how_the_pause_ends(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Lines typed into a paused game: the lead is not played, and the answer says to type pause (it said
+    nothing, and the pause itself said "press p", a key the typed lines have not got)."""
+    monkeypatch.setattr(sys, "stdin", io.StringIO("pause\nlead 7\npause\nquit\n"))
+    assert main(["play", "--players", "Ann", "Ben", "Cy", "--silent", "--no-voice", "--seed", "3"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("Paused. Type pause to go on.") == 2 and "Press p" not in out
+    assert "Going on." in out and "Sevens" not in out
 
 
 def _leader_rank(seed: int) -> str:

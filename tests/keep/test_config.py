@@ -262,6 +262,19 @@ def test_show_never_rewrites_a_bad_file(capsys: pytest.CaptureFixture[str]) -> N
     assert path.stat().st_mtime_ns == before
 
 
+def test_show_of_a_file_that_cannot_be_read_does_not_call_it_not_created(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A file where the config folder should be: the heading said "not created yet" above the warning."""
+    blocking = tmp_path / "a-file"
+    blocking.write_text("", encoding="utf-8")
+    monkeypatch.setenv("VOICE_EARL_CONFIG_DIR", str(blocking / "voice-earl"))
+    assert main(["config", "show"]) == 0
+    captured = capsys.readouterr()
+    assert "(cannot be read: every value is a default, see the warning below)" in captured.out.splitlines()[0]
+    assert "not created yet" not in captured.out and "cannot read the config file" in captured.err
+
+
 def test_set_refuses_to_overwrite_a_bad_file(capsys: pytest.CaptureFixture[str]) -> None:
     text = "[narrator\nrate = 150\n"
     path = write_config(text)

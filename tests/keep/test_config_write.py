@@ -8,6 +8,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from pathlib import Path
 
 import pytest
 from support.patience import WAIT_S
@@ -140,3 +141,17 @@ def test_config_set_run_at_the_same_moment_keeps_every_key() -> None:
         loaded = load_settings()
         assert loaded.from_file == frozenset(AT_ONCE), f"round {round_number}"
         assert loaded.settings.narrator_rate == 200
+
+
+@pytest.mark.parametrize("depth", [0, 1])  # a file in place of the config's own folder, or of the one above it
+def test_a_file_where_the_config_folder_should_be_is_named_and_kept(
+    depth: int, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    in_the_way = tmp_path / "notes"
+    in_the_way.write_text("notes of the evening\n", encoding="utf-8")
+    monkeypatch.setenv("VOICE_EARL_CONFIG_DIR", str(in_the_way / "deeper" if depth else in_the_way))
+    assert main(["config", "set", "deck", "virtual"]) == 1
+    err = capsys.readouterr().err
+    assert "a file stands in the way of the folder" in err and "File exists" not in err, err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert in_the_way.read_text(encoding="utf-8") == "notes of the evening\n"

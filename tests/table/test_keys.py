@@ -66,6 +66,24 @@ def test_quitting_asks_first_and_no_goes_on() -> None:
     assert shown == ["Quit? the series is saved (y/n)"]
 
 
+def test_no_to_quitting_while_paused_says_the_game_is_still_paused() -> None:
+    _, second = requests()
+    shown: list[str] = []
+    keys = KeyPresses(io.StringIO("xnp"), shown.append)
+    assert keys.next_input(replace(second, paused=True)) == KeyCommand(Command.PAUSE)
+    assert shown == ["Quit? the series is saved (y/n)", "Not quitting: still paused, press p to go on."]
+
+
+def test_no_to_quitting_while_paused_at_the_voice_table_says_so_too() -> None:
+    from voice_earl.table.voice_input import VoiceInput
+
+    _, second = requests()
+    shown: list[str] = []
+    source = VoiceInput(None, chunks=lambda: iter(()), keys=io.StringIO("xnp"), show=shown.append)  # type: ignore[arg-type]
+    assert source.next_input(replace(second, paused=True)) == KeyCommand(Command.PAUSE)
+    assert shown == ["Quit? the series is saved (y/n)", "Not quitting: still paused, press p to go on."]
+
+
 def test_the_quit_question_in_dutch_takes_j() -> None:
     _, second = requests()
     set_language("nl")

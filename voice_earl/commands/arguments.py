@@ -23,7 +23,7 @@ from pathlib import Path
 
 from voice_earl.keep.storage_values import MAX_SERIES_ID, MIN_SERIES_ID
 from voice_earl.names import is_printable_name
-from voice_earl.paths import path_problem, shown_path
+from voice_earl.paths import kept_by_the_game, path_problem, shown_path
 
 _WHOLE = re.compile(r"[+-]?[0-9]+")
 _DECIMAL = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
@@ -93,8 +93,10 @@ def device(text: str) -> int | str:
 def player_name(text: str) -> str:
     """A name to show and say: not empty, no control characters."""
     cleaned = text.strip()
-    if not is_printable_name(cleaned):
+    if not cleaned:
         raise argparse.ArgumentTypeError(f"{text!r} is not a name: give a name with letters in it, such as Ann")
+    if not is_printable_name(cleaned):  # letters there are: what is wrong is a character the screen cannot show
+        raise argparse.ArgumentTypeError(f"{text!r} holds a control or invisible character: type the name without it")
     return cleaned
 
 
@@ -109,6 +111,17 @@ def path_text(text: str) -> str:
 def file_path(text: str) -> Path:
     """:func:`path_text`, as a path."""
     return Path(path_text(text))
+
+
+def output_file(text: str) -> Path:
+    """:func:`file_path` of a file to write (an export, a picture), refused when it is one the game keeps."""
+    path = file_path(text)
+    if kept_by_the_game(path):
+        raise argparse.ArgumentTypeError(
+            f"{shown_path(text)!r} is one of the files voice-earl keeps its games in: writing it would destroy them,"
+            " give another file"
+        )
+    return path
 
 
 SEED = whole_number(0, MAX_SEED)

@@ -65,6 +65,7 @@ def build_parser(configured: Iterable[str] | None = None) -> argparse.ArgumentPa
         command = sub.add_parser(
             name, help=help_line, description=help_line, formatter_class=argparse.RawDescriptionHelpFormatter
         )
+        command.set_defaults(command_parser=command)  # the command's own help names what it takes
         if name in wanted:
             module = _command_module(name)
             command.epilog = getattr(module, "EXAMPLES", None)
@@ -94,7 +95,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     _printable_output()
     words = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(configured=_command_named(words))
-    args = parser.parse_args(words)
+    args, unknown = parser.parse_known_args(words)
+    if unknown:  # said by the command's parser, which names the command and its help
+        getattr(args, "command_parser", parser).error(f"unrecognized arguments: {' '.join(unknown)}")
     if args.command is None:
         parser.print_help()
         return 0

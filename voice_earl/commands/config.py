@@ -56,8 +56,13 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _show(loaded: LoadedSettings) -> None:
-    exists = loaded.path.exists()
-    print(f"# {loaded.path}" + ("" if exists else " (not created yet: every value is a default)"))
+    if loaded.path.exists():
+        state = ""
+    elif loaded.problems:  # a file where its folder should be: there, but unreadable, as the warning says
+        state = " (cannot be read: every value is a default, see the warning below)"
+    else:
+        state = " (not created yet: every value is a default)"
+    print(f"# {loaded.path}{state}")
     for key in KEYS:
         value = getattr(loaded.settings, key.field)
         origin = "from the config file" if key.name in loaded.from_file else "default"

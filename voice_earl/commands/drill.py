@@ -74,7 +74,10 @@ def run(args: argparse.Namespace) -> int:
 
         if voice is None:
             _line_editing()
-            print_wrapped(_("Type the line for each prompt. An empty line or Ctrl-C stops."))
+            if sys.stdin.isatty():
+                print_wrapped(_("Type the line for each prompt. An empty line or Ctrl-C stops."))
+            else:  # lines read from a file or a pipe: an empty one is a line not said (typed_recital)
+                print_wrapped(_("The lines are read one for each prompt; an empty line is a line not said."))
         else:
             print_wrapped(_("Say the line for each prompt. Ctrl-C stops."))
         with contextlib.suppress(KeyboardInterrupt):  # a way to stop: the summary still follows

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from voice_earl.commands.arguments import SERIES_ID, file_path
+from voice_earl.commands.arguments import SERIES_ID, output_file
 from voice_earl.errors import VoiceEarlError, tell
 from voice_earl.keep.storage import Store
 from voice_earl.keep.storage_values import JournalError, Mode, SeriesStatus, SeriesSummary
@@ -43,7 +43,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     show.add_argument("series_id", metavar="ID", type=SERIES_ID, help=SERIES_HELP)
     export = actions.add_parser("export", help="a series' game log as JSON Lines")
     export.add_argument("series_id", metavar="ID", type=SERIES_ID, help=SERIES_HELP)
-    export.add_argument("--out", type=file_path, metavar="FILE", help="write to FILE instead of standard output")
+    export.add_argument("--out", type=output_file, metavar="FILE", help="write to FILE instead of standard output")
     abandon = actions.add_parser("abandon", help="give up an unfinished series: it is kept, but no longer resumed")
     abandon.add_argument("series_id", metavar="ID", type=SERIES_ID, help=SERIES_HELP)
 

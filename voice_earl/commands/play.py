@@ -127,8 +127,14 @@ def ask_players() -> list[str]:
         raise UsageError("name the players: voice-earl play --players Ann Ben Cy")
     from voice_earl.keep.config import KEYS_BY_NAME, parse_value
 
-    answer = input("Who is playing? Names in seat order, clockwise, separated by spaces: ")
-    names = answer.split()
+    try:
+        answer = input(
+            "Who is playing? Names in seat order, clockwise, separated by spaces (by commas if a name has one): "
+        )
+    except EOFError:  # Ctrl-D: no names, as an empty answer gives
+        print()
+        answer = ""
+    names = [name.strip() for name in answer.split(",") if name.strip()] if "," in answer else answer.split()
     if not names:
         raise UsageError("no players named: voice-earl play --players Ann Ben Cy")
     return list(cast(tuple[str, ...], parse_value(KEYS_BY_NAME["players"], names)))  # the config file's rules

@@ -56,13 +56,23 @@ def run(args: argparse.Namespace) -> int:
     return start_new(args, practice_settings(args), Mode.PRACTICE, args.strategy or DEFAULT_STRATEGY)
 
 
+def _bot_names(name: str, count: int) -> list[str]:
+    """``count`` bots' names, none of them the player's (nor the player's name with " (bot)" after it), as the
+    table tells names apart: by their letters, whatever their case.
+
+    >>> _bot_names("Ann (bot)", 2), _bot_names("ben", 2)
+    (['Ben (bot)', 'Cy (bot)'], ['Ann (bot)', 'Cy (bot)'])
+    """
+    taken = name.casefold()
+    return [f"{n} (bot)" for n in NAMES if taken not in (n.casefold(), f"{n} (bot)".casefold())][:count]
+
+
 def practice_settings(args: argparse.Namespace) -> TableSettings:
     profile = rules_profile(args)
     bots = DEFAULT_BOTS if args.bots is None else args.bots
     name = args.name or DEFAULT_NAME
     check_seats(profile, bots + 1, you=True)
-    bot_names = [n for n in NAMES if n != name][:bots]
-    seats = (Seat(name), *(Seat(f"{n} (bot)", SeatKind.BOT) for n in bot_names))
+    seats = (Seat(name), *(Seat(bot, SeatKind.BOT) for bot in _bot_names(name, bots)))
     return TableSettings(
         seats=seats,
         profile=profile,

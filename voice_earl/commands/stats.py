@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from voice_earl.commands.arguments import file_path, whole_number
+from voice_earl.commands.arguments import file_path, output_file, whole_number
 from voice_earl.errors import UsageError, VoiceEarlError, tell
 from voice_earl.paths import pip_install
 
@@ -52,7 +52,7 @@ def _picture_file(text: str) -> Path:
         raise argparse.ArgumentTypeError(f"{text!r} is a folder: give a file name, such as {path / 'stats.png'}")
     if not path.parent.is_dir():
         raise argparse.ArgumentTypeError(f"the folder {str(path.parent)!r} does not exist")
-    return path if path.suffix else path.with_name(path.name + ".png")
+    return output_file(str(path if path.suffix else path.with_name(path.name + ".png")))
 
 
 def run(args: argparse.Namespace) -> int:

@@ -148,7 +148,8 @@ def rules_profile(args: argparse.Namespace, default: str = "hoyle") -> RulesProf
     }
     given = [f"--{name}" for name, value in parlour_only.items() if value is not None]
     if given and profile.name != "parlour":
-        raise UsageError(f"{', '.join(given)} belong to the parlour profile: add --profile parlour")
+        belong = "belongs" if len(given) == 1 else "belong"
+        raise UsageError(f"{', '.join(given)} {belong} to the parlour profile: add --profile parlour")
     if args.scoring:
         changes["scoring"] = Scoring(args.scoring)
     if args.stack is not None:

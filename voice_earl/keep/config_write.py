@@ -74,7 +74,10 @@ def _update_file(path: Path | None, dotted: tuple[str, ...], value: object | Non
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as error:
-        raise VoiceEarlError(f"{path}: cannot write the config file ({error.strerror})") from None
+        # mkdir says "File exists" of the file that stands where the folder should be: name it instead
+        blocked = isinstance(error, FileExistsError | NotADirectoryError)
+        reason = "a file stands in the way of the folder" if blocked else error.strerror
+        raise VoiceEarlError(f"{path}: cannot write the config file: cannot make {path.parent} ({reason})") from None
     with held(path.with_name(f".{path.name}.lock")):
         document = _document(path)
         if value is None:

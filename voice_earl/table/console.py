@@ -20,6 +20,14 @@ from typing import Any
 from rich.console import Console
 
 
+class _TextConsole(Console):
+    def on_broken_pipe(self) -> None:
+        """The reader went away (``| head``): the command line stops quietly and says so with status 0, as
+        for the output it prints without rich (rich's own way exits with 1)."""
+        self.quiet = True
+        raise BrokenPipeError
+
+
 def text_console(**options: Any) -> Console:
     """A rich console (``options`` as :class:`rich.console.Console` takes them) that prints strings as text."""
-    return Console(markup=False, emoji=False, **options)
+    return _TextConsole(markup=False, emoji=False, **options)

@@ -87,15 +87,15 @@ class Narration:
         if isinstance(event, Undone):
             return [say.notice(taken_back(event), min_verbosity=Verbosity.QUIET)]
         if isinstance(event, PauseChanged):
-            return [say.notice(self._pause_text(event.paused), min_verbosity=Verbosity.QUIET)]
+            return [say.notice(self._pause_text(event), min_verbosity=Verbosity.QUIET)]
         if isinstance(event, SessionEnded) and not event.finished:
             text = _("Stopped. The series is saved.") if self.saved() else _("Stopped. The last moves are not saved.")
             return [say.notice(text, min_verbosity=Verbosity.QUIET)]
         return []
 
-    def _pause_text(self, paused: bool) -> str:
-        if paused:
-            return _("Paused. Press p to go on.")
+    def _pause_text(self, event: PauseChanged) -> str:
+        if event.paused:
+            return _(event.go_on)
         return _("Going on.") if self.session.settings.silent else _("Listening again.")  # Silent Earl hears nothing
 
     def _graded(self, event: FormulaGraded) -> list[Announcement]:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
+from rich.measure import Measurement
 from rich.segment import Segment
 from rich.text import Text
 
@@ -66,6 +67,7 @@ _RESULT_PLANS: tuple[_Plan, ...] = (
 
 _Lines = list[list[Segment]]
 _MESSAGE_ROWS = 2  # kept for the last announcement where there is room
+_UNBOUNDED = 10_000  # a width no terminal has: measures what a layout needs, uncut
 
 
 class TableView:
@@ -156,7 +158,8 @@ class _Fitter:
             if plan.keep_empty and name == "message":  # room for an announcement of two lines
                 shown = shown + blank * (_MESSAGE_ROWS - len(shown))
             lines = lines + shown
-        return lines + spacer + self.players_lines(snapshot.players, plan.players)
+        players = self.players_lines(snapshot.players, plan.players)
+        return None if players is None else lines + spacer + players
 
     def result_body(self, snapshot: TableSnapshot, plan: _Plan) -> _Lines | None:
         """The deal-over view (or the final standings) in place of the table; None if its big heading does not fit."""
@@ -196,10 +199,16 @@ class _Fitter:
         """Half-block characters need a Unicode console."""
         return self.options.encoding.lower().startswith("utf")
 
-    def players_lines(self, players: tuple[PlayerRow, ...], layout: PlayersLayout) -> _Lines:
+    def players_lines(self, players: tuple[PlayerRow, ...], layout: PlayersLayout) -> _Lines | None:
+        """The players as ``layout`` shows them; None for two columns too narrow to show each player whole."""
+        if layout == "columns":
+            columns = sections.players_columns(players)
+            unbounded = self.options.update_width(_UNBOUNDED)  # a measurement is cut to the width it is given
+            if Measurement.get(self.console, unbounded, columns).minimum > self.width:
+                return None
+            return self.lines_of(("players", layout), lambda: columns)
         builders: dict[PlayersLayout, Callable[[], RenderableType]] = {
             "rows": lambda: sections.players_table(players),
-            "columns": lambda: sections.players_columns(players),
             "inline": lambda: sections.players_inline(players),
         }
         return self.lines_of(("players", layout), builders[layout])

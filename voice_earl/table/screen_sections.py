@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rich.console import RenderableType
+from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
+from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
@@ -268,8 +269,41 @@ def _info(player: PlayerRow, compact: bool) -> Text:
     return text
 
 
-def players_table(players: tuple[PlayerRow, ...], compact: bool = False) -> Table:
+def players_table(players: tuple[PlayerRow, ...], compact: bool = False) -> RenderableType:
     """One row per player; ``compact`` folds the turn marker into the name and shortens the dealer marker."""
+    if any(player.hand is not None for player in players):
+        return _PlayersAndHands(players, compact)
+    return _players_rows(players, compact, hands=False)
+
+
+# The narrowest hand column worth having: three cards a row ("10♠ 10♥ 10♦"). Where the table leaves less,
+# rich would squeeze the column to nothing and the hand would vanish, so the hands go under the table.
+_HAND_MIN_WIDTH = 11
+
+
+class _PlayersAndHands:
+    """The players' table with a column of hands where it fits, else the table and each hand under it."""
+
+    def __init__(self, players: tuple[PlayerRow, ...], compact: bool) -> None:
+        self.players = players
+        self.compact = compact
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        without = _players_rows(self.players, self.compact, hands=False)
+        gap = 1  # the padding before the hand column
+        if Measurement.get(console, options, without).maximum + gap + _HAND_MIN_WIDTH <= options.max_width:
+            yield _players_rows(self.players, self.compact, hands=True)
+            return
+        yield without
+        for player in self.players:
+            if player.hand is not None:
+                yield Text(f"{player.name}: ").append_text(_hand(player.hand))
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        return Measurement.get(console, options, _players_rows(self.players, self.compact, hands=True))
+
+
+def _players_rows(players: tuple[PlayerRow, ...], compact: bool, hands: bool) -> Table:
     table = Table(box=None, padding=(0, 1), pad_edge=False, header_style="dim", show_edge=False)
     if not compact:
         table.add_column("", width=1, no_wrap=True)
@@ -277,14 +311,13 @@ def players_table(players: tuple[PlayerRow, ...], compact: bool = False) -> Tabl
     table.add_column(_("cards"), justify="right", no_wrap=True)
     table.add_column(_("total"), justify="right", no_wrap=True)
     table.add_column("", no_wrap=True)
-    show_hands = any(player.hand is not None for player in players)
-    if show_hands:
+    if hands:
         table.add_column(_("hand"), overflow="fold")
     for player in players:
         marker = "▶" if player.to_move else ""
         cells: list[RenderableType] = [marker + player.name] if compact else [marker, player.name]
         cells += [str(player.cards), str(player.total), _info(player, compact)]
-        if show_hands:
+        if hands:
             cells.append(_hand(player.hand) if player.hand is not None else "")
         table.add_row(*cells, style=_TO_MOVE_STYLE if player.to_move else None)
     return table
@@ -364,8 +397,9 @@ def plain_parts(snapshot: TableSnapshot) -> dict[str, str]:
     due = ""
     if snapshot.due_player is not None or snapshot.due_line is not None:
         line = snapshot.due_line or _("to play")
-        # Silent Earl's line already names the player ("Ben: Queens, card 2 of 4"): say it once.
-        named = snapshot.due_player is not None and line.startswith(snapshot.due_player)
+        # Silent Earl's line is the turn, which names the player ("Ben: Queens, card 2 of 4", "apre Ben"): say
+        # it once. Where in the line the name stands is up to the language.
+        named = not snapshot.listening and snapshot.due_line is not None
         who = f"{snapshot.due_player}: " if snapshot.due_player is not None and not named else ""
         hint = f" ({snapshot.due_hint})" if snapshot.due_hint and snapshot.due_hint != line else ""
         due = f"{who}{line}{hint}"

@@ -256,9 +256,11 @@ class TableSession:
     def _handle(self, request: TurnRequest, given: TurnInput) -> _Outcome:
         self._tapped = isinstance(given, KeyCommand) and given.private
         if self.paused:
-            # While paused only the pause key (or quit) does anything.
+            # While paused only the pause key (or quit) does anything; another is told how to go on.
             if isinstance(given, KeyCommand) and given.command in (Command.PAUSE, Command.QUIT):
                 return self._command(request, given)
+            if isinstance(given, KeyCommand):
+                self._emit(self._pause_changed(request))
             return _Outcome.AGAIN
         if isinstance(given, Silence):
             if request.reminded:
@@ -281,7 +283,7 @@ class TableSession:
             return _Outcome.AGAIN  # "next" goes on after a deal; during one there is nothing to skip
         if command is Command.PAUSE:
             self.paused = not self.paused
-            self._emit(PauseChanged(self.paused))
+            self._emit(self._pause_changed(request))
             return _Outcome.PAUSE_TOGGLED
         if command is Command.REPEAT:
             self._emit(RepeatAsked())
@@ -292,6 +294,10 @@ class TableSession:
         if action is None:
             return _Outcome.AGAIN
         return self._try(request, Move(action), chant_heard=None)
+
+    def _pause_changed(self, request: TurnRequest) -> PauseChanged:
+        """The pause as it is now, and how the input of the seat on turn goes on from it."""
+        return PauseChanged(self.paused, getattr(self.inputs.get(request.seat), "paused_hint", PAUSED_HINT))
 
     def _keyed_action(self, request: TurnRequest, given: KeyCommand) -> Action | None:
         seat, due = request.seat, request.due
@@ -432,6 +438,7 @@ class _Outcome(enum.Enum):
 _SPOKEN_COMMANDS = {"undo": Command.UNDO, "repeat": Command.REPEAT}
 SPOKEN_COMMANDS = tuple(_SPOKEN_COMMANDS)  # listened for on every turn
 LEAD_HINT = N_("press its key (A 2-9 0/T J Q K) or type 'lead Q'")  # how a lead names its rank (sources may say)
+PAUSED_HINT = N_("Paused. Press p to go on.")  # and how the pause ends (sources may say)
 
 
 def _spoken_command(heard: str) -> Command | None:

@@ -123,6 +123,7 @@ class RepeatAsked:
 @dataclass(frozen=True)
 class PauseChanged:
     paused: bool
+    go_on: str  # what the players are told while paused (a msgid): how to go on
 
 
 @dataclass(frozen=True)

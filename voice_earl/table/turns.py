@@ -57,11 +57,8 @@ class Heard:
 
     def log_fields(self) -> dict[str, Any]:
         """The fields voice-driven games add to lead/play/pass records (game-log.md)."""
-        fields: dict[str, Any] = {
-            "heard": self.grade.heard,
-            "verdict": self.grade.verdict.value,
-            "score": self.grade.score,
-        }
+        grade = self.grade
+        fields: dict[str, Any] = {"heard": grade.heard, "verdict": grade.verdict.value, "score": grade.score}
         if self.latency_ms is not None:
             fields["latency_ms"] = round(self.latency_ms, 1)
         return fields
@@ -130,6 +127,7 @@ QUIT_QUESTION = N_("Quit? the series is saved (y/n)")
 QUIT_BEFORE_PLAY = N_("Quit? nothing has been played yet (y/n)")  # a new series, before its first deal
 SAY_PASS = N_("say “I pass”")  # how a player who holds none of the open rank passes (sources may say otherwise)
 TAP_PASS = N_("tap Pass")  # the same, to a player who tapped on their phone
+Show = Callable[[str], None]  # puts a line in front of the players (the screen's message line)
 
 
 class PlayersQuit(Exception):
@@ -255,15 +253,16 @@ def is_yes(key: str | None) -> bool:
     return key is not None and key.lower() in ("y", _("y"))
 
 
-def confirm_quit(stream: TextIO, show: Callable[[str], None], question: str = QUIT_QUESTION) -> bool:
-    """Ask "Quit? the series is saved (y/n)" and read one key: y quits (so does the end of input)."""
+def confirm_quit(stream: TextIO, show: Show, question: str = QUIT_QUESTION, *, paused: bool = False) -> bool:
+    """Ask "Quit? the series is saved (y/n)" and read one key: y quits (so does the end of input); no goes on,
+    or leaves the game ``paused``, and the answer says which."""
     from voice_earl.table.terminal import read_key
 
     show(_(question))
     key = read_key(stream)
     if key is None or is_yes(key):
         return True
-    show(_("Not quitting: the game goes on."))
+    show(_("Not quitting: still paused, press p to go on.") if paused else _("Not quitting: the game goes on."))
     return False
 
 
@@ -278,6 +277,7 @@ class LineCommands:
 
     pass_hint = N_("type pass")
     lead_hint = N_("type lead and the rank, e.g. lead Q")
+    paused_hint = N_("Paused. Type pause to go on.")
 
     def __init__(self, lines: Iterable[str], complain: Callable[[str], None]) -> None:
         self._lines = iter(lines)
@@ -367,7 +367,7 @@ class KeyPresses:
                 continue
             command = key_command(key, at_lead=request.due.position == 1 and request.due.rank is None)
             if command is not None and command.command is Command.QUIT:
-                if confirm_quit(self._stream, self.show):
+                if confirm_quit(self._stream, self.show, paused=request.paused):
                     return command
                 continue
             if command is not None:

@@ -129,11 +129,11 @@ class VoiceInput:
                     raise
                 return self.fallback.next_input(request)
 
-    def _quit_not_confirmed(self, given: TurnInput) -> bool:
+    def _quit_not_confirmed(self, given: TurnInput, paused: bool = False) -> bool:
         """The quit key asks first; True when the players said no."""
         if not isinstance(given, KeyCommand) or given.command is not Command.QUIT or self.keys is None:
             return False
-        return not confirm_quit(self.keys, self.show)
+        return not confirm_quit(self.keys, self.show, paused=paused)
 
     def _paused_key(self) -> TurnInput:
         """Paused: the microphone is not listened to; only the pause key (or quit) goes on."""
@@ -144,7 +144,7 @@ class VoiceInput:
                 return KeyCommand(Command.QUIT)
             command = key_command(key, at_lead=False)
             if command is not None and command.command in (Command.PAUSE, Command.QUIT):
-                if self._quit_not_confirmed(command):
+                if self._quit_not_confirmed(command, paused=True):
                     continue
                 return command
 
