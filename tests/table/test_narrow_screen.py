@@ -3,13 +3,16 @@ it, the hand goes under the table instead of into a column squeezed to nothing."
 
 from __future__ import annotations
 
+import io
 import re
 
 import pytest
+from rich.console import Console
 from support.table_views import screen_text
 
 from voice_earl.game.cards import full_deck
-from voice_earl.table.screen_sections import PlayerRow, TableSnapshot
+from voice_earl.table.screen_result import body
+from voice_earl.table.screen_sections import DealResult, PlayerRow, ResultRow, TableSnapshot
 
 HAND = tuple(card.pretty for card in full_deck()[:13])
 
@@ -47,3 +50,22 @@ def test_two_columns_of_players_are_not_squeezed_until_the_counts_are_cut() -> N
     text = screen_text(practice_snapshot("Ann"), width=40)
     for bot, cards in (("Ann (bot)", 13), ("Ben (bot)", 13), ("Cy (bot)", 12)):
         assert re.search(rf"{re.escape(bot)}\s+{cards}\s+0", text), f"{bot} has no whole row:\n{text}"
+
+
+@pytest.mark.parametrize("width", [40, 50, 80])
+def test_the_standings_keep_every_place_and_figure_whole_on_a_narrow_screen(width: int) -> None:
+    """At 40 columns the deal's figures and the totals were cut to "…", and the headings to "pl…"."""
+    rows = (
+        ResultRow(1, "Ann", 3, 12, shared=True),
+        ResultRow(1, "Ben (bot)", -1, 12, shared=True),
+        ResultRow(3, "Alexandra-Maximiliana", -2, -24),
+    )
+    result = DealResult("Final standings", "Ann, Ben share first place.", rows, deal=6, final=True)
+    console = Console(file=io.StringIO(), width=width, color_system=None)
+    console.print(body(result))
+    lines = console.file.getvalue().splitlines()  # type: ignore[attr-defined]
+    assert all(len(line) <= width for line in lines)
+    assert lines[2].split() == ["place", "player", "deal", "6", "total"]
+    for place, change, total in (("1", "+3", "12"), ("1", "-1", "12"), ("3", "-2", "-24")):
+        row = rf"^\s*{place}\.\s+\S+.*\s{re.escape(change)}\s+{re.escape(total)}(\s|$)"
+        assert re.search(row, "\n".join(lines), re.MULTILINE), (place, change, total, lines)

@@ -6,7 +6,8 @@ go on; :mod:`voice_earl.table.screen_layout` fits it into the screen like the ta
 
 from __future__ import annotations
 
-from rich.console import Group, RenderableType
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
@@ -27,26 +28,40 @@ def heading(result: DealResult, width: int, big: bool) -> RenderableType | None:
 
 def body(result: DealResult) -> RenderableType:
     """What the deal brought each player, and where the series stands."""
-    table = Table(box=None, padding=(0, 2), pad_edge=False, header_style="dim", show_edge=False)
-    table.add_column(_("place"), justify="right", no_wrap=True)
-    table.add_column(_("player"), no_wrap=True, overflow="ellipsis", max_width=20)
-    table.add_column(_("deal {deal}").format(deal=result.deal), justify="right", no_wrap=True)
-    table.add_column(_("total"), justify="right", no_wrap=True)
-    table.add_column("", no_wrap=True)
-    best = result.rows[0].place if result.rows else 1
-    for row in result.rows:
-        table.add_row(
-            f"{row.place}.",
-            row.name,
-            _signed(row.change),
-            str(row.total),
-            _note(row),
-            style="bold" if row.place == best else None,
-        )
     parts: list[RenderableType] = []
     if result.detail:
         parts += [Text(result.detail), Text()]
-    return Group(*parts, table)
+    return Group(*parts, _Standings(result))
+
+
+class _Standings:
+    """The players' table, its columns two spaces apart, or one where two leave the names too little room."""
+
+    def __init__(self, result: DealResult) -> None:
+        self.result = result
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        roomy = _standings(self.result, gap=2)
+        unbounded = options.update_width(10_000)  # a measurement is cut to the width it is given
+        fits = Measurement.get(console, unbounded, roomy).maximum <= options.max_width
+        yield roomy if fits else _standings(self.result, gap=1)
+
+
+def _standings(result: DealResult, gap: int) -> Table:
+    table = Table(box=None, padding=(0, gap), pad_edge=False, header_style="dim", show_edge=False)
+    # On a narrow screen the name is cut and the note wraps: the places and the figures are kept whole.
+    headers = (_("place"), _("deal {deal}").format(deal=result.deal), _("total"))
+    cells = [(f"{row.place}.", _signed(row.change), str(row.total)) for row in result.rows]
+    widths = [max(len(text) for text in column) for column in zip(headers, *cells)]
+    table.add_column(headers[0], justify="right", no_wrap=True, min_width=widths[0])
+    table.add_column(_("player"), overflow="ellipsis", max_width=20)
+    table.add_column(headers[1], justify="right", no_wrap=True, min_width=widths[1])
+    table.add_column(headers[2], justify="right", no_wrap=True, min_width=widths[2])
+    table.add_column("")
+    best = result.rows[0].place if result.rows else 1
+    for row, (place, change, total) in zip(result.rows, cells):
+        table.add_row(place, row.name, change, total, _note(row), style="bold" if row.place == best else None)
+    return table
 
 
 def _signed(amount: int) -> str:
