@@ -22,6 +22,7 @@ from voice_earl.errors import UsageError
 from voice_earl.game.rules import DeckMode
 from voice_earl.keep.storage_values import Mode
 from voice_earl.table.session_events import Seat, TableSettings
+from voice_earl.wrapping import print_wrapped
 
 EXAMPLES = """examples:
   voice-earl play --players Ann Ben Cy        # a real pack, refereed by the laptop
@@ -127,10 +128,12 @@ def ask_players() -> list[str]:
         raise UsageError("name the players: voice-earl play --players Ann Ben Cy")
     from voice_earl.keep.config import KEYS_BY_NAME, parse_value
 
+    print_wrapped(
+        "Who is playing? Type the names in seat order, clockwise, with spaces between them"
+        " (commas where a name has a space: Mary Jo, Ben, Cy)."
+    )
     try:
-        answer = input(
-            "Who is playing? Names in seat order, clockwise, separated by spaces (by commas if a name has one): "
-        )
+        answer = input("Players: ")
     except EOFError:  # Ctrl-D: no names, as an empty answer gives
         print()
         answer = ""
