@@ -219,3 +219,35 @@ def test_every_player_s_card_count_is_in_view_at_a_lead_and_at_another_s_turn(
     for in_view, text in seen:
         assert in_view
         assert all(f"{player['name']} {player['cards']}" in text for player in players), text
+
+
+@pytest.mark.parametrize("screen", [(640, 360), (844, 390)], ids=["small", "large"])
+def test_a_lead_on_a_phone_on_its_side_keeps_the_rank_buttons_on_one_row_and_cards_in_view(
+    browser: Browser, screen: tuple[int, int], tmp_path: Path
+) -> None:
+    """Turned on its side, a phone is 360 px tall: ten rank buttons in two rows (and the tablet's large
+    cards on a wide one) left not one card of the hand in view above them."""
+    width, height = screen
+    with phone_table(seed=5, limits=FAST) as table:
+        leader = wait_for(table, lambda s: bool(s["turn"] and s["turn"]["id"]))["turn"]["seat"]
+        with PhonePage(browser, table.url(leader), {"width": width, "height": height}) as phone:
+            buttons = phone.page.locator("#leads button")
+            expect(buttons).to_have_count(10)
+            phone.page.screenshot(path=str(tmp_path / "on-its-side.png"))
+            boxes = [button.bounding_box() or {} for button in buttons.all()]
+            first_card, footer = phone.box("#hand .card >> nth=0"), phone.box("#actions")
+            assert not phone.errors
+    assert len({box["y"] for box in boxes}) == 1, boxes  # one row
+    assert all(box["width"] >= 44 and box["height"] >= 44 for box in boxes), boxes
+    assert first_card["y"] >= 0 and first_card["y"] + first_card["height"] <= footer["y"], (first_card, footer)
+
+
+def test_a_long_name_in_the_header_leaves_the_deal_on_one_line(browser: Browser) -> None:
+    names = ("Ann", "Bartholomew-Maximilian von Habsburg", "Cy")
+    with phone_table(names, seed=5, limits=FAST) as table, PhonePage(browser, table.url(1)) as ben:
+        deal = ben.page.locator("#deal")
+        expect(deal).to_have_text("Deal 1 of 1")
+        line = float(deal.evaluate("d => parseFloat(getComputedStyle(d).lineHeight)"))
+        assert ben.box("#deal")["height"] < 1.5 * line  # "Deal 1 of 1" was cut after "Deal 1"
+        assert ben.box("#me")["x"] + ben.box("#me")["width"] <= PHONE["width"]
+        assert not ben.errors

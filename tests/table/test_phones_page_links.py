@@ -84,6 +84,27 @@ def test_a_socket_that_dies_without_a_word_is_seen_within_seconds(browser: Brows
             assert not phone.errors
 
 
+def test_a_tap_lost_with_the_connection_can_be_made_again_once_the_phone_is_back(browser: Browser) -> None:
+    """A tap sent into a Wi-Fi that has just dropped never reaches the laptop: back on the same turn, the
+    buttons work again (they stayed grey, waiting for an answer that could not come, until a reload)."""
+    with phone_table(seed=5, limits=FAST) as table, relay(table.phones.server.port) as wifi:
+        start = wait_for(table, lambda s: bool(s["turn"] and s["turn"]["id"]))
+        url = table.url(start["turn"]["seat"]).replace(f":{table.phones.server.port}/", f":{wifi.port}/")
+        with PhonePage(browser, url) as phone:
+            rank = phone.page.locator("#leads button").first
+            expect(rank).to_be_enabled()
+            wifi.silent.set()
+            phone.tap("#leads button >> nth=0")
+            expect(phone.page.locator("#status")).to_have_text("Connection lost: trying again…")
+            wifi.silent.clear()
+            expect(phone.page.locator("#status")).to_be_hidden()
+            assert wait_for(table, lambda s: True)["moves"] == start["moves"]  # the tap was lost
+            expect(rank).to_be_enabled()
+            phone.tap("#leads button >> nth=0")
+            wait_for(table, lambda s: s["moves"] == start["moves"] + 1)
+            assert not phone.errors
+
+
 def test_a_quit_at_the_laptop_is_said_on_the_phone_with_how_to_go_on(browser: Browser) -> None:
     with phone_table(seed=5, resume="voice-earl play --resume 3") as table, PhonePage(browser, table.url(1)) as ben:
         page = ben.page
@@ -137,6 +158,19 @@ def test_the_waiting_page_says_who_has_joined(browser: Browser) -> None:
         expect(ben.page.locator("#hint")).to_have_text("Here: Ben · not yet: Ann, Cy")
         with PhonePage(browser, phones.server.url(2)):
             expect(ben.page.locator("#hint")).to_have_text("Here: Ben, Cy · not yet: Ann")
+
+
+def test_a_quit_at_the_laptop_before_the_game_begins_is_said_on_a_waiting_phone(browser: Browser) -> None:
+    """Quit at the code screens: the waiting page no longer waits for a game that is not coming."""
+    names = ("Ann", "Ben", "Cy")
+    with serve_phones(names, range(3), PhoneTokens.new(names), "127.0.0.1", 0) as phones:
+        ben = PhonePage(browser, phones.server.url(1))
+        expect(ben.page.locator("#whose")).to_have_text("Waiting for the game to begin…")
+    with ben:
+        expect(ben.page.locator("#whose")).to_have_text("Stopped at the laptop.")
+        expect(ben.page.locator("#hint")).to_have_text("")
+        expect(ben.page.locator("#status")).to_be_hidden()
+        assert not ben.errors
 
 
 @pytest.mark.parametrize("screen", [(1280, 800), (1024, 768), (768, 1024)])

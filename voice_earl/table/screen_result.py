@@ -52,14 +52,14 @@ def _standings(result: DealResult, gap: int) -> Table:
     # On a narrow screen the name is cut and the note wraps: the places and the figures are kept whole.
     headers = (_("place"), _("deal {deal}").format(deal=result.deal), _("total"))
     cells = [(f"{row.place}.", _signed(row.change), str(row.total)) for row in result.rows]
-    widths = [max(len(text) for text in column) for column in zip(headers, *cells)]
+    widths = [max(len(text) for text in column) for column in zip(headers, *cells, strict=True)]
     table.add_column(headers[0], justify="right", no_wrap=True, min_width=widths[0])
     table.add_column(_("player"), overflow="ellipsis", max_width=20)
     table.add_column(headers[1], justify="right", no_wrap=True, min_width=widths[1])
     table.add_column(headers[2], justify="right", no_wrap=True, min_width=widths[2])
     table.add_column("")
     best = result.rows[0].place if result.rows else 1
-    for row, (place, change, total) in zip(result.rows, cells):
+    for row, (place, change, total) in zip(result.rows, cells, strict=True):
         table.add_row(place, row.name, change, total, _note(row), style="bold" if row.place == best else None)
     return table
 

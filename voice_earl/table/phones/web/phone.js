@@ -76,6 +76,7 @@
     const ws = socket;
     socket = null;
     opened = false;
+    guard = null;  // a tap sent on it may never have arrived: back on the same turn, it may be made again
     if (ws !== null) {
       ws.onopen = ws.onmessage = ws.onclose = null;
       try { ws.close(); } catch (error) { /* already closing */ }
@@ -226,13 +227,14 @@
   function banner(s) {
     // [whose, line, hint]
     const result = s.last_deal;
+    // Closed by a stop at the laptop, even before the game began: nothing here waits for the game any more.
+    if (s.phase === "stopped" || (closed === "stopped" && s.phase !== "over")) {
+      return [L.stopped, "", s.resume ? command(s.resume) : ""];
+    }
     if (s.phase === "waiting") {
       const here = s.joined.length ? fmt(L.joined, { players: s.joined.join(", ") }) : "";
       const missing = s.not_joined.length ? fmt(L.not_joined, { players: s.not_joined.join(", ") }) : "";
       return [L.waiting, "", [here, missing].filter(Boolean).join(" · ")];
-    }
-    if (s.phase === "stopped" || (closed === "stopped" && s.phase === "playing")) {
-      return [L.stopped, "", s.resume ? command(s.resume) : ""];
     }
     const dealWon = result && (result.yours ? fmt(L.deal_over_you, { deal: result.deal }) : fmt(L.deal_over, { deal: result.deal, winner: result.winner }));
     if (s.phase === "over") return [gameWon(s) || L.final, "", dealWon || ""];
