@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from typing import Literal
 
 from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
-from rich.measure import Measurement
 from rich.segment import Segment
 from rich.text import Text
 
@@ -67,7 +66,6 @@ _RESULT_PLANS: tuple[_Plan, ...] = (
 
 _Lines = list[list[Segment]]
 _MESSAGE_ROWS = 2  # kept for the last announcement where there is room
-_UNBOUNDED = 10_000  # a width no terminal has: measures what a layout needs, uncut
 
 
 class TableView:
@@ -203,8 +201,7 @@ class _Fitter:
         """The players as ``layout`` shows them; None for two columns too narrow to show each player whole."""
         if layout == "columns":
             columns = sections.players_columns(players)
-            unbounded = self.options.update_width(_UNBOUNDED)  # a measurement is cut to the width it is given
-            if Measurement.get(self.console, unbounded, columns).minimum > self.width:
+            if sections.uncut(self.console, self.options, columns).minimum > self.width:
                 return None
             return self.lines_of(("players", layout), lambda: columns)
         builders: dict[PlayersLayout, Callable[[], RenderableType]] = {

@@ -7,13 +7,12 @@ go on; :mod:`voice_earl.table.screen_layout` fits it into the screen like the ta
 from __future__ import annotations
 
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
-from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
 from voice_earl.i18n import _
 from voice_earl.table import blockfont
-from voice_earl.table.screen_sections import DealResult, ResultRow
+from voice_earl.table.screen_sections import DealResult, ResultRow, uncut
 
 _WINNER_STYLE = "bold green"
 
@@ -42,8 +41,7 @@ class _Standings:
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         roomy = _standings(self.result, gap=2)
-        unbounded = options.update_width(10_000)  # a measurement is cut to the width it is given
-        fits = Measurement.get(console, unbounded, roomy).maximum <= options.max_width
+        fits = uncut(console, options, roomy).maximum <= options.max_width
         yield roomy if fits else _standings(self.result, gap=1)
 
 

@@ -276,6 +276,11 @@ def players_table(players: tuple[PlayerRow, ...], compact: bool = False) -> Rend
     return _players_rows(players, compact, hands=False)
 
 
+def uncut(console: Console, options: ConsoleOptions, renderable: RenderableType) -> Measurement:
+    """What ``renderable`` needs, not cut to the width at hand (rich cuts a measurement to the width it is given)."""
+    return Measurement.get(console, options.update_width(10_000), renderable)
+
+
 # The narrowest hand column worth having: three cards a row ("10♠ 10♥ 10♦"). Where the table leaves less,
 # rich would squeeze the column to nothing and the hand would vanish, so the hands go under the table.
 _HAND_MIN_WIDTH = 11
@@ -291,7 +296,7 @@ class _PlayersAndHands:
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         without = _players_rows(self.players, self.compact, hands=False)
         gap = 1  # the padding before the hand column
-        if Measurement.get(console, options, without).maximum + gap + _HAND_MIN_WIDTH <= options.max_width:
+        if uncut(console, options, without).maximum + gap + _HAND_MIN_WIDTH <= options.max_width:
             yield _players_rows(self.players, self.compact, hands=True)
             return
         yield without
