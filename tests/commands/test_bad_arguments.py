@@ -218,3 +218,19 @@ def test_a_reader_that_went_away_stops_the_output_quietly(argv: list[str], tmp_p
     finally:
         os.close(writer)
     assert (done.returncode, done.stderr) == (0, "")
+
+
+@pytest.mark.slow
+def test_a_typed_line_that_is_no_text_is_answered_without_escapes(tmp_path: Path) -> None:
+    environment = {**os.environ, "VOICE_EARL_DATA_DIR": str(tmp_path), "LC_ALL": "C.UTF-8"}
+    argv = ["play", "--silent", "--no-voice", "--players", "Ann", "Ben", "Cy", "--deck", "virtual", "--seed", "3"]
+    done = subprocess.run(
+        [sys.executable, "-m", "voice_earl", *argv],
+        input=b"xx\xff\nquit\ny\n",
+        env=environment,
+        capture_output=True,
+        check=False,
+    )
+    said = (done.stdout + done.stderr).decode()
+    assert "unknown command 'xx\ufffd'" in said, said
+    assert "\\udc" not in said and "Traceback" not in said

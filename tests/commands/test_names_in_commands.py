@@ -55,6 +55,16 @@ def test_every_name_is_listed_by_history_as_typed(
             assert name in out, f"{name!r} is not in `{command}`:\n{out}"
 
 
+def test_history_show_counts_the_seats_from_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("VOICE_EARL_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("COLUMNS", WIDE)
+    saved_series(("Ann", "Mary, Jo", "Cy"))
+    assert main(["history", "show", "1"]) == 0
+    assert "Players by seat: 1 Ann, 2 Mary, Jo, 3 Cy\n" in capsys.readouterr().out
+
+
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(labels=tables)
 @example(labels=("[/]", "[dad]", ":smile:"))

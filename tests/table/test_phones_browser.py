@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, expect
 from support.phones_browser import PHONE, PhonePage, browser
-from support.phones_table import FAST, choose, keys_to_the_end, keys_until, phone_table, view, wait_for
+from support.phones_table import FAST, choose, keys_to_the_end, keys_until, my_turn, phone_table, view, wait_for
 
 from voice_earl.game.cards import Rank
 from voice_earl.i18n import rank_plural
@@ -136,6 +136,23 @@ def test_idle_buttons_are_disabled_and_a_notice_ends_with_its_turn(browser: Brow
             expect(ben.page.locator("#whose")).not_to_have_text("Your turn")
             expect(ben.page.locator("#notice")).to_be_hidden()
             assert not cy.errors and not ben.errors
+
+
+def test_a_move_taken_back_is_shown_in_view_until_the_turn_it_brought_back_is_over(browser: Browser) -> None:
+    with phone_table(seed=5, limits=FAST) as table:
+        keys_until(table, lambda s: s["moves"] >= 2 and s["seat"] == 2)
+        with PhonePage(browser, table.url(2)) as cy:
+            page = cy.page
+            expect(page.locator("#whose")).to_have_text("Your turn")
+            expect(page.locator("#notice")).to_be_hidden()  # the page opened after no undo
+            table.commands.put("undo")  # at the laptop: Ben's move is taken back
+            expect(page.locator("#notice")).to_have_text("Taken back: Ben's last move.")
+            notice, footer = cy.box("#notice"), cy.box("#actions")
+            assert notice["y"] >= 0 and notice["y"] + notice["height"] <= footer["y"], (notice, footer)
+            action, rank = choose(wait_for(table, my_turn, seat=1))
+            table.commands.put(f"lead {rank}" if action == "lead" else action)
+            expect(page.locator("#notice")).to_be_hidden()  # Ben moved again: the notice has ended
+            assert not cy.errors
 
 
 def test_every_name_is_shown_on_the_phones_exactly_as_typed(browser: Browser, tmp_path: Path) -> None:

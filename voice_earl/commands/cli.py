@@ -81,10 +81,13 @@ def _command_named(argv: Sequence[str]) -> list[str]:
 
 def _printable_output() -> None:
     """Text the terminal cannot show (a file name in another encoding, a card suit in a Latin-1 locale)
-    is written as an escape, never a crash."""
+    is written as an escape, never a crash. Typed bytes that are no text in the locale read as "�", not as
+    escapes a player never typed."""
     for stream in (sys.stdout, sys.stderr):
         if isinstance(stream, io.TextIOWrapper) and stream.errors == "strict":
             stream.reconfigure(errors="backslashreplace")
+    if isinstance(sys.stdin, io.TextIOWrapper):
+        sys.stdin.reconfigure(errors="replace")
 
 
 # Output that cannot be written: the disk (or the quota) is full, the file too big, the device failing.

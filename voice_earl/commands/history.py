@@ -193,7 +193,7 @@ def _in_places(players: Sequence[str], places: Sequence[int]) -> str:
 def _seat_name(players: Sequence[str], seat: object) -> str:
     if isinstance(seat, int) and 0 <= seat < len(players):
         return players[seat]
-    return f"seat {seat}"
+    return f"seat {seat + 1}" if isinstance(seat, int) and seat >= 0 else f"seat {seat}"  # counted from 1, as shown
 
 
 @dataclass
@@ -268,7 +268,7 @@ def _show(console: Console, store: Store, series_id: int) -> None:
         )
         console.print(f"Damaged: {what}.", soft_wrap=True)
     players = list(summary.players)
-    console.print("Players: " + (", ".join(f"{seat} {name}" for seat, name in enumerate(players)) or "-"))
+    console.print("Players by seat: " + (", ".join(f"{seat} {name}" for seat, name in enumerate(players, 1)) or "-"))
     console.print("Settings: " + settings_in_words(settings or {}, players))
     deals = deals_of(players, events)
     if not deals:

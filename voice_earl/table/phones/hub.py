@@ -104,7 +104,10 @@ class PhoneHub:
         if isinstance(event, Undone):
             seat = self.session.settings.names.index(event.name) if self.session is not None else None
             return News(
-                _("Taken back: {player}'s last move.").format(player=event.name), seat, _("Taken back: your last move.")
+                _("Taken back: {player}'s last move.").format(player=event.name),
+                seat,
+                _("Taken back: your last move."),
+                undo=True,
             )
         if isinstance(event, RulesApplied):
             news = [found for e in event.events if (found := self._rules_news(e)).text]

@@ -65,6 +65,7 @@ class News:
     text: str = ""
     seat: int | None = None
     yours: str = ""
+    undo: bool = False  # a move taken back: every phone shows it where it is seen, not only at the page's foot
 
     def for_seat(self, seat: int) -> str:
         return self.yours if seat == self.seat and self.yours else self.text
@@ -252,6 +253,7 @@ def player_view(state: TableState, seat: int) -> dict[str, Any]:
         "moves": state.moves,
         "deal_moves": state.deal_moves,
         "last": state.last.for_seat(seat),
+        "last_undo": state.last.undo,
         "last_deal": None if state.last_deal is None else _result(state.last_deal, seat),
         "paused": state.paused,
         "pause_reason": state.pause_reason,

@@ -39,6 +39,7 @@
   let leadsFor = null;  // the turn the rank buttons were drawn for
   let noticeTurn = null;
   let noticeTimer = null;
+  let shownUndo;  // the undo last shown as a notice (undefined: no state seen yet)
   let wake = null;
 
   // -- the connection: reconnects by itself after sleep, a lost Wi-Fi or a reload
@@ -190,6 +191,14 @@
     document.querySelectorAll("#leads button").forEach((b) => { b.disabled = !legal.includes("lead"); });
   }
 
+  // A move taken back changes what everyone may do, and the last line is often below the fold of a small
+  // phone: it is shown as a notice until the turn it brought back is over. Not the one found on (re)loading.
+  function showUndo(s) {
+    const key = s.last_undo ? `${s.moves}|${s.last}` : null;
+    if (key && shownUndo !== undefined && key !== shownUndo) notice(s.last);
+    shownUndo = key;
+  }
+
   function notice(text) {
     const box = $("notice");
     box.textContent = text;
@@ -220,6 +229,7 @@
     renderPlayers(s);
     renderActions(s);
     $("last").textContent = s.last || "";
+    showUndo(s);
     showLink();
     document.dispatchEvent(new CustomEvent("voice-earl:state", { detail: s }));  // mic.js
   }
