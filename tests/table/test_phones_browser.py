@@ -149,6 +149,10 @@ def test_a_move_taken_back_is_shown_in_view_until_the_turn_it_brought_back_is_ov
             expect(page.locator("#notice")).to_have_text("Taken back: Ben's last move.")
             notice, footer = cy.box("#notice"), cy.box("#actions")
             assert notice["y"] >= 0 and notice["y"] + notice["height"] <= footer["y"], (notice, footer)
+            with PhonePage(browser, table.url(1)) as ben:  # a page loaded after the undo: old news, no notice
+                expect(ben.page.locator("#whose")).to_have_text("Your turn")
+                expect(ben.page.locator("#last")).to_have_text("Taken back: your last move.")
+                assert ben.page.locator("#notice").is_hidden()  # now: a notice shown would hide itself in 8 s
             action, rank = choose(wait_for(table, my_turn, seat=1))
             table.commands.put(f"lead {rank}" if action == "lead" else action)
             expect(page.locator("#notice")).to_be_hidden()  # Ben moved again: the notice has ended
