@@ -9,8 +9,10 @@ import pytest
 from support.listening_audio import needs_espeak
 
 from voice_earl.bench import room_alone
+from voice_earl.bench.corpus import Expect
+from voice_earl.bench.golden_file import TRAINED_JUDGE, read_corpus, write_corpus
 from voice_earl.listening.judge.candidates import Candidate, Kind
-from voice_earl.listening.judge.scores import JudgeResult, Scored
+from voice_earl.listening.judge.scores import JudgeResult, Scored, Transcript
 from voice_earl.listening.stream.audio import Pcm16
 from voice_earl.words.context import ListenContext
 
@@ -45,11 +47,23 @@ def test_only_what_a_judge_hears_is_counted_and_a_speakers_power_must_be_real(tm
             self.asked += 1
             phrase = "pass" if self.asked % 2 else ""
             best = Scored(Candidate(Kind.PASS, " Pass.", "pass"), -1.0, 2)
-            return JudgeResult(phrase, best, 0.05, why="scripted")
+            return JudgeResult(phrase, best, 0.05, why="scripted", scored=(best,))
+
+        def transcribe(self, samples: Pcm16) -> Transcript:
+            return Transcript(" Pass the salt.", -0.5)
 
     room = list(room_alone.stretches(6, 4e6, tmp_path))
-    heard = room_alone.heard_in(EveryOther(), room)
+    judged = room_alone.judged_in(EveryOther(), room)
+    heard = room_alone.heard_in(judged)
     assert [h.stretch for h in heard] == room[::2]
     assert str(heard[0]).startswith("cafe 12 dB, ") and "'pass' (scripted)" in str(heard[0])
+    # Every stretch is kept with its free transcript, as the golden corpus keeps the room alone: by room, in order.
+    write_corpus(room_alone.as_corpus(judged), tmp_path / "room.npz", judge=TRAINED_JUDGE)
+    cases = read_corpus(tmp_path / "room.npz")
+    assert [(c.condition, c.text, c.expect) for c in cases] == sorted(
+        ((s.condition, f"stretch {n}", Expect.ROOM) for n, s in enumerate(room, 1)), key=lambda c: c[0]
+    )
+    assert all(c.result.free == Transcript(" Pass the salt.", -0.5) for c in cases)
+    assert [c.context for c in cases if c.condition == "cafe 6 dB"] == [s.context for s in room[1::2]]
     with pytest.raises(ValueError, match="must be positive"):
         next(room_alone.stretches(1, -3.0, tmp_path))

@@ -29,6 +29,10 @@ HELD_CONDITIONS = ("clean", "babble 6 dB", "cafe 6 dB")
 # (voice_earl/bench/looks.py): a row per look, with where it ends against the trial's true end.
 LOOKS_CORPUS = CORPUS.with_name("looks_corpus.npz")
 BASE_JUDGE, TRAINED_JUDGE = "tiny.en", "tiny.en-earl"  # which judge scored a corpus
+# The shipped trained judge's scores on 300 stretches of the cafe's talk alone, as the listener looks at a room
+# where no one speaks to it (voice_earl/bench/room_alone.py; ``judge_corpus.py --patch`` keeps them for a patch
+# and for the shipped judge): a decision is replayed on them as on the corpus.
+ROOM_ALONE_CORPUS = CORPUS.with_name("room_alone_earl.npz")
 
 
 def corpus_file(base: Path, judge: str) -> Path:

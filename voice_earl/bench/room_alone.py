@@ -10,16 +10,16 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
 
 import numpy as np
 
-from voice_earl.bench.corpus import commands_context, degrade
+from voice_earl.bench.corpus import Expect, Trial, commands_context, degrade
 from voice_earl.bench.rooms import room_talk
 from voice_earl.game.cards import RANKS
-from voice_earl.listening.judge.decision import JudgeResult
+from voice_earl.listening.judge.decision import JudgeResult, Transcript
 from voice_earl.listening.stream.audio import SAMPLE_RATE, Pcm16
 from voice_earl.words.context import ListenContext
 
@@ -31,6 +31,8 @@ ROOM_S = 4.0  # each stretch is cut from this much of the room
 
 class Judge(Protocol):
     def judge(self, samples: Pcm16, context: ListenContext) -> JudgeResult: ...
+
+    def transcribe(self, samples: Pcm16) -> Transcript: ...
 
 
 @dataclass(frozen=True)
@@ -74,19 +76,43 @@ def stretches(count: int, level: float, cache: Path, seed: int = 11) -> Iterator
         yield Stretch(condition, samples, commands_context(position, ranks))
 
 
-def heard_in(judge: Judge, room: Sequence[Stretch]) -> list[Heard]:
-    """The stretches ``judge`` hears as a phrase of the game (each one moves the game)."""
-    return [Heard(s, result) for s in room if (result := judge.judge(s.samples, s.context)).heard]
+def judged_in(judge: Judge, room: Sequence[Stretch]) -> list[Heard]:
+    """Each stretch as ``judge`` heard it, with its free transcript (kept so a decision can be replayed)."""
+    judged = []
+    for stretch in room:
+        result = judge.judge(stretch.samples, stretch.context)
+        judged.append(Heard(stretch, replace(result, free=result.free or judge.transcribe(stretch.samples))))
+    return judged
 
 
-def beside(judges: Sequence[tuple[str, Path]], count: int, level: float, cache: Path) -> list[str]:
-    """What each judge (a title and its model) hears in the same ``count`` stretches, to print."""
+def heard_in(judged: Sequence[Heard]) -> list[Heard]:
+    """The stretches heard as a phrase of the game (each one moves the game)."""
+    return [one for one in judged if one.result.heard]
+
+
+def as_corpus(judged: Sequence[Heard]) -> dict[str, list[tuple[Trial, JudgeResult]]]:
+    """The stretches as the golden corpus keeps its trials, by room: the room alone, which must not move the
+    game. Written by ``write_corpus``, a decision replays on them in a second (``judge_replay.py --corpus``)."""
+    kept: dict[str, list[tuple[Trial, JudgeResult]]] = {condition: [] for condition in CONDITIONS}
+    for number, one in enumerate(judged, 1):
+        trial = Trial(f"stretch {number}", one.stretch.context, Expect.ROOM, None)
+        kept[one.stretch.condition].append((trial, one.result))
+    return kept
+
+
+def beside(judges: Sequence[tuple[str, Path, Path]], count: int, level: float, cache: Path) -> list[str]:
+    """What each judge (a title, its model, and where its scores are kept) hears in the same ``count``
+    stretches, to print."""
+    from voice_earl.bench.golden_file import TRAINED_JUDGE, write_corpus
     from voice_earl.listening.judge.whisper import WhisperJudge
 
     room = list(stretches(count, level, cache))
     lines = []
-    for title, model in judges:
-        heard = heard_in(WhisperJudge(model), room)
+    for title, model, kept in judges:
+        judged = judged_in(WhisperJudge(model), room)
+        write_corpus(as_corpus(judged), kept, judge=TRAINED_JUDGE)
+        heard = heard_in(judged)
         lines.append(f"{title}: the cafe's talk alone heard as a move in {len(heard)} of {len(room)} stretches")
         lines.extend(f"  {one}" for one in heard)
+        lines.append(f"  its scores: {kept} (scripts/judge_replay.py --corpus {kept} --set ...)")
     return lines
