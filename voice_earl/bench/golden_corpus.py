@@ -305,10 +305,11 @@ def patch_main(
     if stretches:
         said = [trial for trial in trials if trial.expect == Expect.CORRECT][:12]
         level = typical_power(framed(trial_speech(trial, cache))[0] for trial in said)
-        shipped_tag = (trained_judge.built_patch_sha256(shipped_model.path) or "base")[:12]
+        shipped_sha = trained_judge.built_patch_sha256(shipped_model.path)
+        shipped_kept = f"room_alone-earl-{shipped_sha[:12]}" if shipped_sha else "room_alone"
         judges = (
             ("the patch", model, cache / f"room_alone-earl-{manifest.patch_sha256[:12]}-{stretches}.npz"),
-            ("the shipped judge", shipped_model.path, cache / f"room_alone-earl-{shipped_tag}-{stretches}.npz"),
+            ("the shipped judge", shipped_model.path, cache / f"{shipped_kept}-{stretches}.npz"),
         )
         print("\n" + "\n".join(room_alone.beside(judges, stretches, level, cache)))
     return 0

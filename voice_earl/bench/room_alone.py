@@ -103,14 +103,15 @@ def as_corpus(judged: Sequence[Heard]) -> dict[str, list[tuple[Trial, JudgeResul
 def beside(judges: Sequence[tuple[str, Path, Path]], count: int, level: float, cache: Path) -> list[str]:
     """What each judge (a title, its model, and where its scores are kept) hears in the same ``count``
     stretches, to print."""
-    from voice_earl.bench.golden_file import TRAINED_JUDGE, write_corpus
+    from voice_earl.bench.golden_file import BASE_JUDGE, TRAINED_JUDGE, write_corpus
     from voice_earl.listening.judge.whisper import WhisperJudge
+    from voice_earl.listening.models.trained_judge import is_trained_judge
 
     room = list(stretches(count, level, cache))
     lines = []
     for title, model, kept in judges:
         judged = judged_in(WhisperJudge(model), room)
-        write_corpus(as_corpus(judged), kept, judge=TRAINED_JUDGE)
+        write_corpus(as_corpus(judged), kept, judge=TRAINED_JUDGE if is_trained_judge(model) else BASE_JUDGE)
         heard = heard_in(judged)
         lines.append(f"{title}: the cafe's talk alone heard as a move in {len(heard)} of {len(room)} stretches")
         lines.extend(f"  {one}" for one in heard)
