@@ -53,11 +53,12 @@ def test_only_what_a_judge_hears_is_counted_and_a_speakers_power_must_be_real(tm
             return Transcript(" Pass the salt.", -0.5)
 
     room = list(room_alone.stretches(6, 4e6, tmp_path))
-    judged = room_alone.judged_in(EveryOther(), room)
-    heard = room_alone.heard_in(judged)
+    heard = room_alone.heard_in(EveryOther(), room)
     assert [h.stretch for h in heard] == room[::2]
     assert str(heard[0]).startswith("cafe 12 dB, ") and "'pass' (scripted)" in str(heard[0])
     # Every stretch is kept with its free transcript, as the golden corpus keeps the room alone: by room, in order.
+    judged = room_alone.judged_in(EveryOther(), room)
+    assert [one.result.heard for one in judged] == [True, False] * 3
     write_corpus(room_alone.as_corpus(judged), tmp_path / "room.npz", judge=TRAINED_JUDGE)
     cases = read_corpus(tmp_path / "room.npz")
     assert [(c.condition, c.text, c.expect) for c in cases] == sorted(

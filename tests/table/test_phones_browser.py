@@ -147,6 +147,8 @@ def test_a_move_taken_back_is_shown_in_view_until_the_turn_it_brought_back_is_ov
             expect(page.locator("#notice")).to_be_hidden()  # the page opened after no undo
             table.commands.put("undo")  # at the laptop: Ben's move is taken back
             expect(page.locator("#notice")).to_have_text("Taken back: Ben's last move.")
+            page.wait_for_timeout(500)  # the states that follow an undo (a turn id, a pause) do not end it
+            expect(page.locator("#notice")).to_be_visible(timeout=1)
             notice, footer = cy.box("#notice"), cy.box("#actions")
             assert notice["y"] >= 0 and notice["y"] + notice["height"] <= footer["y"], (notice, footer)
             with PhonePage(browser, table.url(1)) as ben:  # a page loaded after the undo: old news, no notice

@@ -85,9 +85,9 @@ def judged_in(judge: Judge, room: Sequence[Stretch]) -> list[Heard]:
     return judged
 
 
-def heard_in(judged: Sequence[Heard]) -> list[Heard]:
-    """The stretches heard as a phrase of the game (each one moves the game)."""
-    return [one for one in judged if one.result.heard]
+def heard_in(judge: Judge, room: Sequence[Stretch]) -> list[Heard]:
+    """The stretches ``judge`` hears as a phrase of the game (each one moves the game)."""
+    return [Heard(s, result) for s in room if (result := judge.judge(s.samples, s.context)).heard]
 
 
 def as_corpus(judged: Sequence[Heard]) -> dict[str, list[tuple[Trial, JudgeResult]]]:
@@ -112,7 +112,7 @@ def beside(judges: Sequence[tuple[str, Path, Path]], count: int, level: float, c
     for title, model, kept in judges:
         judged = judged_in(WhisperJudge(model), room)
         write_corpus(as_corpus(judged), kept, judge=TRAINED_JUDGE if is_trained_judge(model) else BASE_JUDGE)
-        heard = heard_in(judged)
+        heard = [one for one in judged if one.result.heard]
         lines.append(f"{title}: the cafe's talk alone heard as a move in {len(heard)} of {len(room)} stretches")
         lines.extend(f"  {one}" for one in heard)
         lines.append(f"  its scores: {kept} (scripts/judge_replay.py --corpus {kept} --set ...)")

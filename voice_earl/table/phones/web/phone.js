@@ -39,6 +39,7 @@
   let leadsFor = null;  // the turn the rank buttons were drawn for
   let noticeTurn = null;
   let noticeTimer = null;
+  let noticeMoves = null;  // a notice of a move taken back ends with the next move (turn ids come and go meanwhile)
   let shownUndo;  // the undo last shown as a notice (undefined: no state seen yet)
   let wake = null;
 
@@ -192,18 +193,19 @@
   }
 
   // A move taken back changes what everyone may do, and the last line is often below the fold of a small
-  // phone: it is shown as a notice until the turn it brought back is over. Not the one found on (re)loading.
+  // phone: it is shown as a notice until the next move. Not the one found on (re)loading.
   function showUndo(s) {
     const key = s.last_undo ? `${s.moves}|${s.last}` : null;
-    if (key && shownUndo !== undefined && key !== shownUndo) notice(s.last);
+    if (key && shownUndo !== undefined && key !== shownUndo) notice(s.last, s.moves);
     shownUndo = key;
   }
 
-  function notice(text) {
+  function notice(text, moves = null) {
     const box = $("notice");
     box.textContent = text;
     box.hidden = false;
     noticeTurn = state && state.turn ? state.turn.id : null;
+    noticeMoves = moves;
     clearTimeout(noticeTimer);
     noticeTimer = setTimeout(() => { box.hidden = true; }, 8000);
   }
@@ -220,7 +222,8 @@
       shownTurn = turn;
       shownAt = now();
     }
-    if (!$("notice").hidden && noticeTurn !== turn) $("notice").hidden = true;  // a notice ends with its turn
+    const over = noticeMoves !== null ? s.moves !== noticeMoves : noticeTurn !== turn;
+    if (!$("notice").hidden && over) $("notice").hidden = true;  // a notice ends with its turn
     $("deal").textContent = s.deal ? (s.deals ? fmt(L.deal_of, { deal: s.deal, deals: s.deals }) : fmt(L.deal, { deal: s.deal })) : "";
     renderBanner(s);
     renderTable(s);
