@@ -79,8 +79,8 @@ def _command_named(argv: Sequence[str]) -> list[str]:
     return [first] if first in COMMANDS else []
 
 
-def _printable_output() -> None:
-    """Text the terminal cannot show (a file name in another encoding, a card suit in a Latin-1 locale)
+def _text_streams() -> None:
+    """Output the terminal cannot show (a file name in another encoding, a card suit in a Latin-1 locale)
     is written as an escape, never a crash. Typed bytes that are no text in the locale read as "�", not as
     escapes a player never typed."""
     for stream in (sys.stdout, sys.stderr):
@@ -95,7 +95,7 @@ _CANNOT_WRITE = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    _printable_output()
+    _text_streams()
     words = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(configured=_command_named(words))
     args, unknown = parser.parse_known_args(words)

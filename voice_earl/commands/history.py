@@ -191,9 +191,9 @@ def _in_places(players: Sequence[str], places: Sequence[int]) -> str:
 
 
 def _seat_name(players: Sequence[str], seat: object) -> str:
-    if isinstance(seat, int) and 0 <= seat < len(players):
-        return players[seat]
-    return f"seat {seat + 1}" if isinstance(seat, int) and seat >= 0 else f"seat {seat}"  # counted from 1, as shown
+    if not isinstance(seat, int) or seat < 0:
+        return f"seat {seat}"
+    return players[seat] if seat < len(players) else f"seat {seat + 1}"  # counted from 1, as shown
 
 
 @dataclass
